@@ -1,0 +1,60 @@
+//! # paimon-wire
+//!
+//! Apache Paimon's commit messages as bytes, so that many processes can write one table and
+//! one coordinator can commit it once.
+//!
+//! Workers call `TableWrite::prepare_commit` and get [`CommitMessage`]s; this crate turns
+//! them into exactly the bytes Paimon Java's `CommitMessageSerializer.serializeList` writes,
+//! at any version a Paimon release writes, and reads every version Java can read (1 to 14).
+//! The version travels beside the bytes, as in Java.
+//!
+//! ```
+//! use paimon_wire::{deserialize_list, serialize_list, SerializerVersion};
+//! use paimon_wire::paimon::table::CommitMessage;
+//!
+//! // Worker: messages from `TableWrite::prepare_commit`, to bytes.
+//! let prepared = vec![CommitMessage::new(Vec::new(), 0, Vec::new())];
+//! let version = SerializerVersion::CURRENT;
+//! let payload = serialize_list(&prepared, version)?;
+//!
+//! // ... the engine carries `payload` and `version` to the coordinator ...
+//!
+//! // Coordinator: bytes back to messages, then `TableCommit`.
+//! let received = deserialize_list(version, &payload)?;
+//! assert_eq!(received.len(), 1);
+//! assert_eq!(received[0].bucket, 0);
+//! # Ok::<(), paimon_wire::CodecError>(())
+//! ```
+//!
+//! A worker that feeds an older Java coordinator picks that release's version: Paimon 0.9
+//! reads version 3, so `serialize_list(&prepared, SerializerVersion::V3)`. Fields version 3
+//! cannot carry are refused by name unless the caller lets them go
+//! ([`EncodeOptions::allow_dropping`]).
+//!
+//! Every decoding error says where it happened (version, message, field, byte offset); no
+//! input makes the decoder panic or allocate more than the input could hold.
+
+#![deny(missing_docs)]
+
+mod binary;
+mod codec;
+mod error;
+mod layout;
+mod message;
+mod options;
+mod stats;
+mod version;
+
+pub use codec::{
+    deserialize_list, deserialize_message, serialize_list, serialize_list_into,
+    serialize_list_with, serialize_message, serialize_message_with,
+};
+pub use error::{CodecError, CodecErrorKind, CodecResult};
+pub use options::{EncodeOptions, LossyField};
+pub use stats::table_stats;
+pub use version::{current_serializer_version, SerializerVersion, CURRENT_SERIALIZER_VERSION};
+
+/// The `paimon` crate this library builds on, re-exported so callers use the same types.
+pub use paimon;
+/// The message type the codec reads and writes.
+pub use paimon::table::CommitMessage;

@@ -1,0 +1,118 @@
+//! Building the `paimon` crate's `BinaryTableStats`, whose type the crate does not export.
+//!
+//! `DataFileMeta::key_stats` and `value_stats` have a public field type that lives in a
+//! private module, so it can't be named or constructed directly. It does implement
+//! `serde::Deserialize`, and a generic function whose type parameter is inferred from the
+//! field it is assigned to can call that without naming it. [`table_stats`] feeds the three
+//! parts through a minimal deserializer that moves the vectors in without copying them.
+
+use serde::de::value::Error as ValueError;
+use serde::de::{
+    DeserializeOwned, DeserializeSeed, Deserializer, IntoDeserializer, SeqAccess, Visitor,
+};
+use serde::forward_to_deserialize_any;
+
+/// Builds a `BinaryTableStats` (inferred as `T`) from serialized min and max value rows and
+/// per-column null counts.
+///
+/// ```
+/// use paimon_wire::paimon::spec::DataFileMeta;
+/// # fn f(mut file: DataFileMeta) {
+/// file.value_stats = paimon_wire::table_stats(vec![0; 12], vec![0; 12], vec![Some(0)]);
+/// assert_eq!(file.value_stats.null_counts(), &vec![Some(0)]);
+/// # }
+/// ```
+pub fn table_stats<T: DeserializeOwned>(
+    min_values: Vec<u8>,
+    max_values: Vec<u8>,
+    null_counts: Vec<Option<i64>>,
+) -> T {
+    T::deserialize(Part::Stats(Some((min_values, max_values, null_counts))))
+        .expect("BinaryTableStats is a struct of two byte strings and a list of counts")
+}
+
+/// One piece of a stats value, shaped the way `BinaryTableStats`'s derived `Deserialize`
+/// asks for it.
+enum Part {
+    /// The whole struct, read as a sequence of its three fields.
+    Stats(Option<(Vec<u8>, Vec<u8>, Vec<Option<i64>>)>),
+    Bytes(Vec<u8>),
+    /// `_NULL_COUNTS` is read as `Option<Vec<Option<i64>>>`.
+    SomeCounts(Vec<Option<i64>>),
+    Counts(std::vec::IntoIter<Option<i64>>),
+    Count(Option<i64>),
+}
+
+struct StatsFields {
+    min: Option<Vec<u8>>,
+    max: Option<Vec<u8>>,
+    counts: Option<Vec<Option<i64>>>,
+}
+
+impl<'de> SeqAccess<'de> for StatsFields {
+    type Error = ValueError;
+
+    fn next_element_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, ValueError> {
+        let part = if let Some(min) = self.min.take() {
+            Part::Bytes(min)
+        } else if let Some(max) = self.max.take() {
+            Part::Bytes(max)
+        } else if let Some(counts) = self.counts.take() {
+            Part::SomeCounts(counts)
+        } else {
+            return Ok(None);
+        };
+        seed.deserialize(part).map(Some)
+    }
+}
+
+struct CountElements(std::vec::IntoIter<Option<i64>>);
+
+impl<'de> SeqAccess<'de> for CountElements {
+    type Error = ValueError;
+
+    fn next_element_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, ValueError> {
+        match self.0.next() {
+            Some(count) => seed.deserialize(Part::Count(count)).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.0.len())
+    }
+}
+
+impl<'de> Deserializer<'de> for Part {
+    type Error = ValueError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ValueError> {
+        match self {
+            Part::Stats(fields) => {
+                let (min, max, counts) = fields.unwrap_or_default();
+                visitor.visit_seq(StatsFields {
+                    min: Some(min),
+                    max: Some(max),
+                    counts: Some(counts),
+                })
+            }
+            Part::Bytes(bytes) => visitor.visit_byte_buf(bytes),
+            Part::SomeCounts(counts) => visitor.visit_some(Part::Counts(counts.into_iter())),
+            Part::Counts(counts) => visitor.visit_seq(CountElements(counts)),
+            Part::Count(None) => visitor.visit_none(),
+            Part::Count(Some(v)) => visitor.visit_some(v.into_deserializer()),
+        }
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
