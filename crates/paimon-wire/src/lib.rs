@@ -38,6 +38,7 @@
 
 mod binary;
 mod codec;
+pub mod dump;
 mod error;
 mod layout;
 mod message;
