@@ -1,0 +1,284 @@
+package org.paimonwire.compat;
+
+import org.apache.paimon.table.sink.CommitMessage;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Command line entry point. Compiled and run against one Paimon release (see pom.xml).
+ *
+ * <pre>
+ * info
+ * generate --seed S --count N [--shape normal|large] --out-bin F.bin --out-json F.json
+ * dump --version V [--out-dir DIR] F.bin [F2.bin ...]
+ * verify --version V --seed S --count N [--shape normal|large] F.bin [F2.bin ...]
+ * verify --batch LIST          (LIST lines: "VERSION SEED COUNT SHAPE FILE", '#' comments)
+ * reserialize --version V IN.bin OUT.bin
+ * </pre>
+ */
+public final class Harness {
+
+    private Harness() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length == 0) {
+            usage();
+        }
+        String cmd = args[0];
+        Args a = new Args(args);
+        int rc;
+        switch (cmd) {
+            case "info":
+                System.out.println(
+                        "release "
+                                + release()
+                                + " writes version "
+                                + Codec.currentVersion()
+                                + " model "
+                                + Adapter.features());
+                rc = 0;
+                break;
+            case "generate":
+                rc = generate(a);
+                break;
+            case "dump":
+                rc = dump(a);
+                break;
+            case "verify":
+                rc = verify(a);
+                break;
+            case "reserialize":
+                rc = reserialize(a);
+                break;
+            default:
+                usage();
+                rc = 2;
+        }
+        System.out.flush();
+        System.exit(rc);
+    }
+
+    private static void usage() {
+        System.err.println(
+                "usage: info | generate --seed S --count N [--shape normal|large] --out-bin F"
+                        + " --out-json F | dump --version V [--out-dir D] F... | verify --version V"
+                        + " --seed S --count N [--shape X] F... | verify --batch LIST |"
+                        + " reserialize --version V IN OUT");
+        System.exit(2);
+    }
+
+    static String release() {
+        try (InputStream in = Harness.class.getResourceAsStream("/paimon-wire-compat.properties")) {
+            Properties p = new Properties();
+            p.load(in);
+            return p.getProperty("paimon.version");
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
+
+    // ------------------------------------------------------------------ generate
+
+    /** The messages for (seed, count, shape) as this release's Paimon objects. */
+    static List<CommitMessage> expected(
+            long seed, int count, Gen.Shape shape, EnumSet<Feature> extraMask) {
+        EnumSet<Feature> f = EnumSet.copyOf(Adapter.features());
+        f.retainAll(extraMask);
+        List<CommitMessage> out = new ArrayList<>();
+        for (Model.Msg m : Gen.mask(Gen.generate(seed, count, shape), f)) {
+            out.add(Adapter.build(m));
+        }
+        return out;
+    }
+
+    private static int generate(Args a) throws IOException {
+        long seed = Long.parseLong(a.req("--seed"));
+        int count = Integer.parseInt(a.req("--count"));
+        Gen.Shape shape = Gen.Shape.valueOf(a.opt("--shape", "normal").toUpperCase());
+        List<CommitMessage> msgs = expected(seed, count, shape, EnumSet.allOf(Feature.class));
+        byte[] bytes = Codec.serializeList(msgs);
+        int version = Codec.currentVersion();
+        List<CommitMessage> back = Codec.deserializeList(version, bytes).messages;
+        for (int i = 0; i < msgs.size(); i++) {
+            if (!msgs.get(i).equals(back.get(i))) {
+                System.err.println("round trip changed message " + i);
+                System.err.println("built:   " + msgs.get(i));
+                System.err.println("decoded: " + back.get(i));
+                return 1;
+            }
+        }
+        Files.write(Paths.get(a.req("--out-bin")), bytes);
+        Files.write(Paths.get(a.req("--out-json")), dumpJson(back).getBytes(StandardCharsets.UTF_8));
+        System.out.println(
+                "release "
+                        + release()
+                        + " wrote version "
+                        + version
+                        + ": "
+                        + msgs.size()
+                        + " messages, "
+                        + bytes.length
+                        + " bytes");
+        return 0;
+    }
+
+    static String dumpJson(List<CommitMessage> msgs) {
+        List<Model.Msg> models = new ArrayList<>();
+        for (CommitMessage m : msgs) {
+            models.add(Adapter.read(m));
+        }
+        return Json.dump(models);
+    }
+
+    // ------------------------------------------------------------------ dump
+
+    private static int dump(Args a) throws IOException {
+        int version = Integer.parseInt(a.req("--version"));
+        String outDir = a.opt("--out-dir", null);
+        int rc = 0;
+        for (String file : a.positional) {
+            try {
+                byte[] bytes = Files.readAllBytes(Paths.get(file));
+                String json = dumpJson(Codec.deserializeList(version, bytes).messages);
+                if (outDir == null) {
+                    System.out.print(json);
+                } else {
+                    String name = Paths.get(file).getFileName().toString().replaceAll("\\.bin$", "");
+                    Path out = Paths.get(outDir, name + ".json");
+                    Files.write(out, json.getBytes(StandardCharsets.UTF_8));
+                }
+            } catch (Exception e) {
+                System.err.println("dump failed for " + file + ": " + e);
+                rc = 1;
+            }
+        }
+        return rc;
+    }
+
+    // ------------------------------------------------------------------ verify
+
+    private static int verify(Args a) throws IOException {
+        List<String[]> jobs = new ArrayList<>();
+        String batch = a.opt("--batch", null);
+        if (batch != null) {
+            for (String line : Files.readAllLines(Paths.get(batch))) {
+                line = line.trim();
+                if (!line.isEmpty() && !line.startsWith("#")) {
+                    jobs.add(line.split("\\s+", 5));
+                }
+            }
+        } else {
+            for (String file : a.positional) {
+                jobs.add(
+                        new String[] {
+                            a.req("--version"),
+                            a.req("--seed"),
+                            a.req("--count"),
+                            a.opt("--shape", "normal"),
+                            file
+                        });
+            }
+        }
+        int failed = 0;
+        for (String[] j : jobs) {
+            boolean ok =
+                    verifyOne(
+                            Integer.parseInt(j[0]),
+                            Long.parseLong(j[1]),
+                            Integer.parseInt(j[2]),
+                            Gen.Shape.valueOf(j[3].toUpperCase()),
+                            j[4]);
+            System.out.println((ok ? "PASS " : "FAIL ") + release() + " " + j[0] + " " + j[4]);
+            if (!ok) failed++;
+        }
+        return failed == 0 ? 0 : 1;
+    }
+
+    private static boolean verifyOne(int version, long seed, int count, Gen.Shape shape, String file) {
+        List<CommitMessage> actual;
+        boolean legacy;
+        try {
+            Codec.Decoded d = Codec.deserializeList(version, Files.readAllBytes(Paths.get(file)));
+            actual = d.messages;
+            legacy = d.legacyV2;
+        } catch (Exception e) {
+            System.out.println("  " + file + ": cannot deserialize at version " + version + ": " + e);
+            return false;
+        }
+        // a payload of an older version than the release writes can only carry what that version
+        // carries: compare with the messages masked accordingly
+        List<CommitMessage> expected =
+                expected(seed, count, shape, Feature.ofWireVersion(version, legacy));
+        if (actual.size() != expected.size()) {
+            System.out.println(
+                    "  " + file + ": " + actual.size() + " messages, expected " + expected.size());
+            return false;
+        }
+        for (int i = 0; i < expected.size(); i++) {
+            if (!expected.get(i).equals(actual.get(i))) {
+                System.out.println("  " + file + ": first difference at message " + i);
+                System.out.println("  expected:");
+                System.out.print(dumpJson(List.of(expected.get(i))));
+                System.out.println("  actual:");
+                System.out.print(dumpJson(List.of(actual.get(i))));
+                return false;
+            }
+        }
+        System.out.println("OK " + expected.size() + " messages");
+        return true;
+    }
+
+    // ------------------------------------------------------------------ reserialize
+
+    private static int reserialize(Args a) throws IOException {
+        int version = Integer.parseInt(a.req("--version"));
+        if (a.positional.size() != 2) usage();
+        byte[] in = Files.readAllBytes(Paths.get(a.positional.get(0)));
+        byte[] out = Codec.serializeList(Codec.deserializeList(version, in).messages);
+        Files.write(Paths.get(a.positional.get(1)), out);
+        System.out.println("wrote version " + Codec.currentVersion() + ", " + out.length + " bytes");
+        return 0;
+    }
+
+    // ------------------------------------------------------------------ args
+
+    private static final class Args {
+        final Map<String, String> named = new HashMap<>();
+        final List<String> positional = new ArrayList<>();
+
+        Args(String[] args) {
+            for (int i = 1; i < args.length; i++) {
+                if (args[i].startsWith("--")) {
+                    if (i + 1 >= args.length) usage();
+                    named.put(args[i], args[++i]);
+                } else {
+                    positional.add(args[i]);
+                }
+            }
+        }
+
+        String req(String k) {
+            String v = named.get(k);
+            if (v == null) {
+                System.err.println("missing " + k);
+                usage();
+            }
+            return v;
+        }
+
+        String opt(String k, String d) {
+            return named.getOrDefault(k, d);
+        }
+    }
+}
