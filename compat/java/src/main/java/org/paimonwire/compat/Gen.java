@@ -62,7 +62,7 @@ final class Gen {
         boolean ascii = r.nextInt(3) != 0;
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < len; i++) {
-            String c = ALPHABET[r.nextInt(ascii ? 17 : ALPHABET.length)];
+            String c = ALPHABET[r.nextInt(ascii ? 16 : ALPHABET.length)];
             sb.append(c);
         }
         return sb.toString();
