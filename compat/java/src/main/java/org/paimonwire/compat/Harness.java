@@ -4,6 +4,7 @@ import org.apache.paimon.table.sink.CommitMessage;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -190,10 +191,14 @@ public final class Harness {
                         });
             }
         }
+        // one "PASS|FAIL release version file" line per file on stdout; details go to stdout for
+        // a single command-line job and to stderr in batch mode
+        PrintStream detail = batch != null ? System.err : System.out;
         int failed = 0;
         for (String[] j : jobs) {
             boolean ok =
                     verifyOne(
+                            detail,
                             Integer.parseInt(j[0]),
                             Long.parseLong(j[1]),
                             Integer.parseInt(j[2]),
@@ -205,7 +210,8 @@ public final class Harness {
         return failed == 0 ? 0 : 1;
     }
 
-    private static boolean verifyOne(int version, long seed, int count, Gen.Shape shape, String file) {
+    private static boolean verifyOne(
+            PrintStream out, int version, long seed, int count, Gen.Shape shape, String file) {
         List<CommitMessage> actual;
         boolean legacy;
         try {
@@ -213,7 +219,7 @@ public final class Harness {
             actual = d.messages;
             legacy = d.legacyV2;
         } catch (Exception e) {
-            System.out.println("  " + file + ": cannot deserialize at version " + version + ": " + e);
+            out.println("  " + file + ": cannot deserialize at version " + version + ": " + e);
             return false;
         }
         // a payload of an older version than the release writes can only carry what that version
@@ -221,21 +227,21 @@ public final class Harness {
         List<CommitMessage> expected =
                 expected(seed, count, shape, Feature.ofWireVersion(version, legacy));
         if (actual.size() != expected.size()) {
-            System.out.println(
+            out.println(
                     "  " + file + ": " + actual.size() + " messages, expected " + expected.size());
             return false;
         }
         for (int i = 0; i < expected.size(); i++) {
             if (!expected.get(i).equals(actual.get(i))) {
-                System.out.println("  " + file + ": first difference at message " + i);
-                System.out.println("  expected:");
-                System.out.print(dumpJson(List.of(expected.get(i))));
-                System.out.println("  actual:");
-                System.out.print(dumpJson(List.of(actual.get(i))));
+                out.println("  " + file + ": first difference at message " + i);
+                out.println("  expected:");
+                out.print(dumpJson(List.of(expected.get(i))));
+                out.println("  actual:");
+                out.print(dumpJson(List.of(actual.get(i))));
                 return false;
             }
         }
-        System.out.println("OK " + expected.size() + " messages");
+        out.println("OK " + expected.size() + " messages");
         return true;
     }
 
