@@ -38,7 +38,9 @@
 
 mod binary;
 mod codec;
+pub mod coordinator;
 pub mod dump;
+pub mod envelope;
 mod error;
 mod layout;
 mod message;
@@ -50,6 +52,10 @@ pub use codec::{
     deserialize_list, deserialize_message, serialize_list, serialize_list_into,
     serialize_list_with, serialize_message, serialize_message_with,
 };
+pub use coordinator::{
+    Binding, BoundMessages, CommitMode, CommitOutcome, Coordinator, CoordinatorError, WriteKind,
+};
+pub use envelope::EnvelopeError;
 pub use error::{CodecError, CodecErrorKind, CodecResult};
 pub use options::{EncodeOptions, LossyField};
 pub use stats::table_stats;

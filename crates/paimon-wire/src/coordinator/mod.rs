@@ -1,0 +1,450 @@
+//! The coordinator: one process that takes the commit-message payloads of many workers,
+//! checks them against the table it is bound to, merges them, and commits them once.
+//!
+//! ```text
+//! bytes ─► Coordinator::deserialize ─► BoundMessages ─► Coordinator::merge ─► Coordinator::commit
+//!           (decode + validate + bind)                   (dedup / conflicts)   (exactly once per id)
+//! ```
+//!
+//! ```no_run
+//! # async fn run(payloads: Vec<Vec<u8>>) -> Result<(), paimon_wire::coordinator::CoordinatorError> {
+//! use paimon_wire::coordinator::{open_table, Binding, CommitOutcome, Coordinator};
+//! use paimon_wire::SerializerVersion;
+//!
+//! let table = open_table("/warehouse", "db.orders").await?;
+//! let coordinator = Coordinator::bind(table, Binding::append("job-42")).await?;
+//! let mut parts = Vec::new();
+//! for payload in &payloads {
+//!     parts.push(coordinator.deserialize(SerializerVersion::CURRENT, payload)?);
+//! }
+//! let merged = coordinator.merge(parts)?;
+//! match coordinator.commit(merged, 7).await? {
+//!     CommitOutcome::Committed { snapshot_id } => println!("snapshot {snapshot_id}"),
+//!     CommitOutcome::AlreadyCommitted { snapshot_id } => println!("done before: {snapshot_id:?}"),
+//!     CommitOutcome::NothingToCommit => println!("no files"),
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! # Trust model
+//!
+//! A payload is untrusted input: it comes over the network from a worker that may be buggy,
+//! stale, or a retry of itself. Before anything is committed the coordinator checks every
+//! message against the **bound table** (its schema, options and schema history, read once
+//! when the coordinator is bound):
+//!
+//! - **partition**: the partition row has one field per partition key, every field decodes
+//!   as the key's type, no NOT NULL key is null, and the bytes are the canonical encoding
+//!   of the decoded values (Paimon compares partitions as bytes, so a non-canonical row
+//!   would create a second copy of an existing partition);
+//! - **bucket**: fixed tables `0..bucket-1`; dynamic-bucket primary-key tables `>= 0`;
+//!   bucket-unaware append tables (`bucket = -1`) `0`; postpone tables (`bucket = -2`)
+//!   `-2`, or `0..total_buckets-1` for postpone fixed-bucket writes (see below);
+//! - **total-buckets**: absent or equal to the table's `bucket` option (Java writers send
+//!   it); for postpone fixed-bucket writes present, positive and the same for every message
+//!   of one partition;
+//! - **plain-file-name**: data, changelog, extra, deletion-vector and index file names are
+//!   plain names — not empty, no `/`, `\` or NUL, not `.` or `..` — so no file can point
+//!   outside its bucket directory;
+//! - **external-path**: data files may carry an external path only under a root listed in
+//!   the table's `data-file.external-paths` (index files also under
+//!   `global-index.external-path`), with no `.`/`..` segment, ending with the file's name;
+//!   a table with no external roots accepts no external path;
+//! - **schema-id**: every file's schema id exists in the table's schema history;
+//! - **non-negative**: sizes, row counts, delete counts (at most the row count), levels,
+//!   first row ids, deletion-vector offsets, lengths and cardinalities;
+//! - **index-type**: `DELETION_VECTORS`, `HASH`, or a global index type the paimon crate
+//!   knows (`btree`, `bitmap`, `multivalue`, `fm`, `full-text`, `lumina`, `ivf-*`,
+//!   `diskann`);
+//! - **compact-increment**: compaction results are refused (the paimon crate commits those
+//!   in a separate COMPACT snapshot, which is not this coordinator's job).
+//!
+//! What comes from the coordinator and never from the payload: the table, the
+//! `commit_user`, append or overwrite, and the fixed-bucket overwrite flag (Java's wire
+//! format does not carry it).
+//!
+//! What the coordinator **cannot** check: that the files exist or hold what the metadata
+//! says (sizes, row counts, statistics, min/max keys, sequence numbers are taken on trust —
+//! a worker that lies about row counts corrupts statistics, not the commit), that a worker
+//! wrote the rows it was given, that two workers did not write the same primary key into
+//! the same bucket (route each bucket of a primary-key table to one writer), or that a
+//! payload is from a worker of this job at all (authenticate the transport; the optional
+//! [`crate::envelope`] detects corruption, not forgery). A commit also takes the paimon
+//! crate's own checks (file conflicts with the latest snapshot, bucket ownership for
+//! postpone fixed-bucket writes).
+//!
+//! # Postpone fixed-bucket tables
+//!
+//! A postpone table (`bucket = -2`) is written either by the standard writer (messages with
+//! bucket `-2`) or by the paimon crate's postpone fixed-bucket writer
+//! (`Table::new_postpone_fixed_bucket_write_builder`: bucket `0..n-1` and
+//! `total_buckets = n`). Both travel as the same Java bytes, so the coordinator is told
+//! which one it commits ([`WriteKind`]) and refuses the other by name: a standard
+//! coordinator rejects a message with `total_buckets > 0` on a postpone table, a
+//! fixed-bucket coordinator rejects one without it. In overwrite mode a fixed-bucket
+//! coordinator marks each message for the fixed-bucket overwrite path, as
+//! `CommitMessage::deserialize_for_fixed_bucket_overwrite` does.
+//!
+//! # Exactly once
+//!
+//! [`Coordinator::commit`] takes a commit identifier. Identifiers must increase for one
+//! `commit_user`; a snapshot records the user and identifier it committed. Committing an
+//! identifier that a snapshot of this user already carries (or that is below the user's
+//! latest identifier) commits nothing and returns [`CommitOutcome::AlreadyCommitted`], so a
+//! coordinator that crashed mid-commit can rerun the same commit safely. Never
+//! [`Coordinator::abort`] messages whose commit outcome is unknown: commit them again with
+//! the same identifier instead.
+
+mod commit;
+mod error;
+mod merge;
+pub mod table;
+pub mod validate;
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use paimon::table::{CommitMessage, Table};
+
+pub use commit::CommitOutcome;
+pub use error::{
+    CoordinatorError, CoordinatorResult, MergeConflict, MessageOrigin, Rule, ValidationError,
+};
+pub use table::{open_table, parse_table_name};
+pub use validate::BucketMode;
+
+use validate::TableRules;
+
+/// Append new files, or overwrite the partitions the messages touch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CommitMode {
+    /// Add the files to the table (`INSERT INTO`).
+    Append,
+    /// Replace the partitions the messages write (`INSERT OVERWRITE`, dynamic partitions).
+    /// On an unpartitioned table this replaces the whole table.
+    Overwrite,
+}
+
+impl fmt::Display for CommitMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CommitMode::Append => "append",
+            CommitMode::Overwrite => "overwrite",
+        })
+    }
+}
+
+/// Which writer produced the messages. Only matters for postpone tables (`bucket = -2`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum WriteKind {
+    /// `Table::new_write_builder` (or Java's writers): the table's own bucket layout.
+    #[default]
+    Standard,
+    /// `Table::new_postpone_fixed_bucket_write_builder`: a postpone table written into
+    /// fixed buckets, each message carrying `total_buckets`.
+    PostponeFixedBucket,
+}
+
+impl fmt::Display for WriteKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            WriteKind::Standard => "standard",
+            WriteKind::PostponeFixedBucket => "postpone-fixed-bucket",
+        })
+    }
+}
+
+/// What the coordinator commits as: the parts of a commit the payload never decides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    /// The commit user recorded in snapshots. Workers and coordinator of one job share it,
+    /// and commit identifiers are checked per user.
+    pub commit_user: String,
+    /// Append or overwrite.
+    pub mode: CommitMode,
+    /// Standard or postpone fixed-bucket messages.
+    pub write_kind: WriteKind,
+}
+
+impl Binding {
+    /// Append standard messages as `commit_user`.
+    pub fn append(commit_user: impl Into<String>) -> Self {
+        Self {
+            commit_user: commit_user.into(),
+            mode: CommitMode::Append,
+            write_kind: WriteKind::Standard,
+        }
+    }
+
+    /// Overwrite with standard messages as `commit_user`.
+    pub fn overwrite(commit_user: impl Into<String>) -> Self {
+        Self {
+            commit_user: commit_user.into(),
+            mode: CommitMode::Overwrite,
+            write_kind: WriteKind::Standard,
+        }
+    }
+
+    /// The same binding for postpone fixed-bucket messages.
+    pub fn postpone_fixed_bucket(mut self) -> Self {
+        self.write_kind = WriteKind::PostponeFixedBucket;
+        self
+    }
+}
+
+/// A process-unique number for one [`Coordinator`], carried by every [`BoundMessages`] it
+/// makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CoordinatorId(u64);
+
+impl CoordinatorId {
+    fn next() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        CoordinatorId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// The number.
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+/// Messages decoded, validated and bound to one coordinator: only that coordinator can
+/// merge, commit or abort them.
+///
+/// Invariant: no file appears twice (see [`Coordinator::merge`]).
+#[derive(Debug, Clone)]
+pub struct BoundMessages {
+    coordinator: CoordinatorId,
+    messages: Vec<CommitMessage>,
+    origins: Vec<MessageOrigin>,
+}
+
+impl BoundMessages {
+    /// The coordinator these messages are bound to.
+    pub fn coordinator_id(&self) -> CoordinatorId {
+        self.coordinator
+    }
+
+    /// The messages, with the coordinator's mode applied.
+    pub fn messages(&self) -> &[CommitMessage] {
+        &self.messages
+    }
+
+    /// Where each message came from, parallel to [`Self::messages`].
+    pub fn origins(&self) -> &[MessageOrigin] {
+        &self.origins
+    }
+
+    /// Number of messages.
+    pub fn len(&self) -> usize {
+        self.messages.len()
+    }
+
+    /// Whether there are no messages.
+    pub fn is_empty(&self) -> bool {
+        self.messages.is_empty()
+    }
+
+    /// Number of new data files across all messages.
+    pub fn data_file_count(&self) -> usize {
+        self.messages.iter().map(|m| m.new_files.len()).sum()
+    }
+
+    /// Sum of the row counts the workers reported for their new data files (taken on
+    /// trust; see the trust model).
+    pub fn reported_row_count(&self) -> i64 {
+        self.messages
+            .iter()
+            .flat_map(|m| &m.new_files)
+            .map(|f| f.row_count)
+            .fold(0i64, i64::saturating_add)
+    }
+}
+
+/// The coordinator bound to one table, commit user, mode and write kind.
+///
+/// Made once per commit job with [`Coordinator::bind`]; it reads the table's schema history
+/// then, so bind a new coordinator after the table's schema changes.
+#[derive(Debug)]
+pub struct Coordinator {
+    id: CoordinatorId,
+    table: Table,
+    binding: Binding,
+    rules: TableRules,
+}
+
+impl Coordinator {
+    /// Binds a coordinator to `table`. Reads the table's schema history; refuses tables and
+    /// bindings it cannot commit (format tables, an empty commit user, a fixed-bucket binding
+    /// on a table that is not a postpone table, an unknown bucket option).
+    pub async fn bind(table: Table, binding: Binding) -> CoordinatorResult<Self> {
+        if binding.commit_user.is_empty() {
+            return Err(CoordinatorError::Unsupported {
+                reason: "the commit user is empty; give the job's commit user (the one its \
+                         workers were created with)"
+                    .into(),
+            });
+        }
+        let rules = TableRules::load(&table, binding.write_kind).await?;
+        Ok(Self {
+            id: CoordinatorId::next(),
+            table,
+            binding,
+            rules,
+        })
+    }
+
+    /// This coordinator's process-unique id.
+    pub fn id(&self) -> CoordinatorId {
+        self.id
+    }
+
+    /// The bound table.
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// The binding (commit user, mode, write kind).
+    pub fn binding(&self) -> &Binding {
+        &self.binding
+    }
+
+    /// The bucket mode of the bound table, as validation sees it.
+    pub fn bucket_mode(&self) -> BucketMode {
+        self.rules.bucket_mode()
+    }
+
+    /// Decodes one payload (Java `CommitMessageSerializer.serializeList` bytes at
+    /// `version`), validates every message against the bound table, applies the binding, drops
+    /// identical duplicate files and returns the messages bound to this coordinator.
+    ///
+    /// Errors: [`CoordinatorError::Codec`] if the bytes do not decode,
+    /// [`CoordinatorError::Validation`] naming the message, field and rule a message breaks,
+    /// [`CoordinatorError::Merge`] if the payload names one file twice with different
+    /// metadata.
+    pub fn deserialize(
+        &self,
+        version: crate::SerializerVersion,
+        payload: &[u8],
+    ) -> CoordinatorResult<BoundMessages> {
+        let decoded = crate::deserialize_list(version, payload)?;
+        self.bind_messages(decoded)
+    }
+
+    /// [`Self::deserialize`] with the version as the `i32` that travels beside the bytes.
+    pub fn deserialize_raw_version(
+        &self,
+        version: i32,
+        payload: &[u8],
+    ) -> CoordinatorResult<BoundMessages> {
+        self.deserialize(crate::SerializerVersion::try_from(version)?, payload)
+    }
+
+    /// Validates and binds messages already in memory (e.g. from an in-process
+    /// `TableWrite::prepare_commit`), exactly as [`Self::deserialize`] does after decoding.
+    pub fn bind_messages(&self, messages: Vec<CommitMessage>) -> CoordinatorResult<BoundMessages> {
+        let mut bound = Vec::with_capacity(messages.len());
+        for (index, message) in messages.into_iter().enumerate() {
+            bound.push(
+                self.rules
+                    .validate_and_apply(index, message, self.binding.mode)?,
+            );
+        }
+        let origins = (0..bound.len())
+            .map(|message_index| MessageOrigin {
+                part: 0,
+                message_index,
+            })
+            .collect();
+        let (messages, origins) = merge::dedup(bound, origins, &self.rules)?;
+        Ok(BoundMessages {
+            coordinator: self.id,
+            messages,
+            origins,
+        })
+    }
+
+    /// Merges payloads from many workers into one set: concatenates them, keeps one copy of
+    /// a file that appears more than once with identical partition, bucket and metadata (a
+    /// worker retry), and refuses a file name that appears with different partition,
+    /// bucket or metadata ([`CoordinatorError::Merge`]). Messages left without files are
+    /// dropped. Every part must be bound to this coordinator.
+    pub fn merge(
+        &self,
+        parts: impl IntoIterator<Item = BoundMessages>,
+    ) -> CoordinatorResult<BoundMessages> {
+        let mut messages = Vec::new();
+        let mut origins = Vec::new();
+        for (part, bound) in parts.into_iter().enumerate() {
+            self.check_owner(&bound)?;
+            for (message, origin) in bound.messages.into_iter().zip(bound.origins) {
+                messages.push(message);
+                origins.push(MessageOrigin {
+                    part,
+                    message_index: origin.message_index,
+                });
+            }
+        }
+        let (messages, origins) = merge::dedup(messages, origins, &self.rules)?;
+        Ok(BoundMessages {
+            coordinator: self.id,
+            messages,
+            origins,
+        })
+    }
+
+    /// Commits `messages` once under `identifier`: if a snapshot of this commit user
+    /// already carries `identifier` (a rerun after a crash), commits nothing and says so.
+    /// Append mode adds the files; overwrite mode replaces the partitions they touch.
+    pub async fn commit(
+        &self,
+        messages: BoundMessages,
+        identifier: i64,
+    ) -> CoordinatorResult<CommitOutcome> {
+        self.check_owner(&messages)?;
+        commit::commit_once(self, messages.messages, identifier).await
+    }
+
+    /// Deletes the files `messages` prepared, for a write that is abandoned and will never
+    /// be committed. Deleting is best effort. Never call it after a commit whose outcome is
+    /// unknown — rerun [`Self::commit`] with the same identifier instead.
+    pub async fn abort(&self, messages: &BoundMessages) -> CoordinatorResult<()> {
+        self.check_owner(messages)?;
+        commit::abort(self, &messages.messages).await
+    }
+
+    /// Whether `identifier` is already committed for this commit user:
+    /// `Some(CommitOutcome::AlreadyCommitted { .. })` if it is, `None` if not. Reads the
+    /// table's snapshots; commits nothing.
+    pub async fn commit_status(&self, identifier: i64) -> CoordinatorResult<Option<CommitOutcome>> {
+        Ok(commit::find_committed(self, identifier)
+            .await?
+            .map(|snapshot_id| CommitOutcome::AlreadyCommitted { snapshot_id }))
+    }
+
+    fn check_owner(&self, messages: &BoundMessages) -> CoordinatorResult<()> {
+        if messages.coordinator == self.id {
+            Ok(())
+        } else {
+            Err(CoordinatorError::ForeignMessages {
+                bound_to: format!("coordinator #{}", messages.coordinator.0),
+                handed_to: self.to_string(),
+            })
+        }
+    }
+}
+
+impl fmt::Display for Coordinator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "coordinator #{} (table {}, commit user {:?}, {}, {} messages)",
+            self.id.0,
+            self.rules.table_name(),
+            self.binding.commit_user,
+            self.binding.mode,
+            self.binding.write_kind
+        )
+    }
+}

@@ -1,0 +1,664 @@
+//! Validation of untrusted messages against the bound table (the rules are listed in the
+//! [module docs of the coordinator](super#trust-model)).
+//!
+//! [`TableRules`] is what the coordinator knows about its table, read once at bind time;
+//! [`TableRules::validate_and_apply`] checks one message and applies the binding to it.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use paimon::spec::{
+    BinaryRow, CoreOptions, DataField, DataFileMeta, Datum, IndexFileMeta, EMPTY_SERIALIZED_ROW,
+};
+use paimon::table::{normalize_global_index_type_for_drop, CommitMessage, Table};
+
+use super::error::{CoordinatorError, CoordinatorResult, Rule, ValidationError};
+use super::{CommitMode, WriteKind};
+
+/// Index type of deletion-vector index files (Java `DeletionVectorsIndexFile.DELETION_VECTORS_INDEX`).
+pub const DELETION_VECTORS_INDEX_TYPE: &str = "DELETION_VECTORS";
+/// Index type of dynamic-bucket hash index files (Java `HashIndexFile.HASH_INDEX`).
+pub const HASH_INDEX_TYPE: &str = "HASH";
+
+/// Table option listing the roots data files may be written under outside the table.
+pub const DATA_EXTERNAL_PATHS_OPTION: &str = "data-file.external-paths";
+/// Table option naming the root global index files may be written under.
+pub const GLOBAL_INDEX_EXTERNAL_PATH_OPTION: &str = "global-index.external-path";
+
+/// How a table spreads rows over buckets, which decides the buckets a message may name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BucketMode {
+    /// `bucket = n >= 1`: buckets `0..n-1`.
+    Fixed {
+        /// The table's bucket count.
+        buckets: i32,
+    },
+    /// Primary-key table with `bucket = -1`: buckets assigned at write time, any `>= 0`.
+    Dynamic,
+    /// Append table with `bucket = -1`: every file in bucket 0.
+    Unaware,
+    /// `bucket = -2`: files land in bucket -2 until compaction assigns buckets.
+    Postpone,
+}
+
+impl BucketMode {
+    /// The bucket mode of a table with `bucket` option `bucket`, or `None` for a value Paimon
+    /// does not define (0, or below -2).
+    pub fn from_table_option(bucket: i32, has_primary_keys: bool) -> Option<Self> {
+        match bucket {
+            n if n >= 1 => Some(BucketMode::Fixed { buckets: n }),
+            -1 if has_primary_keys => Some(BucketMode::Dynamic),
+            -1 => Some(BucketMode::Unaware),
+            -2 => Some(BucketMode::Postpone),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for BucketMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BucketMode::Fixed { buckets } => write!(f, "fixed ({buckets} buckets)"),
+            BucketMode::Dynamic => f.write_str("dynamic (bucket = -1, primary key)"),
+            BucketMode::Unaware => f.write_str("bucket-unaware (bucket = -1, append)"),
+            BucketMode::Postpone => f.write_str("postpone (bucket = -2)"),
+        }
+    }
+}
+
+/// Whether `index_type` is an index type Paimon defines: `DELETION_VECTORS`, `HASH`, or a
+/// global index type the paimon crate knows.
+pub fn is_known_index_type(index_type: &str) -> bool {
+    index_type == DELETION_VECTORS_INDEX_TYPE
+        || index_type == HASH_INDEX_TYPE
+        || normalize_global_index_type_for_drop(index_type).is_some()
+}
+
+/// Why `name` is not a plain file name, or `None` if it is one.
+pub fn plain_file_name_problem(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        Some("is empty")
+    } else if name.contains('/') {
+        Some("contains '/'")
+    } else if name.contains('\\') {
+        Some("contains '\\'")
+    } else if name.contains('\0') {
+        Some("contains a NUL byte")
+    } else if name == "." || name == ".." {
+        Some("is '.' or '..'")
+    } else {
+        None
+    }
+}
+
+/// A path split into scheme, authority and segments, so that `file:/a` and `file:///a`
+/// compare equal (Java's `Path` prints the first, the paimon crate writes the second).
+#[derive(Debug, PartialEq, Eq)]
+struct SplitPath<'a> {
+    scheme: String,
+    authority: &'a str,
+    segments: Vec<&'a str>,
+}
+
+fn split_path(path: &str) -> SplitPath<'_> {
+    let scheme_end = path.find(':').filter(|&end| {
+        end > 0
+            && path[..end].chars().enumerate().all(|(i, c)| {
+                c.is_ascii_alphabetic()
+                    || (i > 0 && "+-.".contains(c))
+                    || (i > 0 && c.is_ascii_digit())
+            })
+    });
+    let (scheme, rest) = match scheme_end {
+        Some(end) => (path[..end].to_ascii_lowercase(), &path[end + 1..]),
+        None => (String::new(), path),
+    };
+    let (authority, rest) = match rest.strip_prefix("//") {
+        Some(after) => match after.find('/') {
+            Some(slash) => (&after[..slash], &after[slash..]),
+            None => (after, ""),
+        },
+        None => ("", rest),
+    };
+    SplitPath {
+        scheme,
+        authority,
+        segments: rest.split('/').filter(|s| !s.is_empty()).collect(),
+    }
+}
+
+fn configured_roots(options: &std::collections::HashMap<String, String>, key: &str) -> Vec<String> {
+    options
+        .get(key)
+        .map(|value| {
+            value
+                .split(',')
+                .map(str::trim)
+                .filter(|root| !root.is_empty())
+                .map(|root| root.trim_end_matches('/').to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What the coordinator knows about its table, read once when it is bound.
+#[derive(Debug, Clone)]
+pub(crate) struct TableRules {
+    table_name: String,
+    partition_fields: Vec<DataField>,
+    bucket_option: i32,
+    bucket_mode: BucketMode,
+    write_kind: WriteKind,
+    schema_ids: BTreeSet<i64>,
+    data_external_roots: Vec<String>,
+    index_external_roots: Vec<String>,
+}
+
+impl TableRules {
+    /// Reads the rules of `table` for messages of `write_kind`.
+    pub(crate) async fn load(table: &Table, write_kind: WriteKind) -> CoordinatorResult<Self> {
+        let schema = table.schema();
+        let table_name = table.identifier().full_name();
+        let options = CoreOptions::new(schema.options());
+        if options.is_format_table() {
+            return Err(CoordinatorError::Unsupported {
+                reason: format!(
+                    "table {table_name} is a format table; its messages use Java's \
+                     TwoPhaseCommitMessage, not CommitMessageSerializer"
+                ),
+            });
+        }
+        let bucket_option = options.bucket();
+        let bucket_mode =
+            BucketMode::from_table_option(bucket_option, !schema.primary_keys().is_empty())
+                .ok_or_else(|| CoordinatorError::Unsupported {
+                    reason: format!(
+                "table {table_name} has bucket = {bucket_option}, which Paimon does not define"
+            ),
+                })?;
+        if write_kind == WriteKind::PostponeFixedBucket && bucket_mode != BucketMode::Postpone {
+            return Err(CoordinatorError::Unsupported {
+                reason: format!(
+                    "a postpone fixed-bucket coordinator needs a postpone table (bucket = -2), \
+                     but table {table_name} is {bucket_mode}; bind a standard coordinator"
+                ),
+            });
+        }
+        let mut schema_ids: BTreeSet<i64> = table
+            .schema_manager()
+            .list_all_ids()
+            .await
+            .map_err(|e| {
+                CoordinatorError::paimon(format!("listing the schemas of table {table_name}"), e)
+            })?
+            .into_iter()
+            .collect();
+        schema_ids.insert(schema.id());
+        let data_external_roots = configured_roots(schema.options(), DATA_EXTERNAL_PATHS_OPTION);
+        let mut index_external_roots = data_external_roots.clone();
+        index_external_roots.extend(configured_roots(
+            schema.options(),
+            GLOBAL_INDEX_EXTERNAL_PATH_OPTION,
+        ));
+        Ok(Self {
+            table_name,
+            partition_fields: schema.partition_fields(),
+            bucket_option,
+            bucket_mode,
+            write_kind,
+            schema_ids,
+            data_external_roots,
+            index_external_roots,
+        })
+    }
+
+    pub(crate) fn table_name(&self) -> &str {
+        &self.table_name
+    }
+
+    pub(crate) fn bucket_mode(&self) -> BucketMode {
+        self.bucket_mode
+    }
+
+    pub(crate) fn write_kind(&self) -> WriteKind {
+        self.write_kind
+    }
+
+    /// Checks message `index` against every rule, then applies the binding: the
+    /// table-level `total_buckets` of a standard message is dropped (the commit fills in
+    /// the table's own), and a postpone fixed-bucket message is marked for the overwrite
+    /// path in overwrite mode.
+    pub(crate) fn validate_and_apply(
+        &self,
+        index: usize,
+        mut message: CommitMessage,
+        mode: CommitMode,
+    ) -> Result<CommitMessage, ValidationError> {
+        let check = Check {
+            rules: self,
+            message_index: index,
+        };
+        check.partition(&message.partition)?;
+        check.bucket(message.bucket, message.total_buckets)?;
+        for (list, files) in [
+            ("compact_before", message.compact_before.len()),
+            ("compact_after", message.compact_after.len()),
+            (
+                "compact_changelog_files",
+                message.compact_changelog_files.len(),
+            ),
+            (
+                "compact_new_index_files",
+                message.compact_new_index_files.len(),
+            ),
+            (
+                "compact_deleted_index_files",
+                message.compact_deleted_index_files.len(),
+            ),
+        ] {
+            if files > 0 {
+                return Err(check.fail(
+                    list.to_string(),
+                    Rule::CompactIncrement,
+                    format!(
+                        "{files} compaction file(s): the coordinator commits writes only; \
+                         compaction results need a separate COMPACT snapshot"
+                    ),
+                ));
+            }
+        }
+        for (list, files) in [
+            ("new_files", &message.new_files),
+            ("deleted_files", &message.deleted_files),
+            ("new_changelog_files", &message.new_changelog_files),
+        ] {
+            for (i, file) in files.iter().enumerate() {
+                check.data_file(&format!("{list}[{i}]"), file)?;
+            }
+        }
+        for (list, files) in [
+            ("new_index_files", &message.new_index_files),
+            ("deleted_index_files", &message.deleted_index_files),
+        ] {
+            for (i, file) in files.iter().enumerate() {
+                check.index_file(&format!("{list}[{i}]"), file)?;
+            }
+        }
+        match self.write_kind {
+            WriteKind::Standard => message.total_buckets = None,
+            WriteKind::PostponeFixedBucket => {
+                if mode == CommitMode::Overwrite {
+                    message.mark_fixed_bucket_overwrite();
+                }
+            }
+        }
+        Ok(message)
+    }
+}
+
+/// The checks of one message, carrying where the message is for error reports.
+struct Check<'a> {
+    rules: &'a TableRules,
+    message_index: usize,
+}
+
+impl Check<'_> {
+    fn fail(&self, field: String, rule: Rule, reason: String) -> ValidationError {
+        ValidationError {
+            message_index: self.message_index,
+            field,
+            rule,
+            reason,
+        }
+    }
+
+    fn partition(&self, bytes: &[u8]) -> Result<(), ValidationError> {
+        let fields = &self.rules.partition_fields;
+        let fail = |reason: String| self.fail("partition".into(), Rule::Partition, reason);
+        if bytes.is_empty() {
+            return if fields.is_empty() {
+                Ok(())
+            } else {
+                Err(fail(format!(
+                    "empty partition, but table {} is partitioned by {}",
+                    self.rules.table_name,
+                    key_names(fields)
+                )))
+            };
+        }
+        let row = BinaryRow::from_serialized_bytes(bytes)
+            .map_err(|e| fail(format!("not a binary row: {e}")))?;
+        if row.arity() as usize != fields.len() || row.arity() < 0 {
+            return Err(fail(format!(
+                "partition row has {} field(s), table {} has {} partition key(s) ({})",
+                row.arity(),
+                self.rules.table_name,
+                fields.len(),
+                key_names(fields)
+            )));
+        }
+        let mut values: Vec<Option<Datum>> = Vec::with_capacity(fields.len());
+        for (pos, field) in fields.iter().enumerate() {
+            let value = row.get_datum(pos, field.data_type()).map_err(|e| {
+                fail(format!(
+                    "partition key {:?} does not decode as {:?}: {e}",
+                    field.name(),
+                    field.data_type()
+                ))
+            })?;
+            if value.is_none() && !field.data_type().is_nullable() {
+                return Err(fail(format!(
+                    "partition key {:?} is NOT NULL but the row holds null",
+                    field.name()
+                )));
+            }
+            values.push(value);
+        }
+        let typed: Vec<_> = values
+            .iter()
+            .zip(fields)
+            .map(|(value, field)| (value.as_ref(), field.data_type()))
+            .collect();
+        let canonical = if fields.is_empty() {
+            EMPTY_SERIALIZED_ROW.clone()
+        } else {
+            BinaryRow::from_datums(&typed).to_serialized_bytes()
+        };
+        if canonical != bytes {
+            return Err(fail(format!(
+                "partition row is not in canonical form ({} bytes, canonical encoding of the \
+                 same values is {} bytes); Paimon compares partitions as bytes, so it would \
+                 create a second copy of the partition",
+                bytes.len(),
+                canonical.len()
+            )));
+        }
+        Ok(())
+    }
+
+    fn bucket(&self, bucket: i32, total_buckets: Option<i32>) -> Result<(), ValidationError> {
+        let rules = self.rules;
+        let bucket_fail = |reason: String| self.fail("bucket".into(), Rule::Bucket, reason);
+        let total_fail =
+            |reason: String| self.fail("total_buckets".into(), Rule::TotalBuckets, reason);
+        if rules.write_kind == WriteKind::PostponeFixedBucket {
+            let Some(total) = total_buckets else {
+                return Err(total_fail(format!(
+                    "missing: bucket {bucket} was not written by a postpone fixed-bucket writer; \
+                     commit standard postpone messages (bucket -2) through a standard coordinator"
+                )));
+            };
+            if total <= 0 {
+                return Err(total_fail(format!(
+                    "{total}: a postpone fixed-bucket write needs a positive bucket count; \
+                     commit standard messages through a standard coordinator"
+                )));
+            }
+            if !(0..total).contains(&bucket) {
+                return Err(bucket_fail(format!(
+                    "{bucket} is outside 0..{} for total_buckets = {total}",
+                    total - 1
+                )));
+            }
+            return Ok(());
+        }
+        if let Some(total) = total_buckets {
+            if rules.bucket_mode == BucketMode::Postpone && total > 0 {
+                return Err(total_fail(format!(
+                    "{total} on a postpone table: this message was written by a postpone \
+                     fixed-bucket writer; bind the coordinator with WriteKind::PostponeFixedBucket"
+                )));
+            }
+            if total != rules.bucket_option {
+                return Err(total_fail(format!(
+                    "{total}, but table {} has bucket = {}",
+                    rules.table_name, rules.bucket_option
+                )));
+            }
+        }
+        let valid = match rules.bucket_mode {
+            BucketMode::Fixed { buckets } => (0..buckets).contains(&bucket),
+            BucketMode::Dynamic => bucket >= 0,
+            BucketMode::Unaware => bucket == 0,
+            BucketMode::Postpone => bucket == -2,
+        };
+        if valid {
+            Ok(())
+        } else {
+            let expected = match rules.bucket_mode {
+                BucketMode::Fixed { buckets } => format!("0..{}", buckets - 1),
+                BucketMode::Dynamic => ">= 0".into(),
+                BucketMode::Unaware => "0".into(),
+                BucketMode::Postpone => "-2".into(),
+            };
+            Err(bucket_fail(format!(
+                "{bucket}, but table {} is {} and takes buckets {expected}",
+                rules.table_name, rules.bucket_mode
+            )))
+        }
+    }
+
+    fn plain_name(&self, field: String, name: &str) -> Result<(), ValidationError> {
+        match plain_file_name_problem(name) {
+            None => Ok(()),
+            Some(problem) => Err(self.fail(
+                field,
+                Rule::PlainFileName,
+                format!("{name:?} {problem}; file names must be plain names inside the bucket"),
+            )),
+        }
+    }
+
+    fn non_negative(&self, field: String, value: i64) -> Result<(), ValidationError> {
+        if value < 0 {
+            Err(self.fail(field, Rule::NonNegative, format!("{value} is negative")))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn external_path(
+        &self,
+        field: String,
+        path: &str,
+        file_name: &str,
+        roots: &[String],
+        option: &str,
+    ) -> Result<(), ValidationError> {
+        let fail = |reason: String| self.fail(field.clone(), Rule::ExternalPath, reason);
+        if roots.is_empty() {
+            return Err(fail(format!(
+                "{path:?}, but table {} configures no external paths ({option})",
+                self.rules.table_name
+            )));
+        }
+        if path.contains('\0') || path.contains('\\') {
+            return Err(fail(format!("{path:?} contains a NUL byte or '\\'")));
+        }
+        let split = split_path(path);
+        if split.segments.iter().any(|s| *s == "." || *s == "..") {
+            return Err(fail(format!("{path:?} has a '.' or '..' segment")));
+        }
+        if split.segments.last() != Some(&file_name) {
+            return Err(fail(format!(
+                "{path:?} does not end with the file's name {file_name:?}"
+            )));
+        }
+        let under_a_root = roots.iter().any(|root| {
+            let root = split_path(root);
+            root.scheme == split.scheme
+                && root.authority == split.authority
+                && split.segments.len() > root.segments.len()
+                && split.segments.starts_with(&root.segments)
+        });
+        if under_a_root {
+            Ok(())
+        } else {
+            Err(fail(format!(
+                "{path:?} is not under any root of {option} ({})",
+                roots.join(", ")
+            )))
+        }
+    }
+
+    fn data_file(&self, at: &str, file: &DataFileMeta) -> Result<(), ValidationError> {
+        self.plain_name(format!("{at}.file_name"), &file.file_name)?;
+        for (i, extra) in file.extra_files.iter().enumerate() {
+            self.plain_name(format!("{at}.extra_files[{i}]"), extra)?;
+        }
+        if let Some(path) = &file.external_path {
+            self.external_path(
+                format!("{at}.external_path"),
+                path,
+                &file.file_name,
+                &self.rules.data_external_roots,
+                DATA_EXTERNAL_PATHS_OPTION,
+            )?;
+        }
+        if !self.rules.schema_ids.contains(&file.schema_id) {
+            return Err(self.fail(
+                format!("{at}.schema_id"),
+                Rule::SchemaId,
+                format!(
+                    "schema {} is not in the schema history of table {} (known: {})",
+                    file.schema_id,
+                    self.rules.table_name,
+                    self.rules
+                        .schema_ids
+                        .iter()
+                        .map(i64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        self.non_negative(format!("{at}.file_size"), file.file_size)?;
+        self.non_negative(format!("{at}.row_count"), file.row_count)?;
+        self.non_negative(format!("{at}.level"), i64::from(file.level))?;
+        if let Some(deleted) = file.delete_row_count {
+            self.non_negative(format!("{at}.delete_row_count"), deleted)?;
+            if deleted > file.row_count {
+                return Err(self.fail(
+                    format!("{at}.delete_row_count"),
+                    Rule::NonNegative,
+                    format!(
+                        "{deleted} deleted rows in a file of {} rows",
+                        file.row_count
+                    ),
+                ));
+            }
+        }
+        if let Some(first_row_id) = file.first_row_id {
+            self.non_negative(format!("{at}.first_row_id"), first_row_id)?;
+        }
+        Ok(())
+    }
+
+    fn index_file(&self, at: &str, file: &IndexFileMeta) -> Result<(), ValidationError> {
+        if !is_known_index_type(&file.index_type) {
+            return Err(self.fail(
+                format!("{at}.index_type"),
+                Rule::IndexType,
+                format!(
+                    "{:?} is not an index type Paimon defines ({DELETION_VECTORS_INDEX_TYPE}, \
+                     {HASH_INDEX_TYPE}, or a global index type: {})",
+                    file.index_type,
+                    paimon::table::SUPPORTED_GLOBAL_INDEX_TYPES_FOR_DROP
+                ),
+            ));
+        }
+        self.plain_name(format!("{at}.file_name"), &file.file_name)?;
+        if let Some(path) = &file.external_path {
+            self.external_path(
+                format!("{at}.external_path"),
+                path,
+                &file.file_name,
+                &self.rules.index_external_roots,
+                "data-file.external-paths or global-index.external-path",
+            )?;
+        }
+        self.non_negative(format!("{at}.file_size"), file.file_size)?;
+        self.non_negative(format!("{at}.row_count"), file.row_count)?;
+        if let Some(ranges) = &file.deletion_vectors_ranges {
+            for (data_file, range) in ranges {
+                let at = format!("{at}.deletion_vectors_ranges[{data_file:?}]");
+                self.plain_name(at.clone(), data_file)?;
+                self.non_negative(format!("{at}.offset"), i64::from(range.offset))?;
+                self.non_negative(format!("{at}.length"), i64::from(range.length))?;
+                if let Some(cardinality) = range.cardinality {
+                    self.non_negative(format!("{at}.cardinality"), cardinality)?;
+                }
+            }
+        }
+        if let Some(global) = &file.global_index_meta {
+            self.non_negative(
+                format!("{at}.global_index_meta.row_range_start"),
+                global.row_range_start,
+            )?;
+            if global.row_range_end < global.row_range_start {
+                return Err(self.fail(
+                    format!("{at}.global_index_meta.row_range_end"),
+                    Rule::NonNegative,
+                    format!(
+                        "row range {}..{} ends before it starts",
+                        global.row_range_start, global.row_range_end
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn key_names(fields: &[DataField]) -> String {
+    if fields.is_empty() {
+        "no keys".into()
+    } else {
+        fields
+            .iter()
+            .map(DataField::name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_names() {
+        assert_eq!(plain_file_name_problem("data-1.parquet"), None);
+        for bad in ["", "a/b", "a\\b", "a\0b", ".", ".."] {
+            assert!(plain_file_name_problem(bad).is_some(), "{bad:?}");
+        }
+        assert_eq!(plain_file_name_problem("..a"), None);
+    }
+
+    #[test]
+    fn java_and_rust_spellings_of_a_file_uri_compare_equal() {
+        assert_eq!(split_path("file:/tmp/a/x"), split_path("file:///tmp/a/x"));
+        assert_ne!(split_path("file:/tmp/a/x"), split_path("/tmp/a/x"));
+        let s3 = split_path("s3://bucket/root/x");
+        assert_eq!(s3.scheme, "s3");
+        assert_eq!(s3.authority, "bucket");
+        assert_eq!(s3.segments, ["root", "x"]);
+    }
+
+    #[test]
+    fn known_index_types() {
+        for known in [
+            "DELETION_VECTORS",
+            "HASH",
+            "btree",
+            "bitmap",
+            "ivf-pq",
+            "lumina",
+        ] {
+            assert!(is_known_index_type(known), "{known}");
+        }
+        for unknown in ["", "hash", "deletion_vectors", "bloom"] {
+            assert!(!is_known_index_type(unknown), "{unknown}");
+        }
+    }
+}
