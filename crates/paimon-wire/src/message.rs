@@ -128,7 +128,7 @@ fn read_data_files(
     let mut files = Vec::with_capacity(count);
     for i in 0..count {
         let decoded = input
-            .read_sized(list)
+            .read_sized("length")
             .and_then(|(row, base)| data_file::decode(row, base, layouts.data_file));
         files.push(decoded.map_err(|e| e.at_index(i).within(list))?);
     }
@@ -144,7 +144,7 @@ fn read_index_files(
     let mut files = Vec::with_capacity(count);
     for i in 0..count {
         let decoded = input
-            .read_sized(list)
+            .read_sized("length")
             .and_then(|(row, base)| index_file::decode(row, base, layouts.index_file));
         files.push(decoded.map_err(|e| e.at_index(i).within(list))?);
     }

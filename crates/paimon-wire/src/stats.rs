@@ -27,7 +27,11 @@ pub fn table_stats<T: DeserializeOwned>(
     max_values: Vec<u8>,
     null_counts: Vec<Option<i64>>,
 ) -> T {
-    T::deserialize(Part::Stats(Some((min_values, max_values, null_counts))))
+    T::deserialize(Part::Stats(StatsFields {
+        min: Some(min_values),
+        max: Some(max_values),
+        counts: Some(null_counts),
+    }))
         .expect("BinaryTableStats is a struct of two byte strings and a list of counts")
 }
 
@@ -35,7 +39,7 @@ pub fn table_stats<T: DeserializeOwned>(
 /// asks for it.
 enum Part {
     /// The whole struct, read as a sequence of its three fields.
-    Stats(Option<(Vec<u8>, Vec<u8>, Vec<Option<i64>>)>),
+    Stats(StatsFields),
     Bytes(Vec<u8>),
     /// `_NULL_COUNTS` is read as `Option<Vec<Option<i64>>>`.
     SomeCounts(Vec<Option<i64>>),
@@ -94,14 +98,7 @@ impl<'de> Deserializer<'de> for Part {
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ValueError> {
         match self {
-            Part::Stats(fields) => {
-                let (min, max, counts) = fields.unwrap_or_default();
-                visitor.visit_seq(StatsFields {
-                    min: Some(min),
-                    max: Some(max),
-                    counts: Some(counts),
-                })
-            }
+            Part::Stats(fields) => visitor.visit_seq(fields),
             Part::Bytes(bytes) => visitor.visit_byte_buf(bytes),
             Part::SomeCounts(counts) => visitor.visit_some(Part::Counts(counts.into_iter())),
             Part::Counts(counts) => visitor.visit_seq(CountElements(counts)),

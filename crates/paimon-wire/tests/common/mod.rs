@@ -85,18 +85,16 @@ pub fn serialized_row() -> impl Strategy<Value = Vec<u8>> {
 }
 
 pub fn creation_time() -> impl Strategy<Value = Option<chrono::DateTime<chrono::Utc>>> {
-    option::of((-62_000_000_000_000i64..253_000_000_000_000).prop_map(|ms| {
-        chrono::DateTime::from_timestamp_millis(ms).expect("in range")
-    }))
+    option::of(
+        (-62_000_000_000_000i64..253_000_000_000_000)
+            .prop_map(|ms| chrono::DateTime::from_timestamp_millis(ms).expect("in range")),
+    )
 }
 
-fn gated<T: std::fmt::Debug + Clone>(
+fn gated<T: std::fmt::Debug + Clone + 'static>(
     allowed: bool,
     s: impl Strategy<Value = Option<T>> + 'static,
-) -> BoxedStrategy<Option<T>>
-where
-    T: 'static,
-{
+) -> BoxedStrategy<Option<T>> {
     if allowed {
         s.boxed()
     } else {
@@ -111,8 +109,16 @@ pub fn data_file(caps: Capabilities) -> impl Strategy<Value = DataFileMeta> {
         any::<i64>(),
         serialized_row(),
         serialized_row(),
-        (serialized_row(), serialized_row(), vec(option::of(any::<i64>()), 0..5)),
-        (serialized_row(), serialized_row(), vec(option::of(any::<i64>()), 0..5)),
+        (
+            serialized_row(),
+            serialized_row(),
+            vec(option::of(any::<i64>()), 0..5),
+        ),
+        (
+            serialized_row(),
+            serialized_row(),
+            vec(option::of(any::<i64>()), 0..5),
+        ),
         (any::<i64>(), any::<i64>(), any::<i64>(), any::<i32>()),
         vec(text(), 0..4),
         creation_time(),
@@ -125,7 +131,10 @@ pub fn data_file(caps: Capabilities) -> impl Strategy<Value = DataFileMeta> {
         gated(caps.external_path, option::of(text())),
         gated(caps.first_row_id, option::of(any::<i64>())),
         gated(caps.write_cols, option::of(vec(text(), 0..4))),
-        gated(caps.column_max_sequence_numbers, option::of(vec(any::<i64>(), 0..4))),
+        gated(
+            caps.column_max_sequence_numbers,
+            option::of(vec(any::<i64>(), 0..4)),
+        ),
     );
     (core, optional).prop_map(|(c, o)| DataFileMeta {
         file_name: c.0,
@@ -154,10 +163,20 @@ pub fn data_file(caps: Capabilities) -> impl Strategy<Value = DataFileMeta> {
 
 pub fn index_file(caps: Capabilities) -> impl Strategy<Value = IndexFileMeta> {
     let cardinality = gated(caps.deletion_vector_cardinality, option::of(any::<i64>()));
-    let range = (text(), any::<i32>(), any::<i32>(), cardinality).prop_map(|(name, offset, length, cardinality)| {
-        (name, DeletionVectorMeta { offset, length, cardinality })
-    });
-    let ranges = option::of(vec(range, 0..4).prop_map(|v| v.into_iter().collect::<IndexMap<_, _>>()));
+    let range = (text(), any::<i32>(), any::<i32>(), cardinality).prop_map(
+        |(name, offset, length, cardinality)| {
+            (
+                name,
+                DeletionVectorMeta {
+                    offset,
+                    length,
+                    cardinality,
+                },
+            )
+        },
+    );
+    let ranges =
+        option::of(vec(range, 0..4).prop_map(|v| v.into_iter().collect::<IndexMap<_, _>>()));
     let source_meta = gated(caps.global_index_source_meta, option::of(bytes()));
     let global = (
         any::<i64>(),
@@ -176,7 +195,11 @@ pub fn index_file(caps: Capabilities) -> impl Strategy<Value = IndexFileMeta> {
             source_meta: g.5,
         });
     (
-        prop_oneof![Just("DELETION_VECTORS".to_string()), Just("HASH".to_string()), text()],
+        prop_oneof![
+            Just("DELETION_VECTORS".to_string()),
+            Just("HASH".to_string()),
+            text()
+        ],
         text(),
         any::<i64>(),
         any::<i64>(),
@@ -216,37 +239,67 @@ pub fn message(version: SerializerVersion) -> impl Strategy<Value = CommitMessag
         (files(), files(), files()),
         (indexes(), deleted_indexes(), indexes(), deleted_indexes()),
     )
-        .prop_map(move |(partition, bucket, total_buckets, check, data, compact, idx)| {
-            let mut m = CommitMessage::new(partition, bucket, data.0);
-            m.total_buckets = total_buckets;
-            m.check_from_snapshot = check;
-            m.deleted_files = data.1;
-            m.new_changelog_files = data.2;
-            m.compact_before = compact.0;
-            m.compact_after = compact.1;
-            m.compact_changelog_files = compact.2;
-            let compact_has_files = !(m.compact_before.is_empty()
-                && m.compact_after.is_empty()
-                && m.compact_changelog_files.is_empty());
-            if caps.index_files_per_increment {
-                m.new_index_files = idx.0;
-                m.deleted_index_files = idx.1;
-                m.compact_new_index_files = idx.2;
-                m.compact_deleted_index_files = idx.3;
-            } else if compact_has_files {
-                // Before version 10, one pair of index lists belongs to the compact
-                // increment when it has files.
-                m.compact_new_index_files = idx.0;
-                m.compact_deleted_index_files = idx.1;
-            } else {
-                m.new_index_files = idx.0;
-                m.deleted_index_files = idx.1;
-            }
-            m
-        })
+        .prop_map(
+            move |(partition, bucket, total_buckets, check, data, compact, idx)| {
+                let mut m = CommitMessage::new(partition, bucket, data.0);
+                m.total_buckets = total_buckets;
+                m.check_from_snapshot = check;
+                m.deleted_files = data.1;
+                m.new_changelog_files = data.2;
+                m.compact_before = compact.0;
+                m.compact_after = compact.1;
+                m.compact_changelog_files = compact.2;
+                let compact_has_files = !(m.compact_before.is_empty()
+                    && m.compact_after.is_empty()
+                    && m.compact_changelog_files.is_empty());
+                if caps.index_files_per_increment {
+                    m.new_index_files = idx.0;
+                    m.deleted_index_files = idx.1;
+                    m.compact_new_index_files = idx.2;
+                    m.compact_deleted_index_files = idx.3;
+                } else if compact_has_files {
+                    // Before version 10, one pair of index lists belongs to the compact
+                    // increment when it has files.
+                    m.compact_new_index_files = idx.0;
+                    m.compact_deleted_index_files = idx.1;
+                } else {
+                    m.new_index_files = idx.0;
+                    m.deleted_index_files = idx.1;
+                }
+                m
+            },
+        )
 }
 
 /// Messages as comparable JSON (every field of the model).
 pub fn dump(messages: &[CommitMessage]) -> serde_json::Value {
     paimon_wire::dump::messages_to_json(messages)
+}
+
+/// A data file with every field set, fixed values (for tests that poke at known offsets).
+pub fn fixed_data_file(name: &str) -> DataFileMeta {
+    let empty_row = vec![0u8; 12];
+    DataFileMeta {
+        file_name: name.to_string(),
+        file_size: 1024,
+        row_count: 10,
+        min_key: empty_row.clone(),
+        max_key: empty_row.clone(),
+        key_stats: table_stats(empty_row.clone(), empty_row.clone(), vec![]),
+        value_stats: table_stats(empty_row.clone(), empty_row, vec![Some(0), None]),
+        min_sequence_number: 0,
+        max_sequence_number: 9,
+        schema_id: 0,
+        level: 0,
+        extra_files: vec![],
+        creation_time: chrono::DateTime::from_timestamp_millis(1_700_000_000_000),
+        delete_row_count: Some(0),
+        embedded_index: None,
+        file_source: Some(0),
+        value_stats_cols: None,
+        external_path: None,
+        first_row_id: None,
+        write_cols: None,
+        column_max_sequence_numbers: None,
+    }
 }
