@@ -37,4 +37,5 @@ if needs_build; then
 fi
 flock -u 9
 [ "$1" = --build-only ] && exit 0
-exec java -cp "$out/harness.jar:$out/lib/*" org.paimonwire.compat.Harness "$@"
+exec java -XX:ErrorFile="${TMPDIR:-/tmp}/paimon-wire-hs_err_%p.log" -cp "$out/harness.jar:$out/lib/*" \
+    org.paimonwire.compat.Harness "$@"

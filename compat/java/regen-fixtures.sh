@@ -77,15 +77,20 @@ echo "== cross-check: Paimon 2.0.0 reads every fixture"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 batch="$tmp/batch.txt"
-grep -v '^#' "$fx/MANIFEST.tsv" | awk -F'\t' '$6 ~ /\.bin$/' |
-    while IFS=$'\t' read -r rel version seed count shape file _; do
-        echo "$version $seed $count $shape $fx/$file" >> "$batch"
-        mkdir -p "$tmp/$rel"
-        "$H" 2.0.0 dump --version "$version" --out-dir "$tmp/$rel" "$fx/$file"
-        if ! cmp -s "$tmp/$rel/$(basename "$file" .bin).json" "$fx/${file%.bin}.json"; then
-            echo "JSON MISMATCH: 2.0.0 dump of $file differs from $rel's own dump" >&2
+grep -v '^#' "$fx/MANIFEST.tsv" | awk -F'\t' '$6 ~ /\.bin$/ {print $2, $3, $4, $5, dir "/" $6}' dir="$fx" \
+    > "$batch"
+while IFS=$'\t' read -r rel version _; do
+    [[ "$rel" == \#* ]] && continue
+    [ -d "$fx/paimon-$rel" ] || continue
+    mkdir -p "$tmp/$rel"
+    "$H" 2.0.0 dump --version "$version" --out-dir "$tmp/$rel" "$fx/paimon-$rel"/*.bin
+    for f in "$fx/paimon-$rel"/*.bin; do
+        name=$(basename "$f" .bin)
+        if ! cmp -s "$tmp/$rel/$name.json" "$fx/paimon-$rel/$name.json"; then
+            echo "JSON MISMATCH: 2.0.0 dump of paimon-$rel/$name.bin differs from $rel's own" >&2
             exit 1
         fi
     done
+done < "$here/releases.tsv"
 "$H" 2.0.0 verify --batch "$batch"
 echo "fixtures written to $fx (manifest: $fx/MANIFEST.tsv)"
