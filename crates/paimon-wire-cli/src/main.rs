@@ -1,1 +1,239 @@
-fn main() {}
+//! `paimon-wire`: inspect, convert, validate and commit Paimon commit-message payloads, and
+//! run the distributed-write demo.
+//!
+//! Every subcommand is a thin door into the `paimon-wire` core: this binary parses
+//! arguments, reads and writes files, and prints; the core decodes, validates and commits.
+//! Failures print one line, `paimon-wire: error: ...`, and exit 1 (bad input) or 2 (usage).
+
+mod convert;
+mod coordinate;
+mod error;
+mod inspect;
+mod partition;
+mod payload;
+mod table;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use paimon_wire::{envelope, LossyField, SerializerVersion};
+
+use crate::coordinate::{CommitOptions, PayloadFiles};
+use crate::error::{CliError, CliResult, EXIT_PANIC, EXIT_USAGE};
+use crate::inspect::InspectFormat;
+use crate::partition::PartitionDecoder;
+use crate::payload::{display_source, parse_version, Framing};
+use crate::table::TableArgs;
+
+/// The name every error line starts with.
+const PROGRAM: &str = "paimon-wire";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "paimon-wire",
+    version,
+    about = "Inspect, convert, validate and commit Apache Paimon commit-message payloads",
+    long_about = "Inspect, convert, validate and commit Apache Paimon commit-message payloads: \
+                  the bytes of Paimon Java's CommitMessageSerializer (versions 1 to 14), raw or \
+                  in a paimon-wire envelope (detected by its magic, PWIR)."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the messages of a payload (canonical JSON dump, or a table per message).
+    Inspect(InspectArgs),
+    /// Re-encode a payload at another serializer version.
+    Convert(ConvertArgs),
+    /// Check payloads against a table (every rule of the coordinator) and that they merge;
+    /// commits nothing.
+    Validate {
+        #[command(flatten)]
+        table: TableArgs,
+        #[command(flatten)]
+        payloads: PayloadFiles,
+    },
+    /// Validate, merge and commit payloads to a table once under a commit identifier.
+    Commit {
+        #[command(flatten)]
+        table: TableArgs,
+        #[command(flatten)]
+        options: CommitOptions,
+        #[command(flatten)]
+        payloads: PayloadFiles,
+    },
+}
+
+#[derive(Debug, Args)]
+struct InspectArgs {
+    /// Serializer version of a raw payload (1 to 14); an envelope carries its own.
+    #[arg(long = "version", value_name = "N", value_parser = parse_version)]
+    version: Option<SerializerVersion>,
+    /// Require the input to be an envelope (otherwise detected by its magic).
+    #[arg(long)]
+    envelope: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = InspectFormat::Json)]
+    format: InspectFormat,
+    /// Show partition values with this warehouse's table's partition types (with --table);
+    /// without it, `--format table` guesses them from the row's slots.
+    #[arg(long, value_name = "W", requires = "table")]
+    warehouse: Option<String>,
+    /// The table whose partition types to use, as `database.table` (with --warehouse).
+    #[arg(long, value_name = "DB.T", requires = "warehouse")]
+    table: Option<String>,
+    /// The payload file, or `-` for stdin.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+}
+
+#[derive(Debug, Args)]
+struct ConvertArgs {
+    /// Serializer version of a raw input payload (1 to 14); an envelope carries its own.
+    #[arg(long, value_name = "N", value_parser = parse_version)]
+    from_version: Option<SerializerVersion>,
+    /// Serializer version to write (one that a Paimon release writes: 2, 3, 6, 7, 10-14).
+    #[arg(long, value_name = "M", value_parser = parse_version)]
+    to_version: SerializerVersion,
+    /// A field the target version cannot carry that may be dropped (repeatable), e.g.
+    /// `total_buckets`, `check_from_snapshot`, `file_source`.
+    #[arg(long = "drop", value_name = "FIELD", value_parser = parse_lossy_field)]
+    drop: Vec<LossyField>,
+    /// Require the input to be an envelope (otherwise detected by its magic).
+    #[arg(long)]
+    envelope: bool,
+    /// Write the output in an envelope (which carries the version and a checksum).
+    #[arg(long)]
+    wrap: bool,
+    /// The input payload, or `-` for stdin.
+    #[arg(value_name = "IN")]
+    input: PathBuf,
+    /// Where to write the converted payload, or `-` for stdout.
+    #[arg(value_name = "OUT")]
+    output: PathBuf,
+}
+
+fn framing(require_envelope: bool) -> Framing {
+    if require_envelope {
+        Framing::Envelope
+    } else {
+        Framing::Detect
+    }
+}
+
+fn parse_lossy_field(s: &str) -> Result<LossyField, String> {
+    s.parse()
+}
+
+fn main() -> ExitCode {
+    install_panic_hook();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return report_clap_error(e),
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{PROGRAM}: error: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+fn run(cli: Cli) -> CliResult<()> {
+    match cli.command {
+        Command::Inspect(args) => run_inspect(args),
+        Command::Convert(args) => run_convert(args),
+        Command::Validate { table, payloads } => coordinate::validate(&table, &payloads),
+        Command::Commit {
+            table,
+            options,
+            payloads,
+        } => coordinate::commit(&table, &payloads, &options),
+    }
+}
+
+fn run_inspect(args: InspectArgs) -> CliResult<()> {
+    let decoded = payload::read_payload(&args.file, args.version, framing(args.envelope))?;
+    let partitions = match (args.warehouse, args.table) {
+        (Some(warehouse), Some(table)) => {
+            let table = TableArgs { warehouse, table };
+            let opened = table::block_on(table::open(&table))??;
+            table::partition_decoder(&opened)
+        }
+        _ => PartitionDecoder::Untyped,
+    };
+    let text = inspect::render(
+        &decoded,
+        &display_source(&args.file),
+        args.format,
+        &partitions,
+    )?;
+    payload::write_output(Path::new(payload::STDIO), text.as_bytes())
+}
+
+fn run_convert(args: ConvertArgs) -> CliResult<()> {
+    let decoded = payload::read_payload(&args.input, args.from_version, framing(args.envelope))?;
+    let mut bytes = convert::convert(&decoded, args.to_version, &args.drop)?;
+    if args.wrap {
+        bytes = envelope::wrap(args.to_version, &bytes);
+    }
+    payload::write_output(&args.output, &bytes)
+}
+
+/// Help and `--version` go to stdout with exit 0; every other clap error becomes one line
+/// on stderr with exit code 2.
+fn report_clap_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                ExitCode::from(EXIT_USAGE)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        _ => {
+            // clap's message is a paragraph (the error and its details, such as the missing
+            // arguments or the possible values), then usage; keep the paragraph, on one line.
+            let rendered = e.render().to_string();
+            let paragraph: Vec<&str> = rendered
+                .lines()
+                .map(str::trim)
+                .skip_while(|l| l.is_empty())
+                .take_while(|l| !l.is_empty())
+                .collect();
+            let message = paragraph.join(" ");
+            let message = message.strip_prefix("error: ").unwrap_or(&message);
+            eprintln!("{PROGRAM}: error: {message} (try '{PROGRAM} --help')");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+/// No code path should panic; if a bug makes one, print one line instead of a backtrace
+/// and exit 101.
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        let location = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let message = CliError::input(format!("internal error: {message}{location}"));
+        eprintln!("{PROGRAM}: error: {message}");
+        std::process::exit(EXIT_PANIC);
+    }));
+}

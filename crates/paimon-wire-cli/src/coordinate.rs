@@ -1,0 +1,156 @@
+//! `paimon-wire validate` and `paimon-wire commit`: payload files through the core's
+//! coordinator (decode, validate against the bound table, merge, commit once).
+//!
+//! Nothing here decides whether a message is acceptable: every rule is the coordinator's.
+
+use std::path::PathBuf;
+
+use paimon_wire::coordinator::{Binding, BoundMessages, CommitOutcome, Coordinator};
+use paimon_wire::SerializerVersion;
+
+use crate::error::{CliError, CliResult};
+use crate::payload::{display_source, read_input, unframe, Framing};
+use crate::table::{block_on, open, TableArgs};
+
+/// The payload files of `validate` and `commit`, and how to read them.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PayloadFiles {
+    /// Serializer version of raw payloads (1 to 14); envelopes carry their own.
+    #[arg(long = "version", value_name = "N", value_parser = crate::payload::parse_version)]
+    pub version: Option<SerializerVersion>,
+    /// Require every input to be an envelope (otherwise detected by its magic).
+    #[arg(long)]
+    pub envelope: bool,
+    /// The messages come from the paimon crate's postpone fixed-bucket writer (only for
+    /// postpone tables, `bucket = -2`).
+    #[arg(long)]
+    pub postpone_fixed_bucket: bool,
+    /// The payload files (one per worker), or `-` for one payload on stdin.
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+}
+
+/// A summary of merged messages, for printing.
+fn summary(bound: &BoundMessages) -> String {
+    format!(
+        "{} message(s), {} new data file(s), {} row(s)",
+        bound.len(),
+        bound.data_file_count(),
+        bound.reported_row_count()
+    )
+}
+
+/// Decodes and validates every file with `coordinator`, printing one line per file, and
+/// merges them.
+fn load(coordinator: &Coordinator, payloads: &PayloadFiles) -> CliResult<BoundMessages> {
+    let framing = if payloads.envelope {
+        Framing::Envelope
+    } else {
+        Framing::Detect
+    };
+    let mut parts = Vec::with_capacity(payloads.files.len());
+    for path in &payloads.files {
+        let name = display_source(path);
+        let bytes = read_input(path)?;
+        let unframed = unframe(path, &bytes, payloads.version, framing)?;
+        let bound = coordinator
+            .deserialize(unframed.version, unframed.raw)
+            .map_err(|e| CliError::input(format!("{name}: {e}")))?;
+        println!(
+            "{name}: valid, serializer version {}, {}",
+            unframed.version,
+            summary(&bound)
+        );
+        parts.push(bound);
+    }
+    coordinator
+        .merge(parts)
+        .map_err(|e| CliError::input(format!("merging the payloads: {e}")))
+}
+
+fn binding(commit_user: &str, overwrite: bool, payloads: &PayloadFiles) -> Binding {
+    let binding = if overwrite {
+        Binding::overwrite(commit_user)
+    } else {
+        Binding::append(commit_user)
+    };
+    if payloads.postpone_fixed_bucket {
+        binding.postpone_fixed_bucket()
+    } else {
+        binding
+    }
+}
+
+/// The commit user `validate` binds with; validation does not depend on it.
+const VALIDATE_COMMIT_USER: &str = "paimon-wire-validate";
+
+/// `validate`: checks every payload against the table and that they merge; commits nothing.
+pub fn validate(table: &TableArgs, payloads: &PayloadFiles) -> CliResult<()> {
+    block_on(async {
+        let table_handle = open(table).await?;
+        let coordinator =
+            Coordinator::bind(table_handle, binding(VALIDATE_COMMIT_USER, false, payloads)).await?;
+        let merged = load(&coordinator, payloads)?;
+        println!(
+            "valid: {} payload(s) for table {}: {} after merging",
+            payloads.files.len(),
+            table.table,
+            summary(&merged)
+        );
+        Ok(())
+    })?
+}
+
+/// The options of `commit` beyond the table and payloads.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CommitOptions {
+    /// The job's commit user (the one its workers were created with).
+    #[arg(long, value_name = "U", value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    pub commit_user: String,
+    /// The commit identifier; committing the same identifier again commits nothing.
+    /// Identifiers must increase for one commit user.
+    #[arg(long, value_name = "I")]
+    pub identifier: i64,
+    /// Replace the partitions the payloads write instead of appending.
+    #[arg(long)]
+    pub overwrite: bool,
+}
+
+/// `commit`: validates, merges and commits the payloads once under the identifier.
+pub fn commit(
+    table: &TableArgs,
+    payloads: &PayloadFiles,
+    options: &CommitOptions,
+) -> CliResult<()> {
+    block_on(async {
+        let table_handle = open(table).await?;
+        let coordinator = Coordinator::bind(
+            table_handle,
+            binding(&options.commit_user, options.overwrite, payloads),
+        )
+        .await?;
+        let merged = load(&coordinator, payloads)?;
+        let what = summary(&merged);
+        match coordinator.commit(merged, options.identifier).await? {
+            CommitOutcome::Committed { snapshot_id } => {
+                println!("committed snapshot {snapshot_id}: {what}");
+            }
+            CommitOutcome::AlreadyCommitted {
+                snapshot_id: Some(snapshot_id),
+            } => println!(
+                "identifier {} of commit user {:?} was already committed in snapshot \
+                 {snapshot_id}; nothing committed",
+                options.identifier, options.commit_user
+            ),
+            CommitOutcome::AlreadyCommitted { snapshot_id: None } => println!(
+                "identifier {} of commit user {:?} was already committed (a later identifier \
+                 of this user supersedes it, or its snapshot expired); nothing committed",
+                options.identifier, options.commit_user
+            ),
+            CommitOutcome::NothingToCommit => {
+                println!("nothing to commit: the payloads carry no new files; no snapshot made");
+            }
+        }
+        Ok(())
+    })?
+}
