@@ -1,0 +1,202 @@
+//! Deterministic workloads shared by every benchmark, Rust and Java alike.
+//!
+//! - W1, append table: 1 partition column, 100 data files per message, value statistics on
+//!   20 columns, 1,000 messages.
+//! - W2, primary-key table: key statistics, changelog files, compaction before/after,
+//!   deletion-vector index files, 1,000 messages.
+//!
+//! The same seed always gives the same messages, so the payload bytes measured by Rust and
+//! by Java's harness are identical.
+
+use indexmap::IndexMap;
+use paimon_wire::paimon::spec::{DataFileMeta, DeletionVectorMeta, IndexFileMeta};
+use paimon_wire::{table_stats, CommitMessage};
+
+/// Messages per workload.
+pub const MESSAGES: usize = 1_000;
+/// Data files per W1 message.
+pub const W1_FILES_PER_MESSAGE: usize = 100;
+/// Columns with value statistics in W1.
+pub const W1_STATS_COLUMNS: usize = 20;
+
+/// A small, fast, deterministic generator (SplitMix64).
+pub struct Seeded(u64);
+
+impl Seeded {
+    /// A generator starting at `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..bound`.
+    pub fn below(&mut self, bound: u64) -> u64 {
+        self.next_u64() % bound
+    }
+}
+
+/// A serialized `BinaryRow` (big-endian arity, header and null bits, then one 8-byte
+/// little-endian slot per value) of fixed-width values.
+fn serialized_row(values: &[i64]) -> Vec<u8> {
+    let null_bits = (values.len() + 71) / 64 * 8;
+    let mut row = (values.len() as i32).to_be_bytes().to_vec();
+    row.resize(4 + null_bits, 0);
+    for v in values {
+        row.extend_from_slice(&v.to_le_bytes());
+    }
+    row
+}
+
+/// A serialized one-column partition row (`dt INT` style).
+pub fn partition_row(value: i32) -> Vec<u8> {
+    serialized_row(&[value as u32 as i64])
+}
+
+/// A serialized statistics row of `columns` BIGINT values.
+fn stats_row(rng: &mut Seeded, columns: usize) -> Vec<u8> {
+    let values: Vec<i64> = (0..columns).map(|_| rng.next_u64() as i64 >> 20).collect();
+    serialized_row(&values)
+}
+
+fn empty_row() -> Vec<u8> {
+    serialized_row(&[])
+}
+
+fn data_file(
+    rng: &mut Seeded,
+    name: String,
+    stats_columns: usize,
+    key_columns: usize,
+) -> DataFileMeta {
+    let rows = 1 + rng.below(1_000_000) as i64;
+    let key = |rng: &mut Seeded| {
+        if key_columns == 0 {
+            empty_row()
+        } else {
+            stats_row(rng, key_columns)
+        }
+    };
+    let min_key = key(rng);
+    let max_key = key(rng);
+    let key_stats = if key_columns == 0 {
+        table_stats(empty_row(), empty_row(), Vec::new())
+    } else {
+        table_stats(key(rng), key(rng), vec![Some(0); key_columns])
+    };
+    let nulls = (0..stats_columns)
+        .map(|c| (c % 7 != 3).then(|| rng.below(100) as i64))
+        .collect();
+    DataFileMeta {
+        file_name: name,
+        file_size: 1 + rng.below(256 << 20) as i64,
+        row_count: rows,
+        min_key,
+        max_key,
+        key_stats,
+        value_stats: table_stats(
+            stats_row(rng, stats_columns),
+            stats_row(rng, stats_columns),
+            nulls,
+        ),
+        min_sequence_number: 0,
+        max_sequence_number: rows - 1,
+        schema_id: 0,
+        level: 0,
+        extra_files: Vec::new(),
+        creation_time: chrono::DateTime::from_timestamp_millis(
+            1_764_000_000_000 + rng.below(1 << 30) as i64,
+        ),
+        delete_row_count: Some(0),
+        embedded_index: None,
+        file_source: Some(0),
+        value_stats_cols: None,
+        external_path: None,
+        first_row_id: None,
+        write_cols: None,
+        column_max_sequence_numbers: None,
+    }
+}
+
+fn file_name(rng: &mut Seeded, kind: &str) -> String {
+    format!(
+        "{kind}-{:08x}-{:04x}-{:04x}-{:012x}-0.parquet",
+        rng.next_u64() as u32,
+        rng.below(1 << 16),
+        rng.below(1 << 16),
+        rng.next_u64() & 0xffff_ffff_ffff
+    )
+}
+
+/// W1: an append table's 1,000 messages of 100 new files each.
+pub fn w1() -> Vec<CommitMessage> {
+    let mut rng = Seeded::new(1);
+    (0..MESSAGES)
+        .map(|i| {
+            let files = (0..W1_FILES_PER_MESSAGE)
+                .map(|_| {
+                    let name = file_name(&mut rng, "data");
+                    data_file(&mut rng, name, W1_STATS_COLUMNS, 0)
+                })
+                .collect();
+            CommitMessage::new(partition_row(20_260_000 + (i % 30) as i32), 0, files)
+        })
+        .collect()
+}
+
+/// W2: a primary-key table's 1,000 messages with key statistics, changelog files,
+/// compaction and deletion-vector index files.
+pub fn w2() -> Vec<CommitMessage> {
+    let mut rng = Seeded::new(2);
+    (0..MESSAGES)
+        .map(|i| {
+            let files = |n: usize, kind: &str, rng: &mut Seeded| -> Vec<DataFileMeta> {
+                (0..n)
+                    .map(|_| {
+                        let name = file_name(rng, kind);
+                        let mut f = data_file(rng, name, 10, 2);
+                        f.level = rng.below(5) as i32;
+                        f
+                    })
+                    .collect()
+            };
+            let mut m =
+                CommitMessage::new(partition_row((i % 30) as i32), (i % 16) as i32, Vec::new());
+            m.new_files = files(8, "data", &mut rng);
+            m.new_changelog_files = files(4, "changelog", &mut rng);
+            m.compact_before = files(6, "data", &mut rng);
+            m.compact_after = files(2, "data", &mut rng);
+            let ranges: IndexMap<String, DeletionVectorMeta> = m
+                .compact_after
+                .iter()
+                .map(|f| {
+                    (
+                        f.file_name.clone(),
+                        DeletionVectorMeta {
+                            offset: rng.below(1 << 20) as i32,
+                            length: rng.below(1 << 12) as i32,
+                            cardinality: Some(rng.below(10_000) as i64),
+                        },
+                    )
+                })
+                .collect();
+            m.compact_new_index_files = vec![IndexFileMeta {
+                index_type: "DELETION_VECTORS".into(),
+                file_name: file_name(&mut rng, "index"),
+                file_size: rng.below(1 << 20) as i64,
+                row_count: ranges.len() as i64,
+                deletion_vectors_ranges: Some(ranges),
+                external_path: None,
+                global_index_meta: None,
+            }];
+            m
+        })
+        .collect()
+}
