@@ -26,6 +26,7 @@ import java.util.Properties;
  * verify --version V --seed S --count N [--shape normal|large] F.bin [F2.bin ...]
  * verify --batch LIST          (LIST lines: "VERSION SEED COUNT SHAPE FILE", '#' comments)
  * reserialize --version V IN.bin OUT.bin
+ * bench --version V [--warmup-seconds S] [--iterations N] [--min-iteration-ms MS] F.bin ...
  * </pre>
  */
 public final class Harness {
@@ -62,9 +63,17 @@ public final class Harness {
             case "reserialize":
                 rc = reserialize(a);
                 break;
+            case "bench":
+                rc =
+                        Bench.run(
+                                Integer.parseInt(a.req("--version")),
+                                Double.parseDouble(a.opt("--warmup-seconds", "5")),
+                                Integer.parseInt(a.opt("--iterations", "10")),
+                                Long.parseLong(a.opt("--min-iteration-ms", "300")),
+                                a.positional);
+                break;
             default:
-                usage();
-                rc = 2;
+                rc = tableCommand(cmd, a);
         }
         System.out.flush();
         System.exit(rc);
@@ -75,7 +84,8 @@ public final class Harness {
                 "usage: info | generate --seed S --count N [--shape normal|large] --out-bin F"
                         + " --out-json F | dump --version V [--out-dir D] F... | verify --version V"
                         + " --seed S --count N [--shape X] F... | verify --batch LIST |"
-                        + " reserialize --version V IN OUT");
+                        + " reserialize --version V IN OUT | bench --version V [--warmup-seconds S]"
+                        + " [--iterations N] [--min-iteration-ms MS] F...");
         System.exit(2);
     }
 
@@ -255,6 +265,37 @@ public final class Harness {
         Files.write(Paths.get(a.positional.get(1)), out);
         System.out.println("wrote version " + Codec.currentVersion() + ", " + out.length + " bytes");
         return 0;
+    }
+
+    // ------------------------------------------------------------------ table commands
+
+    /** Runs a whole-table command of the release's TableOps, if it has one, or prints usage. */
+    private static int tableCommand(String cmd, Args a) throws Exception {
+        Class<?> ops;
+        try {
+            ops = Class.forName("org.paimonwire.compat.TableOps");
+        } catch (ClassNotFoundException e) {
+            usage();
+            return 2;
+        }
+        Object rc;
+        try {
+            rc =
+                    ops.getDeclaredMethod("run", String.class, Map.class, List.class)
+                            .invoke(null, cmd, a.named, a.positional);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IllegalArgumentException) {
+                System.err.println(cause.getMessage());
+                usage();
+            }
+            throw cause instanceof Exception ? (Exception) cause : e;
+        }
+        if (rc == null) {
+            usage();
+            return 2;
+        }
+        return (Integer) rc;
     }
 
     // ------------------------------------------------------------------ args
