@@ -1,0 +1,230 @@
+//! Real local tables for the coordinator tests: a filesystem warehouse in a temp dir,
+//! workers writing through the paimon crate, and a reader that returns every row.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch, StringArray};
+use futures::TryStreamExt;
+use paimon::catalog::{Catalog, Identifier};
+use paimon::spec::{DataType, IntType, Schema, VarCharType};
+use paimon::table::{CommitMessage, Table};
+use paimon::{CatalogOptions, FileSystemCatalog, Options};
+use paimon_wire::coordinator::open_table;
+use paimon_wire::{serialize_list, SerializerVersion};
+
+/// The commit user every worker and coordinator of one test job shares.
+pub const USER: &str = "job-under-test";
+
+/// A warehouse in a temp dir, removed when dropped.
+pub struct Warehouse {
+    pub dir: tempfile::TempDir,
+    catalog: FileSystemCatalog,
+}
+
+/// The kinds of table the tests use.
+#[derive(Clone, Copy, Debug)]
+pub enum Kind {
+    /// Append table partitioned by `pt`, bucket-unaware (bucket = -1).
+    PartitionedAppend,
+    /// Primary key (pt, id), partitioned by `pt`, 2 fixed buckets.
+    FixedBucketPk,
+    /// Primary key (id), unpartitioned, postpone (bucket = -2), 2 buckets for fixed-bucket writes.
+    Postpone,
+    /// Unpartitioned append table writing data under an external root.
+    ExternalAppend,
+}
+
+impl Warehouse {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut options = Options::new();
+        options.set(CatalogOptions::WAREHOUSE, dir.path().to_str().unwrap());
+        let catalog = FileSystemCatalog::new(options).expect("catalog");
+        Self { dir, catalog }
+    }
+
+    pub fn path(&self) -> &str {
+        self.dir.path().to_str().unwrap()
+    }
+
+    /// The external data root of [`Kind::ExternalAppend`] tables.
+    pub fn external_root(&self) -> PathBuf {
+        self.dir.path().join("external-root")
+    }
+
+    /// Creates `db.<name>` of `kind` and opens it through the coordinator's own opener.
+    pub async fn create(&self, name: &str, kind: Kind) -> Table {
+        self.catalog
+            .create_database("db", true, HashMap::new())
+            .await
+            .expect("create database");
+        let mut schema = Schema::builder()
+            .column("id", DataType::Int(IntType::new()))
+            .column("pt", DataType::VarChar(VarCharType::string_type()))
+            .column("v", DataType::VarChar(VarCharType::string_type()));
+        schema = match kind {
+            Kind::PartitionedAppend => schema.partition_keys(["pt"]),
+            Kind::FixedBucketPk => schema
+                .partition_keys(["pt"])
+                .primary_key(["pt", "id"])
+                .option("bucket", "2"),
+            Kind::Postpone => schema
+                .primary_key(["id"])
+                .option("bucket", "-2")
+                .option("postpone.default-bucket-num", "2"),
+            Kind::ExternalAppend => {
+                let root = self.external_root();
+                std::fs::create_dir_all(&root).unwrap();
+                schema
+                    .option(
+                        "data-file.external-paths",
+                        format!("file://{}", root.to_str().unwrap()),
+                    )
+                    .option("data-file.external-paths.strategy", "round-robin")
+            }
+        };
+        self.catalog
+            .create_table(
+                &Identifier::new("db", name),
+                schema.build().expect("schema"),
+                false,
+            )
+            .await
+            .expect("create table");
+        open_table(self.path(), &format!("db.{name}"))
+            .await
+            .expect("open table")
+    }
+}
+
+/// One batch of rows `(id, pt, v)`; `v` is `"v<id>"` unless given.
+pub fn batch(rows: &[(i32, &str)]) -> RecordBatch {
+    batch_with_values(
+        &rows
+            .iter()
+            .map(|(id, pt)| (*id, *pt, format!("v{id}")))
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// One batch of rows `(id, pt, v)`.
+pub fn batch_with_values(rows: &[(i32, &str, String)]) -> RecordBatch {
+    RecordBatch::try_from_iter([
+        (
+            "id",
+            Arc::new(Int32Array::from(
+                rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+            )) as ArrayRef,
+        ),
+        (
+            "pt",
+            Arc::new(StringArray::from(
+                rows.iter().map(|r| r.1).collect::<Vec<_>>(),
+            )) as ArrayRef,
+        ),
+        (
+            "v",
+            Arc::new(StringArray::from(
+                rows.iter().map(|r| r.2.as_str()).collect::<Vec<_>>(),
+            )) as ArrayRef,
+        ),
+    ])
+    .unwrap()
+}
+
+/// A worker: its own `TableWrite` sharing the job's commit user. Returns its messages.
+pub async fn worker_messages(table: &Table, rows: &[(i32, &str)]) -> Vec<CommitMessage> {
+    let builder = table
+        .new_write_builder()
+        .with_commit_user(USER)
+        .expect("commit user");
+    let mut write = builder.new_write().expect("table write");
+    write.write_arrow_batch(&batch(rows)).await.expect("write");
+    write.prepare_commit().await.expect("prepare commit")
+}
+
+/// A worker that writes `rows` and ships its messages as a Java-compatible payload.
+pub async fn worker_payload(table: &Table, rows: &[(i32, &str)]) -> Vec<u8> {
+    let messages = worker_messages(table, rows).await;
+    serialize_list(&messages, SerializerVersion::CURRENT).expect("serialize")
+}
+
+/// Every row of the table's latest snapshot as `(id, pt, v)`, sorted.
+pub async fn read_rows(table: &Table) -> Vec<(i32, String, String)> {
+    let builder = table.new_read_builder();
+    let plan = builder.new_scan().plan().await.expect("plan");
+    let batches: Vec<RecordBatch> = builder
+        .new_read()
+        .expect("read")
+        .to_arrow(plan.splits())
+        .expect("to_arrow")
+        .try_collect()
+        .await
+        .expect("read batches");
+    let mut rows = Vec::new();
+    for batch in &batches {
+        let ids = column::<Int32Array>(batch, "id");
+        let pts = column::<StringArray>(batch, "pt");
+        let vs = column::<StringArray>(batch, "v");
+        for i in 0..batch.num_rows() {
+            rows.push((
+                ids.value(i),
+                pts.value(i).to_string(),
+                vs.value(i).to_string(),
+            ));
+        }
+    }
+    rows.sort();
+    rows
+}
+
+fn column<'a, T: Array + 'static>(batch: &'a RecordBatch, name: &str) -> &'a T {
+    batch
+        .column_by_name(name)
+        .unwrap_or_else(|| panic!("column {name}"))
+        .as_any()
+        .downcast_ref::<T>()
+        .unwrap_or_else(|| panic!("column {name} type"))
+}
+
+/// `(id, pt, "v<id>")` for every row, sorted: what [`read_rows`] returns after writing them.
+pub fn expected(rows: &[(i32, &str)]) -> Vec<(i32, String, String)> {
+    let mut out: Vec<_> = rows
+        .iter()
+        .map(|(id, pt)| (*id, pt.to_string(), format!("v{id}")))
+        .collect();
+    out.sort();
+    out
+}
+
+/// How many snapshots the table has.
+pub async fn snapshot_count(table: &Table) -> usize {
+    table
+        .snapshot_manager()
+        .list_all_ids()
+        .await
+        .expect("list snapshots")
+        .len()
+}
+
+/// Every regular file under `root` whose name is `name`.
+pub fn find_files(root: &Path, name: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.file_name().and_then(|n| n.to_str()) == Some(name) {
+                found.push(path);
+            }
+        }
+    }
+    found
+}

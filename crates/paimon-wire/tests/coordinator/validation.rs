@@ -1,0 +1,430 @@
+//! Every validation rule, broken by a crafted payload: a valid message from a real worker,
+//! one field mutated, serialized again. Each must be rejected naming the rule, the message
+//! and the field, before anything is committed.
+
+use indexmap::IndexMap;
+use paimon::spec::{
+    BinaryRow, DataType, Datum, DeletionVectorMeta, IndexFileMeta, IntType, VarCharType,
+};
+use paimon::table::CommitMessage;
+use paimon_wire::coordinator::{Binding, CommitOutcome, Coordinator, Rule};
+use paimon_wire::{serialize_list, SerializerVersion};
+
+use super::support::{expected, read_rows, snapshot_count, worker_messages, Kind, Warehouse, USER};
+
+const V: SerializerVersion = SerializerVersion::CURRENT;
+
+type Mutation = Box<dyn Fn(&mut CommitMessage)>;
+
+/// A case: name, rule, field path, a fragment of the reason, the mutation.
+type Case = (&'static str, Rule, &'static str, &'static str, Mutation);
+
+fn index_file(index_type: &str, file_name: &str) -> IndexFileMeta {
+    IndexFileMeta {
+        index_type: index_type.into(),
+        file_name: file_name.into(),
+        file_size: 10,
+        row_count: 1,
+        deletion_vectors_ranges: None,
+        external_path: None,
+        global_index_meta: None,
+    }
+}
+
+fn dv_index_file(data_file: &str, offset: i32) -> IndexFileMeta {
+    let mut ranges = IndexMap::new();
+    ranges.insert(
+        data_file.to_string(),
+        DeletionVectorMeta {
+            offset,
+            length: 4,
+            cardinality: Some(1),
+        },
+    );
+    IndexFileMeta {
+        deletion_vectors_ranges: Some(ranges),
+        ..index_file("DELETION_VECTORS", "index-dv-1")
+    }
+}
+
+fn string_partition(value: &str) -> Vec<u8> {
+    let string = DataType::VarChar(VarCharType::string_type());
+    BinaryRow::from_datums(&[(Some(&Datum::String(value.into())), &string)]).to_serialized_bytes()
+}
+
+/// `"a"` stored in the variable-length part instead of inline: decodes to the same value,
+/// but is not the bytes Paimon would write for it.
+fn non_canonical_partition() -> Vec<u8> {
+    let mut row = 1i32.to_be_bytes().to_vec();
+    row.extend([0u8; 8]); // header + null bits
+    row.extend(((16u64 << 32) | 1).to_le_bytes()); // offset 16, length 1
+    row.extend(b"a\0\0\0\0\0\0\0");
+    row
+}
+
+/// A string field whose offset points far outside the row.
+fn out_of_range_partition() -> Vec<u8> {
+    let mut row = 1i32.to_be_bytes().to_vec();
+    row.extend([0u8; 8]);
+    row.extend(((4096u64 << 32) | 5).to_le_bytes());
+    row
+}
+
+fn rejection_cases() -> Vec<Case> {
+    let string = DataType::VarChar(VarCharType::string_type());
+    let int = DataType::Int(IntType::new());
+    let two_fields = BinaryRow::from_datums(&[
+        (Some(&Datum::String("a".into())), &string),
+        (Some(&Datum::Int(1)), &int),
+    ])
+    .to_serialized_bytes();
+    vec![
+        (
+            "partition arity",
+            Rule::Partition,
+            "partition",
+            "2 field(s)",
+            { Box::new(move |m| m.partition = two_fields.clone()) },
+        ),
+        (
+            "partition empty on a partitioned table",
+            Rule::Partition,
+            "partition",
+            "partition row has 0 field(s)",
+            { Box::new(|m| m.partition = Vec::new()) },
+        ),
+        (
+            "partition does not decode as STRING",
+            Rule::Partition,
+            "partition",
+            "does not decode",
+            { Box::new(|m| m.partition = out_of_range_partition()) },
+        ),
+        (
+            "partition not canonical",
+            Rule::Partition,
+            "partition",
+            "canonical",
+            { Box::new(|m| m.partition = non_canonical_partition()) },
+        ),
+        (
+            "bucket past the bucket count",
+            Rule::Bucket,
+            "bucket",
+            "takes buckets 0..1",
+            { Box::new(|m| m.bucket = 2) },
+        ),
+        (
+            "bucket negative",
+            Rule::Bucket,
+            "bucket",
+            "takes buckets 0..1",
+            Box::new(|m| m.bucket = -1),
+        ),
+        (
+            "total_buckets disagrees",
+            Rule::TotalBuckets,
+            "total_buckets",
+            "has bucket = 2",
+            { Box::new(|m| m.total_buckets = Some(3)) },
+        ),
+        (
+            "file name with ..",
+            Rule::PlainFileName,
+            "new_files[0].file_name",
+            "contains '/'",
+            { Box::new(|m| m.new_files[0].file_name = "../../escape.parquet".into()) },
+        ),
+        (
+            "file name with /",
+            Rule::PlainFileName,
+            "new_files[0].file_name",
+            "contains '/'",
+            { Box::new(|m| m.new_files[0].file_name = "sub/dir.parquet".into()) },
+        ),
+        (
+            "file name with \\",
+            Rule::PlainFileName,
+            "new_files[0].file_name",
+            "contains '\\'",
+            { Box::new(|m| m.new_files[0].file_name = "a\\b.parquet".into()) },
+        ),
+        (
+            "file name with NUL",
+            Rule::PlainFileName,
+            "new_files[0].file_name",
+            "NUL",
+            { Box::new(|m| m.new_files[0].file_name = "a\0b".into()) },
+        ),
+        (
+            "file name empty",
+            Rule::PlainFileName,
+            "new_files[0].file_name",
+            "is empty",
+            { Box::new(|m| m.new_files[0].file_name = String::new()) },
+        ),
+        (
+            "file name ..",
+            Rule::PlainFileName,
+            "new_files[0].file_name",
+            "is '.' or '..'",
+            { Box::new(|m| m.new_files[0].file_name = "..".into()) },
+        ),
+        (
+            "extra file name",
+            Rule::PlainFileName,
+            "new_files[0].extra_files[0]",
+            "contains '/'",
+            { Box::new(|m| m.new_files[0].extra_files = vec!["/etc/passwd".into()]) },
+        ),
+        (
+            "changelog file name",
+            Rule::PlainFileName,
+            "new_changelog_files[0].file_name",
+            "contains '/'",
+            Box::new(|m| {
+                let mut file = m.new_files[0].clone();
+                file.file_name = "../changelog".into();
+                m.new_changelog_files = vec![file];
+            }),
+        ),
+        (
+            "external path on a table without external roots",
+            Rule::ExternalPath,
+            "new_files[0].external_path",
+            "configures no external paths",
+            Box::new(|m| {
+                let name = m.new_files[0].file_name.clone();
+                m.new_files[0].external_path = Some(format!("file:///tmp/{name}"));
+            }),
+        ),
+        (
+            "unknown schema id",
+            Rule::SchemaId,
+            "new_files[0].schema_id",
+            "schema 7 is not in the schema history",
+            { Box::new(|m| m.new_files[0].schema_id = 7) },
+        ),
+        (
+            "negative file size",
+            Rule::NonNegative,
+            "new_files[0].file_size",
+            "-1 is negative",
+            { Box::new(|m| m.new_files[0].file_size = -1) },
+        ),
+        (
+            "negative row count",
+            Rule::NonNegative,
+            "new_files[0].row_count",
+            "-5 is negative",
+            { Box::new(|m| m.new_files[0].row_count = -5) },
+        ),
+        (
+            "negative level",
+            Rule::NonNegative,
+            "new_files[0].level",
+            "-1 is negative",
+            { Box::new(|m| m.new_files[0].level = -1) },
+        ),
+        (
+            "more deleted rows than rows",
+            Rule::NonNegative,
+            "new_files[0].delete_row_count",
+            "deleted rows in a file of",
+            Box::new(|m| m.new_files[0].delete_row_count = Some(m.new_files[0].row_count + 1)),
+        ),
+        (
+            "negative first row id",
+            Rule::NonNegative,
+            "new_files[0].first_row_id",
+            "-1 is negative",
+            Box::new(|m| m.new_files[0].first_row_id = Some(-1)),
+        ),
+        (
+            "unknown index type",
+            Rule::IndexType,
+            "new_index_files[0].index_type",
+            "not an index type",
+            Box::new(|m| m.new_index_files = vec![index_file("BLOOM_FILTER", "index-1")]),
+        ),
+        (
+            "index file name",
+            Rule::PlainFileName,
+            "new_index_files[0].file_name",
+            "contains '/'",
+            Box::new(|m| m.new_index_files = vec![index_file("HASH", "../index-1")]),
+        ),
+        (
+            "deleted index file name",
+            Rule::PlainFileName,
+            "deleted_index_files[0].file_name",
+            "contains '/'",
+            Box::new(|m| m.deleted_index_files = vec![index_file("HASH", "a/index")]),
+        ),
+        (
+            "negative index file size",
+            Rule::NonNegative,
+            "new_index_files[0].file_size",
+            "-1 is negative",
+            Box::new(|m| {
+                m.new_index_files = vec![IndexFileMeta {
+                    file_size: -1,
+                    ..index_file("HASH", "index-1")
+                }]
+            }),
+        ),
+        (
+            "deletion vector names a path",
+            Rule::PlainFileName,
+            "new_index_files[0].deletion_vectors_ranges[\"../data.parquet\"]",
+            "contains '/'",
+            Box::new(|m| m.new_index_files = vec![dv_index_file("../data.parquet", 0)]),
+        ),
+        (
+            "deletion vector negative offset",
+            Rule::NonNegative,
+            "new_index_files[0].deletion_vectors_ranges[\"data.parquet\"].offset",
+            "-8 is negative",
+            Box::new(|m| m.new_index_files = vec![dv_index_file("data.parquet", -8)]),
+        ),
+        (
+            "index external path without roots",
+            Rule::ExternalPath,
+            "new_index_files[0].external_path",
+            "configures no external paths",
+            Box::new(|m| {
+                m.new_index_files = vec![IndexFileMeta {
+                    external_path: Some("file:///tmp/index-1".into()),
+                    ..index_file("HASH", "index-1")
+                }]
+            }),
+        ),
+        (
+            "compaction result",
+            Rule::CompactIncrement,
+            "compact_after",
+            "COMPACT snapshot",
+            { Box::new(|m| m.compact_after = vec![m.new_files[0].clone()]) },
+        ),
+        (
+            "compaction input",
+            Rule::CompactIncrement,
+            "compact_before",
+            "COMPACT snapshot",
+            { Box::new(|m| m.compact_before = vec![m.new_files[0].clone()]) },
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn every_rule_rejects_its_crafted_payload_and_nothing_is_committed() {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("users", Kind::FixedBucketPk).await;
+    let rows: &[(i32, &str)] = &[(1, "a"), (2, "a"), (3, "a"), (4, "a")];
+    let valid = worker_messages(&table, rows).await;
+    assert!(!valid.is_empty());
+    let coordinator = Coordinator::bind(table.clone(), Binding::append(USER))
+        .await
+        .unwrap();
+
+    for (case, rule, field, reason, mutate) in rejection_cases() {
+        // Break the last message, so the index in the error is not trivially 0.
+        let mut crafted = valid.clone();
+        let target = crafted.len() - 1;
+        mutate(&mut crafted[target]);
+        let payload = serialize_list(&crafted, V)
+            .unwrap_or_else(|e| panic!("{case}: cannot serialize the crafted payload: {e}"));
+        let error = match coordinator.deserialize(V, &payload) {
+            Ok(_) => panic!("{case}: accepted"),
+            Err(error) => error,
+        };
+        let rejection = error
+            .as_validation()
+            .unwrap_or_else(|| panic!("{case}: not a validation error: {error}"));
+        assert_eq!(rejection.rule, rule, "{case}: {error}");
+        assert_eq!(rejection.field, field, "{case}: {error}");
+        assert_eq!(rejection.message_index, target, "{case}: {error}");
+        assert!(rejection.reason.contains(reason), "{case}: {error}");
+        let text = error.to_string();
+        assert!(text.contains(rule.name()), "{case}: {text}");
+        assert!(
+            text.contains(&format!("message {target}")),
+            "{case}: {text}"
+        );
+        assert!(text.contains("nothing was committed"), "{case}: {text}");
+    }
+    assert_eq!(snapshot_count(&table).await, 0);
+
+    // Valid variations pass: Java writers send total_buckets = the table's bucket count,
+    // and known index types with plain names are accepted.
+    let mut java_style = valid.clone();
+    for message in &mut java_style {
+        message.total_buckets = Some(2);
+    }
+    let bound = coordinator
+        .deserialize(V, &serialize_list(&java_style, V).unwrap())
+        .unwrap();
+    assert!(bound.messages().iter().all(|m| m.total_buckets.is_none()));
+    let mut with_index = valid.clone();
+    with_index[0].new_index_files = vec![index_file("HASH", "index-1"), dv_index_file("d", 0)];
+    coordinator
+        .deserialize(V, &serialize_list(&with_index, V).unwrap())
+        .unwrap();
+
+    // The untouched payload still commits.
+    let bound = coordinator
+        .deserialize(V, &serialize_list(&valid, V).unwrap())
+        .unwrap();
+    assert_eq!(
+        coordinator.commit(bound, 1).await.unwrap(),
+        CommitOutcome::Committed { snapshot_id: 1 }
+    );
+    assert_eq!(read_rows(&table).await, expected(rows));
+}
+
+#[tokio::test]
+async fn bucket_unaware_append_tables_take_bucket_zero_only() {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("events", Kind::PartitionedAppend).await;
+    let valid = worker_messages(&table, &[(1, "a")]).await;
+    assert_eq!(valid[0].bucket, 0);
+    let coordinator = Coordinator::bind(table.clone(), Binding::append(USER))
+        .await
+        .unwrap();
+    for (bucket, total_buckets, rule) in [
+        (1, None, Some(Rule::Bucket)),
+        (-2, None, Some(Rule::Bucket)),
+        (0, Some(4), Some(Rule::TotalBuckets)),
+        (0, Some(-1), None),
+    ] {
+        let mut crafted = valid.clone();
+        crafted[0].bucket = bucket;
+        crafted[0].total_buckets = total_buckets;
+        let result = coordinator.deserialize(V, &serialize_list(&crafted, V).unwrap());
+        match (rule, result) {
+            (None, Ok(_)) => {}
+            (Some(rule), Err(error)) => {
+                assert_eq!(error.as_validation().map(|v| v.rule), Some(rule), "{error}")
+            }
+            (rule, result) => panic!("bucket {bucket} {total_buckets:?}: {rule:?} vs {result:?}"),
+        }
+    }
+    // A partition key holding a value of the wrong width is caught too: a 2-field row.
+    let string = DataType::VarChar(VarCharType::string_type());
+    let mut crafted = valid.clone();
+    crafted[0].partition = BinaryRow::from_datums(&[
+        (Some(&Datum::String("a".into())), &string),
+        (Some(&Datum::String("b".into())), &string),
+    ])
+    .to_serialized_bytes();
+    let error = coordinator
+        .deserialize(V, &serialize_list(&crafted, V).unwrap())
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("1 partition key(s) (pt)"),
+        "{error}"
+    );
+    // And the partition bytes a worker wrote are exactly the canonical ones.
+    assert_eq!(valid[0].partition, string_partition("a"));
+    assert_eq!(snapshot_count(&table).await, 0);
+}
