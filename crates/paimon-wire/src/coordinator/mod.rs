@@ -52,12 +52,15 @@
 //!   a table with no external roots accepts no external path;
 //! - **schema-id**: every file's schema id exists in the table's schema history;
 //! - **non-negative**: sizes, row counts, delete counts (at most the row count), levels,
-//!   first row ids, deletion-vector offsets, lengths and cardinalities;
+//!   first row ids, deletion-vector offsets, lengths and cardinalities, `check_from_snapshot`;
 //! - **index-type**: `DELETION_VECTORS`, `HASH`, or a global index type the paimon crate
 //!   knows (`btree`, `bitmap`, `multivalue`, `fm`, `full-text`, `lumina`, `ivf-*`,
 //!   `diskann`);
 //! - **compact-increment**: compaction results are refused (the paimon crate commits those
 //!   in a separate COMPACT snapshot, which is not this coordinator's job).
+//!
+//! What the coordinator passes on as given: `check_from_snapshot` beyond its sign (the
+//! snapshot from which the paimon crate checks write conflicts; it takes the smallest one).
 //!
 //! What comes from the coordinator and never from the payload: the table, the
 //! `commit_user`, append or overwrite, and the fixed-bucket overwrite flag (Java's wire
@@ -121,7 +124,9 @@ pub enum CommitMode {
     /// Add the files to the table (`INSERT INTO`).
     Append,
     /// Replace the partitions the messages write (`INSERT OVERWRITE`, dynamic partitions).
-    /// On an unpartitioned table this replaces the whole table.
+    /// On an unpartitioned table this replaces the whole table — even with no messages:
+    /// an empty overwrite of an unpartitioned table empties it, as in Java. On a partitioned
+    /// table an empty overwrite touches nothing.
     Overwrite,
 }
 
@@ -272,6 +277,7 @@ pub struct Coordinator {
     table: Table,
     binding: Binding,
     rules: TableRules,
+    limits: crate::DecodeLimits,
 }
 
 impl Coordinator {
@@ -292,7 +298,20 @@ impl Coordinator {
             table,
             binding,
             rules,
+            limits: crate::DecodeLimits::default(),
         })
+    }
+
+    /// The same coordinator decoding payloads under `limits` instead of
+    /// [`crate::DecodeLimits::default`].
+    pub fn with_decode_limits(mut self, limits: crate::DecodeLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits [`Self::deserialize`] applies to each payload.
+    pub fn decode_limits(&self) -> &crate::DecodeLimits {
+        &self.limits
     }
 
     /// This coordinator's process-unique id.
@@ -319,7 +338,10 @@ impl Coordinator {
     /// `version`), validates every message against the bound table, applies the binding, drops
     /// identical duplicate files and returns the messages bound to this coordinator.
     ///
-    /// Errors: [`CoordinatorError::Codec`] if the bytes do not decode,
+    /// The payload is decoded under the coordinator's [`crate::DecodeLimits`]
+    /// ([`Self::with_decode_limits`]; the defaults unless set).
+    ///
+    /// Errors: [`CoordinatorError::Codec`] if the bytes do not decode or go over a limit,
     /// [`CoordinatorError::Validation`] naming the message, field and rule a message breaks,
     /// [`CoordinatorError::Merge`] if the payload names one file twice with different
     /// metadata.
@@ -328,7 +350,7 @@ impl Coordinator {
         version: crate::SerializerVersion,
         payload: &[u8],
     ) -> CoordinatorResult<BoundMessages> {
-        let decoded = crate::deserialize_list(version, payload)?;
+        let decoded = crate::deserialize_list_with_limits(version, payload, &self.limits)?;
         self.bind_messages(decoded)
     }
 
@@ -446,5 +468,38 @@ impl fmt::Display for Coordinator {
             self.binding.mode,
             self.binding.write_kind
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+    fn assert_send<T: Send>(_: &T) {}
+
+    #[test]
+    fn handles_cross_threads_and_commits_run_on_any_runtime() {
+        assert_send_sync::<Coordinator>();
+        assert_send_sync::<BoundMessages>();
+        assert_send_sync::<CoordinatorError>();
+        // The futures must be Send so a multi-threaded runtime can drive them.
+        fn futures_are_send(coordinator: &Coordinator, messages: BoundMessages) {
+            assert_send(&coordinator.commit(messages.clone(), 1));
+            assert_send(&coordinator.abort(&messages));
+            assert_send(&coordinator.commit_status(1));
+            assert_send(&Coordinator::bind(
+                coordinator.table().clone(),
+                Binding::append("u"),
+            ));
+            assert_send(&open_table("w", "d.t"));
+        }
+        let _ = futures_are_send;
+    }
+
+    #[test]
+    fn coordinator_ids_are_unique() {
+        let ids: std::collections::HashSet<_> = (0..100).map(|_| CoordinatorId::next()).collect();
+        assert_eq!(ids.len(), 100);
     }
 }

@@ -240,6 +240,9 @@ impl TableRules {
         };
         check.partition(&message.partition)?;
         check.bucket(message.bucket, message.total_buckets)?;
+        if let Some(snapshot) = message.check_from_snapshot {
+            check.non_negative("check_from_snapshot".into(), snapshot)?;
+        }
         for (list, files) in [
             ("compact_before", message.compact_before.len()),
             ("compact_after", message.compact_after.len()),

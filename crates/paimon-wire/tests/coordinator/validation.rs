@@ -300,6 +300,13 @@ fn rejection_cases() -> Vec<Case> {
             }),
         ),
         (
+            "negative check-from snapshot",
+            Rule::NonNegative,
+            "check_from_snapshot",
+            "-3 is negative",
+            Box::new(|m| m.check_from_snapshot = Some(-3)),
+        ),
+        (
             "compaction result",
             Rule::CompactIncrement,
             "compact_after",
