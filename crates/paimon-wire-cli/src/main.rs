@@ -7,6 +7,7 @@
 
 mod convert;
 mod coordinate;
+mod demo;
 mod error;
 mod inspect;
 mod partition;
@@ -66,6 +67,13 @@ enum Command {
         #[command(flatten)]
         payloads: PayloadFiles,
     },
+    /// Run the distributed write end to end: create a partitioned table, start worker
+    /// processes that write rows and send payloads, validate, merge and commit once, and
+    /// read the table back.
+    Demo(demo::DemoArgs),
+    /// One worker process of the demo (started by `demo`).
+    #[command(hide = true)]
+    Worker(demo::worker::WorkerArgs),
 }
 
 #[derive(Debug, Args)]
@@ -81,7 +89,7 @@ struct InspectArgs {
     format: InspectFormat,
     /// Show partition values with this warehouse's table's partition types (with --table);
     /// without it, `--format table` guesses them from the row's slots.
-    #[arg(long, value_name = "W", requires = "table")]
+    #[arg(long, value_name = "W", requires = "table", value_parser = table::parse_warehouse)]
     warehouse: Option<String>,
     /// The table whose partition types to use, as `database.table` (with --warehouse).
     #[arg(long, value_name = "DB.T", requires = "warehouse")]
@@ -154,6 +162,8 @@ fn run(cli: Cli) -> CliResult<()> {
             options,
             payloads,
         } => coordinate::commit(&table, &payloads, &options),
+        Command::Demo(args) => demo::run(&args),
+        Command::Worker(args) => demo::worker::run(&args),
     }
 }
 

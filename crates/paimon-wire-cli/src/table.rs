@@ -14,11 +14,27 @@ use crate::partition::{PartitionColumn, PartitionDecoder};
 #[derive(Debug, Clone, clap::Args)]
 pub struct TableArgs {
     /// The filesystem warehouse (a local path or a URI the paimon crate supports).
-    #[arg(long, value_name = "W")]
+    #[arg(long, value_name = "W", value_parser = parse_warehouse)]
     pub warehouse: String,
     /// The table, as `database.table`.
     #[arg(long, value_name = "DB.T", value_parser = parse_table_arg)]
     pub table: String,
+}
+
+/// A warehouse as the paimon crate takes it: a URI as given, a local path made absolute
+/// (the crate refuses relative paths).
+pub fn parse_warehouse(s: &str) -> Result<String, String> {
+    if s.is_empty() {
+        return Err("the warehouse must not be empty".to_string());
+    }
+    if s.contains("://") || s.starts_with("file:") {
+        return Ok(s.to_string());
+    }
+    let absolute = std::path::absolute(s).map_err(|e| format!("cannot resolve {s:?}: {e}"))?;
+    absolute
+        .into_os_string()
+        .into_string()
+        .map_err(|_| format!("the warehouse path {s:?} is not UTF-8"))
 }
 
 /// Checks a `--table` value with the core's parser, so a bad name is a usage error.

@@ -1,0 +1,541 @@
+//! `demo`, `validate`, `commit` and table-aware `inspect` on real local tables, with
+//! payloads written by real worker processes (the hidden `worker` subcommand).
+
+mod common;
+
+use std::path::Path;
+
+use arrow_array::RecordBatch;
+use common::{failure, path_in, run, success};
+use futures::TryStreamExt;
+use paimon_wire::coordinator::open_table;
+use paimon_wire::{deserialize_list, envelope, serialize_list, SerializerVersion};
+
+const TABLE: &str = "demo.events";
+
+/// Rows in `table` of the warehouse at `warehouse`, read with the paimon crate directly
+/// (not through the CLI under test).
+fn count_rows(warehouse: &str, table: &str) -> usize {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let table = open_table(warehouse, table).await.unwrap();
+        let builder = table.new_read_builder();
+        let plan = builder.new_scan().plan().await.unwrap();
+        let batches: Vec<RecordBatch> = builder
+            .new_read()
+            .unwrap()
+            .to_arrow(plan.splits())
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        batches.iter().map(RecordBatch::num_rows).sum()
+    })
+}
+
+/// The value of the demo report line starting with `key`.
+fn report_line<'a>(stdout: &'a str, key: &str) -> &'a str {
+    stdout
+        .lines()
+        .map(str::trim_start)
+        .find_map(|l| l.strip_prefix(key))
+        .unwrap_or_else(|| panic!("no {key} line in {stdout}"))
+        .trim()
+}
+
+fn demo_end_to_end(workers: u32, rows: u64, partitions: u32) {
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = path_in(&dir, "warehouse");
+    let stdout = success(&run(
+        &[
+            "demo",
+            "--workers",
+            &workers.to_string(),
+            "--rows",
+            &rows.to_string(),
+            "--partitions",
+            &partitions.to_string(),
+            "--warehouse",
+            &warehouse,
+        ],
+        None,
+    ));
+    assert_eq!(
+        report_line(&stdout, "read back"),
+        format!(
+            "{rows} rows in {partitions} partitions: every id from 0 to {} exactly once",
+            rows - 1
+        )
+    );
+    assert_eq!(report_line(&stdout, "snapshot"), "1");
+    assert!(
+        report_line(&stdout, "payloads").starts_with(&format!("{workers} x serializer version 14")),
+        "{stdout}"
+    );
+    // Every worker wrote every partition: one message per (worker, partition).
+    let expected_messages = workers * partitions;
+    assert_eq!(
+        report_line(&stdout, "messages"),
+        format!("{expected_messages} received, {expected_messages} after merge")
+    );
+    for phase in [
+        "create table",
+        "workers write",
+        "validate + merge",
+        "commit",
+        "read back",
+    ] {
+        assert!(report_line(&stdout, "phases").contains(phase), "{stdout}");
+    }
+    // Read independently of the CLI.
+    assert_eq!(count_rows(&warehouse, TABLE), rows as usize);
+}
+
+#[test]
+fn demo_with_one_worker() {
+    demo_end_to_end(1, 20_000, 4);
+}
+
+#[test]
+fn demo_with_eight_workers() {
+    demo_end_to_end(8, 40_000, 3);
+}
+
+#[test]
+fn demo_defaults_run_in_a_temporary_warehouse() {
+    let stdout = success(&run(&["demo"], None));
+    assert!(
+        report_line(&stdout, "warehouse").ends_with("(temporary, removed on exit)"),
+        "{stdout}"
+    );
+    assert_eq!(
+        report_line(&stdout, "read back"),
+        "100000 rows in 4 partitions: every id from 0 to 99999 exactly once"
+    );
+    let warehouse = report_line(&stdout, "warehouse")
+        .trim_end_matches("(temporary, removed on exit)")
+        .trim();
+    assert!(!Path::new(warehouse).exists(), "{warehouse} left behind");
+}
+
+#[test]
+fn demo_refuses_an_existing_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = path_in(&dir, "warehouse");
+    let args = ["demo", "--rows", "10", "--warehouse", &warehouse];
+    success(&run(&args, None));
+    let line = failure(&run(&args, None), 1);
+    assert!(line.contains("demo.events"), "{line}");
+}
+
+/// A warehouse with an empty demo table (`demo --rows 0` creates it and commits nothing)
+/// and one payload per worker, written by `paimon-wire worker` and not committed.
+struct Written {
+    dir: tempfile::TempDir,
+    warehouse: String,
+    payloads: Vec<String>,
+}
+
+const USER: &str = "cli-test-job";
+
+fn written(workers: u32, rows: u64, extra_worker_args: &[&str]) -> Written {
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = path_in(&dir, "warehouse");
+    let created = success(&run(
+        &["demo", "--rows", "0", "--warehouse", &warehouse],
+        None,
+    ));
+    assert_eq!(
+        report_line(&created, "snapshot"),
+        "none (nothing to commit)"
+    );
+    let mut payloads = Vec::new();
+    for index in 0..workers {
+        let output = path_in(&dir, &format!("worker-{index}.bin"));
+        let mut args = vec![
+            "worker",
+            "--warehouse",
+            &warehouse,
+            "--table",
+            TABLE,
+            "--commit-user",
+            USER,
+            "--partitions",
+            "3",
+        ];
+        let index_s = index.to_string();
+        let workers_s = workers.to_string();
+        let rows_s = rows.to_string();
+        args.extend([
+            "--index",
+            &index_s,
+            "--workers",
+            &workers_s,
+            "--rows",
+            &rows_s,
+            "--output",
+            &output,
+        ]);
+        args.extend(extra_worker_args);
+        success(&run(&args, None));
+        payloads.push(output);
+    }
+    Written {
+        dir,
+        warehouse,
+        payloads,
+    }
+}
+
+fn commit_args<'a>(w: &'a Written, identifier: &'a str) -> Vec<&'a str> {
+    let mut args = vec![
+        "commit",
+        "--warehouse",
+        &w.warehouse,
+        "--table",
+        TABLE,
+        "--commit-user",
+        USER,
+        "--identifier",
+        identifier,
+        "--version",
+        "14",
+    ];
+    args.extend(w.payloads.iter().map(String::as_str));
+    args
+}
+
+#[test]
+fn commit_is_idempotent_per_identifier() {
+    let w = written(3, 3_000, &[]);
+    let first = success(&run(&commit_args(&w, "7"), None));
+    let last = first.lines().last().unwrap();
+    assert!(
+        last.starts_with("committed snapshot 1: "),
+        "the demo's empty commit made no snapshot, so this is the first: {first}"
+    );
+    assert!(last.contains("3000 row(s)"), "{last}");
+    assert_eq!(count_rows(&w.warehouse, TABLE), 3_000);
+
+    let again = success(&run(&commit_args(&w, "7"), None));
+    assert_eq!(
+        again.lines().last().unwrap(),
+        format!(
+            "identifier 7 of commit user \"{USER}\" was already committed in snapshot 1; \
+             nothing committed"
+        )
+    );
+    assert_eq!(count_rows(&w.warehouse, TABLE), 3_000);
+}
+
+#[test]
+fn validate_accepts_real_payloads_and_rejects_a_crafted_one() {
+    let w = written(2, 100, &[]);
+    let mut args = vec![
+        "validate",
+        "--warehouse",
+        &w.warehouse,
+        "--table",
+        TABLE,
+        "--version",
+        "14",
+    ];
+    args.extend(w.payloads.iter().map(String::as_str));
+    let stdout = success(&run(&args, None));
+    assert!(
+        stdout
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("valid: 2 payload(s) for table demo.events: 6 message(s)"),
+        "{stdout}"
+    );
+
+    // The same payload with a data file name that climbs out of its bucket directory.
+    let real = std::fs::read(&w.payloads[0]).unwrap();
+    let mut messages = deserialize_list(SerializerVersion::V14, &real).unwrap();
+    messages[1].new_files[0].file_name = "../../escape.parquet".into();
+    let crafted = path_in(&w.dir, "crafted.bin");
+    std::fs::write(
+        &crafted,
+        serialize_list(&messages, SerializerVersion::V14).unwrap(),
+    )
+    .unwrap();
+    let line = failure(
+        &run(
+            &[
+                "validate",
+                "--warehouse",
+                &w.warehouse,
+                "--table",
+                TABLE,
+                "--version",
+                "14",
+                &crafted,
+            ],
+            None,
+        ),
+        1,
+    );
+    assert!(line.contains("crafted.bin"), "{line}");
+    assert!(line.contains("plain-file-name"), "{line}");
+    assert!(line.contains("message 1"), "{line}");
+
+    // A bucket the bucket-unaware table can't have, committed: refused, nothing written.
+    let mut messages = deserialize_list(SerializerVersion::V14, &real).unwrap();
+    messages[0].bucket = 3;
+    std::fs::write(
+        &crafted,
+        serialize_list(&messages, SerializerVersion::V14).unwrap(),
+    )
+    .unwrap();
+    let line = failure(
+        &run(
+            &[
+                "commit",
+                "--warehouse",
+                &w.warehouse,
+                "--table",
+                TABLE,
+                "--commit-user",
+                USER,
+                "--identifier",
+                "1",
+                "--version",
+                "14",
+                &crafted,
+            ],
+            None,
+        ),
+        1,
+    );
+    assert!(line.contains("rule bucket"), "{line}");
+    assert_eq!(count_rows(&w.warehouse, TABLE), 0);
+}
+
+#[test]
+fn two_payloads_naming_one_file_differently_do_not_merge() {
+    let w = written(2, 100, &[]);
+    let real = std::fs::read(&w.payloads[0]).unwrap();
+    let mut messages = deserialize_list(SerializerVersion::V14, &real).unwrap();
+    messages[0].new_files[0].row_count += 1;
+    let conflicting = path_in(&w.dir, "conflicting.bin");
+    std::fs::write(
+        &conflicting,
+        serialize_list(&messages, SerializerVersion::V14).unwrap(),
+    )
+    .unwrap();
+    let line = failure(
+        &run(
+            &[
+                "validate",
+                "--warehouse",
+                &w.warehouse,
+                "--table",
+                TABLE,
+                "--version",
+                "14",
+                &w.payloads[0],
+                &conflicting,
+            ],
+            None,
+        ),
+        1,
+    );
+    assert!(line.contains("merging the payloads"), "{line}");
+}
+
+#[test]
+fn validate_and_commit_read_envelopes_without_a_version() {
+    let w = written(2, 50, &["--envelope", "--version", "7"]);
+    for payload in &w.payloads {
+        assert!(envelope::is_envelope(&std::fs::read(payload).unwrap()));
+    }
+    let mut args = vec!["commit", "--warehouse", &w.warehouse, "--table", TABLE];
+    args.extend(["--commit-user", USER, "--identifier", "1"]);
+    args.extend(w.payloads.iter().map(String::as_str));
+    let stdout = success(&run(&args, None));
+    assert!(stdout.contains("serializer version 7"), "{stdout}");
+    assert!(stdout
+        .lines()
+        .last()
+        .unwrap()
+        .starts_with("committed snapshot"));
+    assert_eq!(count_rows(&w.warehouse, TABLE), 50);
+}
+
+#[test]
+fn table_errors_are_one_line() {
+    let w = written(1, 10, &[]);
+    let missing_table = failure(
+        &run(
+            &[
+                "validate",
+                "--warehouse",
+                &w.warehouse,
+                "--table",
+                "demo.nope",
+                "--version",
+                "14",
+                &w.payloads[0],
+            ],
+            None,
+        ),
+        1,
+    );
+    assert!(missing_table.contains("demo.nope"), "{missing_table}");
+    let bad_name = failure(
+        &run(
+            &[
+                "validate",
+                "--warehouse",
+                &w.warehouse,
+                "--table",
+                "no_dot",
+                &w.payloads[0],
+            ],
+            None,
+        ),
+        2,
+    );
+    assert!(bad_name.contains("database.table"), "{bad_name}");
+    let raw_without_version = failure(
+        &run(
+            &[
+                "validate",
+                "--warehouse",
+                &w.warehouse,
+                "--table",
+                TABLE,
+                &w.payloads[0],
+            ],
+            None,
+        ),
+        2,
+    );
+    assert!(
+        raw_without_version.contains("--version"),
+        "{raw_without_version}"
+    );
+}
+
+#[test]
+fn inspect_shows_typed_partition_values_with_the_table() {
+    let w = written(1, 10, &[]);
+    let stdout = success(&run(
+        &[
+            "inspect",
+            "--version",
+            "14",
+            "--format",
+            "table",
+            "--warehouse",
+            &w.warehouse,
+            "--table",
+            TABLE,
+            &w.payloads[0],
+        ],
+        None,
+    ));
+    let values: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("partition values"))
+        .map(str::trim)
+        .collect();
+    let mut sorted = values.clone();
+    sorted.sort_unstable();
+    assert_eq!(
+        sorted,
+        vec![
+            "(region='region-0')",
+            "(region='region-1')",
+            "(region='region-2')"
+        ],
+        "{stdout}"
+    );
+}
+
+#[test]
+fn inspect_and_convert_detect_envelopes() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = serialize_list(&common::messages_for_v7(), SerializerVersion::V11).unwrap();
+    let framed = path_in(&dir, "framed.bin");
+    std::fs::write(&framed, envelope::wrap(SerializerVersion::V11, &raw)).unwrap();
+
+    // No --version needed; the table header says it was an envelope.
+    let table = success(&run(&["inspect", "--format", "table", &framed], None));
+    assert!(
+        table
+            .lines()
+            .next()
+            .unwrap()
+            .contains("envelope, serializer version 11"),
+        "{table}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&success(&run(&["inspect", &framed], None))).unwrap();
+    assert_eq!(
+        json,
+        paimon_wire::dump::messages_to_json(
+            &deserialize_list(SerializerVersion::V11, &raw).unwrap()
+        )
+    );
+
+    // A contradicting --version, a corrupted envelope, a raw payload where one is required.
+    let line = failure(&run(&["inspect", "--version", "14", &framed], None), 1);
+    assert!(
+        line.contains("envelope says serializer version 11"),
+        "{line}"
+    );
+    let mut corrupted = std::fs::read(&framed).unwrap();
+    let last = corrupted.len() - 1;
+    corrupted[last] ^= 0x40;
+    let corrupt = path_in(&dir, "corrupt.bin");
+    std::fs::write(&corrupt, &corrupted).unwrap();
+    let line = failure(&run(&["inspect", &corrupt], None), 1);
+    assert!(line.contains("CRC32C"), "{line}");
+    let raw_file = path_in(&dir, "raw.bin");
+    std::fs::write(&raw_file, &raw).unwrap();
+    let line = failure(
+        &run(
+            &["inspect", "--envelope", "--version", "11", &raw_file],
+            None,
+        ),
+        1,
+    );
+    assert!(line.contains("PWIR"), "{line}");
+
+    // convert: envelope in, raw out; raw in, envelope out.
+    let out = path_in(&dir, "out.bin");
+    success(&run(&["convert", "--to-version", "7", &framed, &out], None));
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        serialize_list(&common::messages_for_v7(), SerializerVersion::V7).unwrap()
+    );
+    success(&run(
+        &[
+            "convert",
+            "--from-version",
+            "11",
+            "--to-version",
+            "12",
+            "--wrap",
+            &raw_file,
+            &out,
+        ],
+        None,
+    ));
+    let (version, inner) = {
+        let bytes = std::fs::read(&out).unwrap();
+        let (v, p) = envelope::unwrap(&bytes).unwrap();
+        (v, p.to_vec())
+    };
+    assert_eq!(version, SerializerVersion::V12);
+    assert_eq!(
+        inner,
+        serialize_list(&common::messages_for_v7(), SerializerVersion::V12).unwrap()
+    );
+}
