@@ -1,0 +1,327 @@
+//! `paimon-wire-compat`: the Rust side of the live checks against real Paimon releases
+//! (`scripts/java-interop`). The Java side is the harness in `compat/java`.
+//!
+//! ```text
+//! gen --version V [--seed S] [--count N] --out F.bin --json F.json
+//!     deterministic messages filling every field V carries, serialized at V, and their dump
+//! java-roundtrip --version V --java-json J.json [--decode-only] [--out OUT.bin] F.bin
+//!     decode Java's payload, compare with Java's dump, re-encode at V byte-identically
+//! compare-json EXPECTED.json ACTUAL.json
+//!     equal JSON values, or the first differing path
+//! refuse --version V [--seed S] --dropped-out F.bin --dropped-json F.json
+//!     V refuses a field only a newer version carries, by name; writes the message without it
+//! create-table | write | read
+//!     the paimon crate on a filesystem warehouse (see `table`)
+//! ```
+//!
+//! Exit codes: 0 pass, 1 a check failed (one line on stderr says which), 2 usage.
+
+mod generate;
+mod json_diff;
+mod refusal;
+mod table;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use paimon_wire::dump::messages_to_json;
+use paimon_wire::{deserialize_list, serialize_list, SerializerVersion};
+use serde_json::Value;
+
+use crate::table::TableKind;
+
+/// The seed of the Rust-written messages in the matrix.
+pub const MATRIX_SEED: u64 = 20_250_101;
+/// How many messages each Rust-written matrix payload holds at least.
+pub const MATRIX_COUNT: usize = 20;
+/// How many it may hold at most: more are drawn until every field is filled.
+pub const MATRIX_MAX_COUNT: usize = 200;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "paimon-wire-compat",
+    about = "Rust side of the live Java interop checks"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Write deterministic messages filling every field the version carries, and their dump.
+    Gen {
+        #[arg(long, value_parser = parse_version)]
+        version: SerializerVersion,
+        #[arg(long, default_value_t = MATRIX_SEED)]
+        seed: u64,
+        /// At least this many messages; more are drawn until every field is filled.
+        #[arg(long, default_value_t = MATRIX_COUNT)]
+        count: usize,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long)]
+        json: PathBuf,
+    },
+    /// Decode a payload Java wrote, compare with Java's dump, re-encode it byte-identically.
+    JavaRoundtrip {
+        #[arg(long, value_parser = parse_version)]
+        version: SerializerVersion,
+        /// Java's canonical dump of the payload (the harness's `generate --out-json`).
+        #[arg(long)]
+        java_json: PathBuf,
+        /// Only decode and compare (the 0.5-0.7 legacy v2 layout is read, never written).
+        #[arg(long)]
+        decode_only: bool,
+        /// Where to write Rust's re-encoding (at the same version).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        payload: PathBuf,
+    },
+    /// Compare two JSON files as values; print the first differing path.
+    CompareJson { expected: PathBuf, actual: PathBuf },
+    /// Check that a version refuses, by name, a field only a newer version carries.
+    Refuse {
+        #[arg(long, value_parser = parse_version)]
+        version: SerializerVersion,
+        #[arg(long, default_value_t = MATRIX_SEED)]
+        seed: u64,
+        /// Where to write the message with that field dropped (at the version).
+        #[arg(long)]
+        dropped_out: PathBuf,
+        /// Where to write the dump of what the version should read back from it.
+        #[arg(long)]
+        dropped_json: PathBuf,
+    },
+    /// Create a table of the interop checks with the paimon crate.
+    CreateTable {
+        #[arg(long)]
+        warehouse: String,
+        #[arg(long)]
+        table: String,
+        #[arg(long, value_enum)]
+        kind: TableKind,
+    },
+    /// A worker: write rows FROM..TO with the paimon crate and serialize its messages.
+    Write {
+        #[arg(long)]
+        warehouse: String,
+        #[arg(long)]
+        table: String,
+        #[arg(long)]
+        commit_user: String,
+        /// `FROM:TO`, TO exclusive.
+        #[arg(long, value_parser = parse_range)]
+        rows: (i32, i32),
+        #[arg(long, default_value = "v")]
+        value_prefix: String,
+        #[arg(long, value_parser = parse_version)]
+        version: SerializerVersion,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Print every row of the table's latest snapshot (`rows N`, then `id TAB pt TAB v`).
+    Read {
+        #[arg(long)]
+        warehouse: String,
+        #[arg(long)]
+        table: String,
+    },
+}
+
+fn parse_version(s: &str) -> Result<SerializerVersion, String> {
+    let n: i32 = s.parse().map_err(|_| format!("not a version: {s}"))?;
+    SerializerVersion::try_from(n).map_err(|e| e.to_string())
+}
+
+fn parse_range(s: &str) -> Result<(i32, i32), String> {
+    let (from, to) = s.split_once(':').ok_or("expected FROM:TO")?;
+    let from: i32 = from.parse().map_err(|_| format!("not a number: {from}"))?;
+    let to: i32 = to.parse().map_err(|_| format!("not a number: {to}"))?;
+    if from > to {
+        return Err(format!("FROM {from} is after TO {to}"));
+    }
+    Ok((from, to))
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("paimon-wire-compat: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+type Result<T, E = String> = std::result::Result<T, E>;
+
+fn read_file(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn read_json(path: &Path) -> Result<Value> {
+    serde_json::from_slice(&read_file(path)?).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn write_json(path: &Path, value: &Value) -> Result<()> {
+    let mut text = serde_json::to_string_pretty(value).expect("JSON values serialize");
+    text.push('\n');
+    write_file(path, text.as_bytes())
+}
+
+fn block_on<F: std::future::Future>(future: F) -> Result<F::Output> {
+    Ok(tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?
+        .block_on(future))
+}
+
+fn run(command: Command) -> Result<()> {
+    match command {
+        Command::Gen {
+            version,
+            seed,
+            count,
+            out,
+            json,
+        } => {
+            let max = count.max(MATRIX_MAX_COUNT);
+            let messages = generate::messages_filling_every_field(version, seed, count, max)
+                .map_err(|unfilled| {
+                    format!(
+                        "seed {seed}: {max} messages leave fields of version {version} \
+                         unfilled: {unfilled:?}"
+                    )
+                })?;
+            let bytes = serialize_list(&messages, version).map_err(|e| e.to_string())?;
+            write_file(&out, &bytes)?;
+            write_json(&json, &messages_to_json(&messages))?;
+            println!(
+                "wrote {} messages at version {version}, {} bytes",
+                messages.len(),
+                bytes.len()
+            );
+        }
+        Command::JavaRoundtrip {
+            version,
+            java_json,
+            decode_only,
+            out,
+            payload,
+        } => {
+            let bytes = read_file(&payload)?;
+            let name = payload.display();
+            let messages = deserialize_list(version, &bytes).map_err(|e| format!("{name}: {e}"))?;
+            if let Some(d) =
+                json_diff::first_difference(&read_json(&java_json)?, &messages_to_json(&messages))
+            {
+                return Err(format!("{name}: Rust's reading differs from Java's at {d}"));
+            }
+            let again = serialize_list(&messages, version).map_err(|e| format!("{name}: {e}"))?;
+            if !decode_only && again != bytes {
+                let at = again.iter().zip(&bytes).position(|(a, b)| a != b);
+                return Err(format!(
+                    "{name}: re-encoded at version {version}, {} bytes differ from Java's {} \
+                     (first difference at byte {})",
+                    again.len(),
+                    bytes.len(),
+                    at.unwrap_or(again.len().min(bytes.len()))
+                ));
+            }
+            if let Some(out) = out {
+                write_file(&out, &again)?;
+            }
+            println!(
+                "{name}: {} messages decoded as Java did{}",
+                messages.len(),
+                if decode_only {
+                    ""
+                } else {
+                    ", re-encoded byte-identically"
+                }
+            );
+        }
+        Command::CompareJson { expected, actual } => {
+            if let Some(d) =
+                json_diff::first_difference(&read_json(&expected)?, &read_json(&actual)?)
+            {
+                return Err(format!(
+                    "{} differs from {}: {d}",
+                    actual.display(),
+                    expected.display()
+                ));
+            }
+            let n = read_json(&expected)?.as_array().map_or(0, Vec::len);
+            println!("equal: {n} messages");
+        }
+        Command::Refuse {
+            version,
+            seed,
+            dropped_out,
+            dropped_json,
+        } => {
+            let r = refusal::refusal_for(version)
+                .ok_or_else(|| format!("version {version} carries every field"))?;
+            let (error, dropped) = refusal::check(&r, seed)?;
+            write_file(&dropped_out, &dropped)?;
+            let expected = refusal::without_field(&r, refusal::message_with_field(&r, seed));
+            write_json(&dropped_json, &messages_to_json(&[expected]))?;
+            println!("refused {}: {error}", r.field);
+        }
+        Command::CreateTable {
+            warehouse,
+            table,
+            kind,
+        } => {
+            block_on(table::create(&warehouse, &table, kind))??;
+            println!("created {kind:?} table {table}");
+        }
+        Command::Write {
+            warehouse,
+            table,
+            commit_user,
+            rows,
+            value_prefix,
+            version,
+            out,
+        } => {
+            let (bytes, n) = block_on(table::write(
+                &warehouse,
+                &table,
+                &commit_user,
+                rows,
+                &value_prefix,
+                version,
+            ))??;
+            write_file(&out, &bytes)?;
+            println!(
+                "wrote rows {}..{}: {n} message(s), version {version}, {} bytes",
+                rows.0,
+                rows.1,
+                bytes.len()
+            );
+        }
+        Command::Read { warehouse, table } => {
+            let rows = block_on(table::read(&warehouse, &table))??;
+            println!("rows {}", rows.len());
+            for row in rows {
+                println!("{row}");
+            }
+        }
+    }
+    Ok(())
+}
