@@ -38,7 +38,7 @@ pub fn parse_warehouse(s: &str) -> Result<String, String> {
 }
 
 /// Checks a `--table` value with the core's parser, so a bad name is a usage error.
-fn parse_table_arg(s: &str) -> Result<String, String> {
+pub fn parse_table_arg(s: &str) -> Result<String, String> {
     parse_table_name(s)
         .map(|_| s.to_string())
         .map_err(|e| e.to_string())

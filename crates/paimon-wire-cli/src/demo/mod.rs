@@ -48,7 +48,7 @@ pub struct DemoArgs {
     #[arg(long, value_name = "DIR")]
     pub warehouse: Option<PathBuf>,
     /// The table to create, as `database.table`; it must not exist yet.
-    #[arg(long, value_name = "DB.T", default_value = "demo.events")]
+    #[arg(long, value_name = "DB.T", default_value = "demo.events", value_parser = crate::table::parse_table_arg)]
     pub table: String,
     /// Serializer version the workers write their payloads at.
     #[arg(long = "version", value_name = "N", value_parser = parse_version, default_value = "14")]
@@ -76,7 +76,6 @@ impl Phases {
 
 /// Runs the demo.
 pub fn run(args: &DemoArgs) -> CliResult<()> {
-    paimon_wire::coordinator::parse_table_name(&args.table)?;
     let started = Instant::now();
     let mut phases = Phases(Vec::new());
 
@@ -154,7 +153,7 @@ fn run_workers(
         .map_err(|e| CliError::input(format!("cannot find this program to start workers: {e}")))?;
     let bar = ProgressBar::new(args.rows);
     if let Ok(style) = ProgressStyle::with_template(
-        "{spinner} workers {bar:40} {human_pos}/{human_len} rows ({per_sec}, {elapsed})",
+        "{spinner} workers {bar:40} {human_pos}/{human_len} rows ({elapsed}, eta {eta})",
     ) {
         bar.set_style(style);
     }
