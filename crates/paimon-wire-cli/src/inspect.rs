@@ -95,15 +95,8 @@ fn render_message(
         ("compact_changelog_files", &m.compact_changelog_files),
     ];
     for (name, files) in data_lists {
-        let bytes: i64 = files
-            .iter()
-            .map(|f| f.file_size)
-            .fold(0, i64::saturating_add);
-        let rows: i64 = files
-            .iter()
-            .map(|f| f.row_count)
-            .fold(0, i64::saturating_add);
-        render_list_line(out, name, files.len(), bytes, rows);
+        let sizes = files.iter().map(|f| (f.file_size, f.row_count));
+        render_list_line(out, name, sizes);
     }
     let index_lists: [(&str, &[IndexFileMeta]); 4] = [
         ("new_index_files", &m.new_index_files),
@@ -115,18 +108,16 @@ fn render_message(
         ),
     ];
     for (name, files) in index_lists {
-        let bytes: i64 = files
-            .iter()
-            .map(|f| f.file_size)
-            .fold(0, i64::saturating_add);
-        let rows: i64 = files
-            .iter()
-            .map(|f| f.row_count)
-            .fold(0, i64::saturating_add);
-        render_list_line(out, name, files.len(), bytes, rows);
+        let sizes = files.iter().map(|f| (f.file_size, f.row_count));
+        render_list_line(out, name, sizes);
     }
 }
 
-fn render_list_line(out: &mut String, name: &str, files: usize, bytes: i64, rows: i64) {
+/// One line of the file-list table: the list's name, its file count, and the totals of
+/// the files' `(size in bytes, row count)`.
+fn render_list_line(out: &mut String, name: &str, sizes: impl Iterator<Item = (i64, i64)>) {
+    let (files, bytes, rows) = sizes.fold((0usize, 0i64, 0i64), |(n, b, r), (size, count)| {
+        (n + 1, b.saturating_add(size), r.saturating_add(count))
+    });
     let _ = writeln!(out, "  {name:<28} {files:>6} {bytes:>20} {rows:>20}");
 }

@@ -9,7 +9,7 @@ use arrow_array::RecordBatch;
 use common::{failure, path_in, run, success};
 use futures::TryStreamExt;
 use paimon_wire::coordinator::open_table;
-use paimon_wire::{deserialize_list, envelope, serialize_list, SerializerVersion};
+use paimon_wire::{deserialize_list, envelope, serialize_list, CommitMessage, SerializerVersion};
 
 const TABLE: &str = "demo.events";
 
@@ -190,28 +190,53 @@ fn written(workers: u32, rows: u64, extra_worker_args: &[&str]) -> Written {
     }
 }
 
-fn commit_args<'a>(w: &'a Written, identifier: &'a str) -> Vec<&'a str> {
-    let mut args = vec![
-        "commit",
-        "--warehouse",
-        &w.warehouse,
-        "--table",
-        TABLE,
+/// `commit` of `files` (raw version 14 payloads) as [`USER`] under `identifier`.
+fn commit_args<'a>(w: &'a Written, identifier: &'a str, files: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["commit", "--warehouse", &w.warehouse, "--table", TABLE];
+    args.extend([
         "--commit-user",
         USER,
         "--identifier",
         identifier,
         "--version",
         "14",
-    ];
-    args.extend(w.payloads.iter().map(String::as_str));
+    ]);
+    args.extend(files);
     args
+}
+
+/// `validate` of `files` (raw version 14 payloads).
+fn validate_args<'a>(w: &'a Written, files: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["validate", "--warehouse", &w.warehouse, "--table", TABLE];
+    args.extend(["--version", "14"]);
+    args.extend(files);
+    args
+}
+
+/// Writes the messages of worker 0's payload, changed by `edit`, as payload `name`.
+fn crafted(w: &Written, name: &str, edit: impl FnOnce(&mut Vec<CommitMessage>)) -> String {
+    let real = std::fs::read(&w.payloads[0]).unwrap();
+    let mut messages = deserialize_list(SerializerVersion::V14, &real).unwrap();
+    edit(&mut messages);
+    let path = path_in(&w.dir, name);
+    std::fs::write(
+        &path,
+        serialize_list(&messages, SerializerVersion::V14).unwrap(),
+    )
+    .unwrap();
+    path
+}
+
+impl Written {
+    fn payload_paths(&self) -> Vec<&str> {
+        self.payloads.iter().map(String::as_str).collect()
+    }
 }
 
 #[test]
 fn commit_is_idempotent_per_identifier() {
     let w = written(3, 3_000, &[]);
-    let first = success(&run(&commit_args(&w, "7"), None));
+    let first = success(&run(&commit_args(&w, "7", &w.payload_paths()), None));
     let last = first.lines().last().unwrap();
     assert!(
         last.starts_with("committed snapshot 1: "),
@@ -220,7 +245,7 @@ fn commit_is_idempotent_per_identifier() {
     assert!(last.contains("3000 row(s)"), "{last}");
     assert_eq!(count_rows(&w.warehouse, TABLE), 3_000);
 
-    let again = success(&run(&commit_args(&w, "7"), None));
+    let again = success(&run(&commit_args(&w, "7", &w.payload_paths()), None));
     assert_eq!(
         again.lines().last().unwrap(),
         format!(
@@ -234,17 +259,7 @@ fn commit_is_idempotent_per_identifier() {
 #[test]
 fn validate_accepts_real_payloads_and_rejects_a_crafted_one() {
     let w = written(2, 100, &[]);
-    let mut args = vec![
-        "validate",
-        "--warehouse",
-        &w.warehouse,
-        "--table",
-        TABLE,
-        "--version",
-        "14",
-    ];
-    args.extend(w.payloads.iter().map(String::as_str));
-    let stdout = success(&run(&args, None));
+    let stdout = success(&run(&validate_args(&w, &w.payload_paths()), None));
     assert!(
         stdout
             .lines()
@@ -254,64 +269,18 @@ fn validate_accepts_real_payloads_and_rejects_a_crafted_one() {
         "{stdout}"
     );
 
-    // The same payload with a data file name that climbs out of its bucket directory.
-    let real = std::fs::read(&w.payloads[0]).unwrap();
-    let mut messages = deserialize_list(SerializerVersion::V14, &real).unwrap();
-    messages[1].new_files[0].file_name = "../../escape.parquet".into();
-    let crafted = path_in(&w.dir, "crafted.bin");
-    std::fs::write(
-        &crafted,
-        serialize_list(&messages, SerializerVersion::V14).unwrap(),
-    )
-    .unwrap();
-    let line = failure(
-        &run(
-            &[
-                "validate",
-                "--warehouse",
-                &w.warehouse,
-                "--table",
-                TABLE,
-                "--version",
-                "14",
-                &crafted,
-            ],
-            None,
-        ),
-        1,
-    );
-    assert!(line.contains("crafted.bin"), "{line}");
+    // A data file name that climbs out of its bucket directory.
+    let escape = crafted(&w, "escape.bin", |messages| {
+        messages[1].new_files[0].file_name = "../../escape.parquet".into();
+    });
+    let line = failure(&run(&validate_args(&w, &[&escape]), None), 1);
+    assert!(line.contains("escape.bin"), "{line}");
     assert!(line.contains("plain-file-name"), "{line}");
     assert!(line.contains("message 1"), "{line}");
 
     // A bucket the bucket-unaware table can't have, committed: refused, nothing written.
-    let mut messages = deserialize_list(SerializerVersion::V14, &real).unwrap();
-    messages[0].bucket = 3;
-    std::fs::write(
-        &crafted,
-        serialize_list(&messages, SerializerVersion::V14).unwrap(),
-    )
-    .unwrap();
-    let line = failure(
-        &run(
-            &[
-                "commit",
-                "--warehouse",
-                &w.warehouse,
-                "--table",
-                TABLE,
-                "--commit-user",
-                USER,
-                "--identifier",
-                "1",
-                "--version",
-                "14",
-                &crafted,
-            ],
-            None,
-        ),
-        1,
-    );
+    let bucket = crafted(&w, "bucket.bin", |messages| messages[0].bucket = 3);
+    let line = failure(&run(&commit_args(&w, "1", &[&bucket]), None), 1);
     assert!(line.contains("rule bucket"), "{line}");
     assert_eq!(count_rows(&w.warehouse, TABLE), 0);
 }
@@ -319,30 +288,11 @@ fn validate_accepts_real_payloads_and_rejects_a_crafted_one() {
 #[test]
 fn two_payloads_naming_one_file_differently_do_not_merge() {
     let w = written(2, 100, &[]);
-    let real = std::fs::read(&w.payloads[0]).unwrap();
-    let mut messages = deserialize_list(SerializerVersion::V14, &real).unwrap();
-    messages[0].new_files[0].row_count += 1;
-    let conflicting = path_in(&w.dir, "conflicting.bin");
-    std::fs::write(
-        &conflicting,
-        serialize_list(&messages, SerializerVersion::V14).unwrap(),
-    )
-    .unwrap();
+    let conflicting = crafted(&w, "conflicting.bin", |messages| {
+        messages[0].new_files[0].row_count += 1;
+    });
     let line = failure(
-        &run(
-            &[
-                "validate",
-                "--warehouse",
-                &w.warehouse,
-                "--table",
-                TABLE,
-                "--version",
-                "14",
-                &w.payloads[0],
-                &conflicting,
-            ],
-            None,
-        ),
+        &run(&validate_args(&w, &[&w.payloads[0], &conflicting]), None),
         1,
     );
     assert!(line.contains("merging the payloads"), "{line}");
