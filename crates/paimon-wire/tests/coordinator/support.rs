@@ -34,6 +34,9 @@ pub enum Kind {
     Postpone,
     /// Unpartitioned append table writing data under an external root.
     ExternalAppend,
+    /// Primary key (pt, id), partitioned by `pt`, dynamic buckets (bucket = -1): workers
+    /// write HASH index files.
+    DynamicBucketPk,
 }
 
 impl Warehouse {
@@ -70,6 +73,10 @@ impl Warehouse {
                 .partition_keys(["pt"])
                 .primary_key(["pt", "id"])
                 .option("bucket", "2"),
+            Kind::DynamicBucketPk => schema
+                .partition_keys(["pt"])
+                .primary_key(["pt", "id"])
+                .option("bucket", "-1"),
             Kind::Postpone => schema
                 .primary_key(["id"])
                 .option("bucket", "-2")

@@ -435,3 +435,72 @@ async fn bucket_unaware_append_tables_take_bucket_zero_only() {
     assert_eq!(valid[0].partition, string_partition("a"));
     assert_eq!(snapshot_count(&table).await, 0);
 }
+
+#[tokio::test]
+async fn dynamic_bucket_tables_take_any_bucket_from_zero_and_their_hash_indexes() {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("dynamic", Kind::DynamicBucketPk).await;
+    let rows: &[(i32, &str)] = &[(1, "a"), (2, "a"), (3, "b")];
+    let valid = worker_messages(&table, rows).await;
+    let index_types: Vec<&str> = valid
+        .iter()
+        .flat_map(|m| m.new_index_files.iter().map(|f| f.index_type.as_str()))
+        .collect();
+    assert!(index_types.contains(&"HASH"), "{index_types:?}");
+    let coordinator = Coordinator::bind(table.clone(), Binding::append(USER))
+        .await
+        .unwrap();
+    assert_eq!(
+        coordinator.bucket_mode(),
+        paimon_wire::coordinator::BucketMode::Dynamic
+    );
+
+    let mut far_bucket = valid.clone();
+    far_bucket[0].bucket = 1_000;
+    coordinator
+        .deserialize(V, &serialize_list(&far_bucket, V).unwrap())
+        .unwrap();
+    let mut negative = valid.clone();
+    negative[0].bucket = -1;
+    let error = coordinator
+        .deserialize(V, &serialize_list(&negative, V).unwrap())
+        .unwrap_err();
+    assert_eq!(error.as_validation().map(|v| v.rule), Some(Rule::Bucket));
+    assert!(error.to_string().contains(">= 0"), "{error}");
+
+    let bound = coordinator
+        .deserialize(V, &serialize_list(&valid, V).unwrap())
+        .unwrap();
+    assert_eq!(
+        coordinator.commit(bound, 1).await.unwrap(),
+        CommitOutcome::Committed { snapshot_id: 1 }
+    );
+    assert_eq!(read_rows(&table).await, expected(rows));
+}
+
+#[tokio::test]
+async fn real_messages_pass_validation_at_every_version_that_can_carry_them() {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("users", Kind::FixedBucketPk).await;
+    let valid = worker_messages(&table, &[(1, "a"), (2, "b")]).await;
+    let coordinator = Coordinator::bind(table.clone(), Binding::append(USER))
+        .await
+        .unwrap();
+    let mut accepted = Vec::new();
+    for version in SerializerVersion::WRITABLE {
+        // Older versions refuse fields they cannot carry; those are the codec's business.
+        let Ok(payload) = serialize_list(&valid, version) else {
+            continue;
+        };
+        let bound = coordinator
+            .deserialize(version, &payload)
+            .unwrap_or_else(|e| panic!("version {}: {e}", version.as_i32()));
+        assert_eq!(bound.data_file_count(), 2, "version {}", version.as_i32());
+        accepted.push(version.as_i32());
+    }
+    assert!(accepted.contains(&SerializerVersion::CURRENT.as_i32()));
+    assert!(
+        accepted.len() > 1,
+        "only {accepted:?} could carry the messages"
+    );
+}
