@@ -8,8 +8,8 @@ mod coordinator {
 }
 
 use coordinator::support::{
-    expected, find_files, read_rows, snapshot_count, worker_messages, worker_payload, Kind,
-    Warehouse, USER,
+    append_coordinator, bind, expected, find_files, read_rows, snapshot_count, worker_messages,
+    worker_payload, Kind, Warehouse, USER,
 };
 use paimon_wire::coordinator::{
     Binding, BucketMode, CommitOutcome, Coordinator, CoordinatorError, WriteKind,
@@ -33,9 +33,7 @@ async fn append_workers_commit_once_and_every_row_is_read_back_once() {
     }
     let all_rows: Vec<(i32, &str)> = workers.concat();
 
-    let coordinator = Coordinator::bind(table.clone(), Binding::append(USER))
-        .await
-        .unwrap();
+    let coordinator = append_coordinator(&table).await;
     assert_eq!(coordinator.bucket_mode(), BucketMode::Unaware);
     let parts = payloads
         .iter()
@@ -52,9 +50,7 @@ async fn append_workers_commit_once_and_every_row_is_read_back_once() {
 
     // The coordinator crashed after committing and reruns the same commit: a new
     // coordinator, the same payloads, the same identifier.
-    let restarted = Coordinator::bind(table.clone(), Binding::append(USER))
-        .await
-        .unwrap();
+    let restarted = append_coordinator(&table).await;
     let parts = payloads
         .iter()
         .map(|p| restarted.deserialize(V, p).unwrap())
@@ -105,9 +101,7 @@ async fn primary_key_fixed_bucket_workers_commit_into_valid_buckets() {
     let p1 = worker_payload(&table, first).await;
     let p2 = worker_payload(&table, second).await;
 
-    let coordinator = Coordinator::bind(table.clone(), Binding::append(USER))
-        .await
-        .unwrap();
+    let coordinator = append_coordinator(&table).await;
     assert_eq!(coordinator.bucket_mode(), BucketMode::Fixed { buckets: 2 });
     let merged = coordinator
         .merge([
@@ -127,9 +121,7 @@ async fn overwrite_replaces_only_the_partitions_the_messages_write() {
     let warehouse = Warehouse::new();
     let table = warehouse.create("events", Kind::PartitionedAppend).await;
     let initial: &[(i32, &str)] = &[(1, "a"), (2, "b"), (3, "a")];
-    let append = Coordinator::bind(table.clone(), Binding::append(USER))
-        .await
-        .unwrap();
+    let append = append_coordinator(&table).await;
     let payload = worker_payload(&table, initial).await;
     append
         .commit(append.deserialize(V, &payload).unwrap(), 1)
@@ -138,9 +130,7 @@ async fn overwrite_replaces_only_the_partitions_the_messages_write() {
 
     let replacement: &[(i32, &str)] = &[(10, "a"), (11, "a")];
     let payload = worker_payload(&table, replacement).await;
-    let overwrite = Coordinator::bind(table.clone(), Binding::overwrite(USER))
-        .await
-        .unwrap();
+    let overwrite = bind(&table, Binding::overwrite(USER)).await;
     let outcome = overwrite
         .commit(overwrite.deserialize(V, &payload).unwrap(), 2)
         .await
@@ -166,9 +156,7 @@ async fn abort_removes_the_files_the_messages_prepared() {
     let warehouse = Warehouse::new();
     let table = warehouse.create("events", Kind::PartitionedAppend).await;
     let payload = worker_payload(&table, &[(1, "a"), (2, "b")]).await;
-    let coordinator = Coordinator::bind(table.clone(), Binding::append(USER))
-        .await
-        .unwrap();
+    let coordinator = append_coordinator(&table).await;
     let bound = coordinator.deserialize(V, &payload).unwrap();
     let names: Vec<String> = bound
         .messages()
@@ -191,12 +179,8 @@ async fn messages_bound_to_one_coordinator_are_refused_by_another() {
     let warehouse = Warehouse::new();
     let table = warehouse.create("events", Kind::PartitionedAppend).await;
     let payload = worker_payload(&table, &[(1, "a")]).await;
-    let a = Coordinator::bind(table.clone(), Binding::append(USER))
-        .await
-        .unwrap();
-    let b = Coordinator::bind(table.clone(), Binding::append(USER))
-        .await
-        .unwrap();
+    let a = append_coordinator(&table).await;
+    let b = append_coordinator(&table).await;
     let bound_to_a = a.deserialize(V, &payload).unwrap();
 
     let error = b.commit(bound_to_a.clone(), 1).await.unwrap_err();
@@ -236,9 +220,7 @@ async fn merge_keeps_one_copy_of_identical_duplicates_and_refuses_conflicts() {
     let rows: &[(i32, &str)] = &[(1, "a"), (2, "b")];
     let messages = worker_messages(&table, rows).await;
     let payload = serialize_list(&messages, V).unwrap();
-    let coordinator = Coordinator::bind(table.clone(), Binding::append(USER))
-        .await
-        .unwrap();
+    let coordinator = append_coordinator(&table).await;
 
     // The same payload delivered twice (a retried worker), and a duplicate inside one payload.
     let doubled = serialize_list(&[messages.clone(), messages.clone()].concat(), V).unwrap();
@@ -301,9 +283,7 @@ async fn merge_keeps_one_copy_of_identical_duplicates_and_refuses_conflicts() {
 async fn an_empty_payload_commits_nothing() {
     let warehouse = Warehouse::new();
     let table = warehouse.create("events", Kind::PartitionedAppend).await;
-    let coordinator = Coordinator::bind(table.clone(), Binding::append(USER))
-        .await
-        .unwrap();
+    let coordinator = append_coordinator(&table).await;
     let empty = serialize_list(&[], V).unwrap();
     let bound = coordinator.deserialize(V, &empty).unwrap();
     assert!(bound.is_empty());
@@ -340,17 +320,13 @@ async fn postpone_tables_keep_standard_and_fixed_bucket_messages_apart() {
     assert!(standard_messages.iter().all(|m| m.bucket == -2));
     let standard_payload = serialize_list(&standard_messages, V).unwrap();
 
-    let standard = Coordinator::bind(table.clone(), Binding::append(USER))
-        .await
-        .unwrap();
+    let standard = append_coordinator(&table).await;
     let error = standard.deserialize(V, &fixed_payload).unwrap_err();
     let rejection = error.as_validation().expect("validation error");
     assert_eq!(rejection.field, "total_buckets");
     assert!(rejection.reason.contains("PostponeFixedBucket"), "{error}");
 
-    let fixed = Coordinator::bind(table.clone(), Binding::append(USER).postpone_fixed_bucket())
-        .await
-        .unwrap();
+    let fixed = bind(&table, Binding::append(USER).postpone_fixed_bucket()).await;
     assert_eq!(fixed.binding().write_kind, WriteKind::PostponeFixedBucket);
     let error = fixed.deserialize(V, &standard_payload).unwrap_err();
     assert_eq!(
@@ -381,12 +357,7 @@ async fn postpone_tables_keep_standard_and_fixed_bucket_messages_apart() {
         .await
         .unwrap();
     let payload = serialize_list(&write.prepare_commit().await.unwrap(), V).unwrap();
-    let overwrite = Coordinator::bind(
-        table.clone(),
-        Binding::overwrite(USER).postpone_fixed_bucket(),
-    )
-    .await
-    .unwrap();
+    let overwrite = bind(&table, Binding::overwrite(USER).postpone_fixed_bucket()).await;
     let outcome = overwrite
         .commit(overwrite.deserialize(V, &payload).unwrap(), 2)
         .await
@@ -414,9 +385,7 @@ async fn external_paths_are_accepted_under_the_configured_root_only() {
         .external_path
         .clone()
         .expect("the writer used the external root");
-    let coordinator = Coordinator::bind(table.clone(), Binding::append(USER))
-        .await
-        .unwrap();
+    let coordinator = append_coordinator(&table).await;
 
     for (bad, why) in [
         (

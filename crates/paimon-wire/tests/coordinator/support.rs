@@ -11,7 +11,7 @@ use paimon::catalog::{Catalog, Identifier};
 use paimon::spec::{DataType, IntType, Schema, VarCharType};
 use paimon::table::{CommitMessage, Table};
 use paimon::{CatalogOptions, FileSystemCatalog, Options};
-use paimon_wire::coordinator::open_table;
+use paimon_wire::coordinator::{open_table, Binding, Coordinator};
 use paimon_wire::{serialize_list, SerializerVersion};
 
 /// The commit user every worker and coordinator of one test job shares.
@@ -234,4 +234,16 @@ pub fn find_files(root: &Path, name: &str) -> Vec<PathBuf> {
         }
     }
     found
+}
+
+/// A coordinator bound to `table` appending as the job's commit user.
+pub async fn append_coordinator(table: &Table) -> Coordinator {
+    bind(table, Binding::append(USER)).await
+}
+
+/// A coordinator bound to `table` with `binding`.
+pub async fn bind(table: &Table, binding: Binding) -> Coordinator {
+    Coordinator::bind(table.clone(), binding)
+        .await
+        .expect("bind coordinator")
 }

@@ -7,10 +7,12 @@ use paimon::spec::{
     BinaryRow, DataType, Datum, DeletionVectorMeta, IndexFileMeta, IntType, VarCharType,
 };
 use paimon::table::CommitMessage;
-use paimon_wire::coordinator::{Binding, CommitOutcome, Coordinator, Rule};
+use paimon_wire::coordinator::{CommitOutcome, Rule};
 use paimon_wire::{serialize_list, SerializerVersion};
 
-use super::support::{expected, read_rows, snapshot_count, worker_messages, Kind, Warehouse, USER};
+use super::support::{
+    append_coordinator, expected, read_rows, snapshot_count, worker_messages, Kind, Warehouse,
+};
 
 const V: SerializerVersion = SerializerVersion::CURRENT;
 
@@ -330,9 +332,7 @@ async fn every_rule_rejects_its_crafted_payload_and_nothing_is_committed() {
     let rows: &[(i32, &str)] = &[(1, "a"), (2, "a"), (3, "a"), (4, "a")];
     let valid = worker_messages(&table, rows).await;
     assert!(!valid.is_empty());
-    let coordinator = Coordinator::bind(table.clone(), Binding::append(USER))
-        .await
-        .unwrap();
+    let coordinator = append_coordinator(&table).await;
 
     for (case, rule, field, reason, mutate) in rejection_cases() {
         // Break the last message, so the index in the error is not trivially 0.
@@ -395,9 +395,7 @@ async fn bucket_unaware_append_tables_take_bucket_zero_only() {
     let table = warehouse.create("events", Kind::PartitionedAppend).await;
     let valid = worker_messages(&table, &[(1, "a")]).await;
     assert_eq!(valid[0].bucket, 0);
-    let coordinator = Coordinator::bind(table.clone(), Binding::append(USER))
-        .await
-        .unwrap();
+    let coordinator = append_coordinator(&table).await;
     for (bucket, total_buckets, rule) in [
         (1, None, Some(Rule::Bucket)),
         (-2, None, Some(Rule::Bucket)),
@@ -447,9 +445,7 @@ async fn dynamic_bucket_tables_take_any_bucket_from_zero_and_their_hash_indexes(
         .flat_map(|m| m.new_index_files.iter().map(|f| f.index_type.as_str()))
         .collect();
     assert!(index_types.contains(&"HASH"), "{index_types:?}");
-    let coordinator = Coordinator::bind(table.clone(), Binding::append(USER))
-        .await
-        .unwrap();
+    let coordinator = append_coordinator(&table).await;
     assert_eq!(
         coordinator.bucket_mode(),
         paimon_wire::coordinator::BucketMode::Dynamic
@@ -483,9 +479,7 @@ async fn real_messages_pass_validation_at_every_version_that_can_carry_them() {
     let warehouse = Warehouse::new();
     let table = warehouse.create("users", Kind::FixedBucketPk).await;
     let valid = worker_messages(&table, &[(1, "a"), (2, "b")]).await;
-    let coordinator = Coordinator::bind(table.clone(), Binding::append(USER))
-        .await
-        .unwrap();
+    let coordinator = append_coordinator(&table).await;
     let mut accepted = Vec::new();
     for version in SerializerVersion::WRITABLE {
         // Older versions refuse fields they cannot carry; those are the codec's business.
