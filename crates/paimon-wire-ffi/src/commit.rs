@@ -1,0 +1,346 @@
+//! The coordinator side: `paimon_table_commit`, a thin door into the core coordinator
+//! (`paimon_wire::coordinator::Coordinator`), which decides every rule.
+
+use std::ffi::c_char;
+
+use paimon_wire_core::coordinator::{
+    Binding, CommitOutcome, Coordinator, CoordinatorError, WriteKind,
+};
+
+use crate::args::c_str;
+use crate::error::{codec_code, paimon_code, paimon_error, paimon_error_code, FfiError, FfiResult};
+use crate::handle::{self, HandleDescriptor, HandleKind};
+use crate::messages::{paimon_commit_messages, paimon_result_commit_messages, MessagesHandle};
+use crate::result::{ffi_return, guard, guard_void};
+use crate::runtime::SharedRuntime;
+use crate::table::paimon_table;
+
+/// Which writer produced the messages. Only matters for postpone tables (`'bucket' = '-2'`).
+#[repr(C)]
+#[allow(non_camel_case_types)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum paimon_write_kind {
+    /// The table's own bucket layout. On a postpone table, data lands in the postpone bucket
+    /// (`bucket-postpone`, bucket -2) and Paimon's compaction assigns real buckets later.
+    Standard = 0,
+    /// A postpone table written directly into fixed buckets `0..n-1` (every message carries
+    /// `total_buckets = n`). Needs the table option `postpone.default-bucket-num`.
+    PostponeFixedBucket = 1,
+}
+
+impl From<paimon_write_kind> for WriteKind {
+    fn from(kind: paimon_write_kind) -> Self {
+        match kind {
+            paimon_write_kind::Standard => WriteKind::Standard,
+            paimon_write_kind::PostponeFixedBucket => WriteKind::PostponeFixedBucket,
+        }
+    }
+}
+
+/// Checks a write kind that arrived as a C integer, where any value is possible (functions take
+/// it as `int32_t`, not as the enum, so an out-of-range value is an error rather than
+/// undefined behavior).
+pub(crate) fn write_kind_arg(raw: i32) -> FfiResult<paimon_write_kind> {
+    match raw {
+        0 => Ok(paimon_write_kind::Standard),
+        1 => Ok(paimon_write_kind::PostponeFixedBucket),
+        other => Err(FfiError::invalid_argument(format!(
+            "argument `write_kind` is {other}; expected PAIMON_WRITE_KIND_STANDARD (0) or \
+             PAIMON_WRITE_KIND_POSTPONE_FIXED_BUCKET (1)"
+        ))),
+    }
+}
+
+/// The coordinator of one logical commit: a table, a commit user, append or overwrite, and a
+/// write kind. Created by `paimon_table_commit_new`, freed by `paimon_table_commit_free`.
+/// Read-only after creation: it may be passed to several threads at once.
+#[allow(non_camel_case_types)]
+pub struct paimon_table_commit {
+    _private: [u8; 0],
+}
+
+pub(crate) struct TableCommitHandle {
+    pub(crate) coordinator: Coordinator,
+    runtime: SharedRuntime,
+}
+
+impl HandleDescriptor for paimon_table_commit {
+    type Target = TableCommitHandle;
+    const KIND: HandleKind = HandleKind::TableCommit;
+}
+
+/// Result of `paimon_table_commit_new`: exactly one of `commit` and `error` is non-NULL.
+#[repr(C)]
+#[allow(non_camel_case_types)]
+pub struct paimon_result_table_commit {
+    /// The table commit, owned by the caller (free with `paimon_table_commit_free`).
+    pub commit: *mut paimon_table_commit,
+    /// The error (free with `paimon_error_free`); NULL on success.
+    pub error: *mut paimon_error,
+}
+ffi_return!(paimon_result_table_commit, commit: *mut paimon_table_commit = std::ptr::null_mut());
+
+/// What `paimon_table_commit_commit` did.
+#[repr(C)]
+#[allow(non_camel_case_types)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum paimon_commit_status {
+    /// A new snapshot was committed; its id is in `snapshot_id`.
+    Committed = 0,
+    /// A snapshot of this commit user already carries this commit identifier (or a later
+    /// one): nothing was committed. `snapshot_id` is that snapshot's id, or -1 if unknown.
+    AlreadyCommitted = 1,
+    /// The messages hold no files: nothing was committed and `snapshot_id` is -1.
+    NothingToCommit = 2,
+}
+
+/// The outcome of a successful commit call.
+#[repr(C)]
+#[allow(non_camel_case_types)]
+#[derive(Debug, Clone, Copy)]
+pub struct paimon_commit_outcome {
+    /// What happened.
+    pub status: paimon_commit_status,
+    /// The snapshot committed (or found), or -1.
+    pub snapshot_id: i64,
+}
+
+/// Result of `paimon_table_commit_commit`: `outcome` is meaningful only when `error` is NULL.
+#[repr(C)]
+#[allow(non_camel_case_types)]
+pub struct paimon_result_commit {
+    /// What the commit did.
+    pub outcome: paimon_commit_outcome,
+    /// The error (free with `paimon_error_free`); NULL on success.
+    pub error: *mut paimon_error,
+}
+ffi_return!(
+    paimon_result_commit,
+    outcome: paimon_commit_outcome = paimon_commit_outcome {
+        status: paimon_commit_status::NothingToCommit,
+        snapshot_id: -1,
+    }
+);
+
+impl From<CommitOutcome> for paimon_commit_outcome {
+    fn from(outcome: CommitOutcome) -> Self {
+        match outcome {
+            CommitOutcome::Committed { snapshot_id } => paimon_commit_outcome {
+                status: paimon_commit_status::Committed,
+                snapshot_id,
+            },
+            CommitOutcome::AlreadyCommitted { snapshot_id } => paimon_commit_outcome {
+                status: paimon_commit_status::AlreadyCommitted,
+                snapshot_id: snapshot_id.unwrap_or(-1),
+            },
+            CommitOutcome::NothingToCommit => paimon_commit_outcome {
+                status: paimon_commit_status::NothingToCommit,
+                snapshot_id: -1,
+            },
+        }
+    }
+}
+
+impl From<CoordinatorError> for FfiError {
+    fn from(e: CoordinatorError) -> Self {
+        let code = match &e {
+            CoordinatorError::Codec(codec) => codec_code(codec),
+            CoordinatorError::Validation(_) => paimon_error_code::ValidationFailed,
+            CoordinatorError::Merge(_) => paimon_error_code::MergeConflict,
+            CoordinatorError::ForeignMessages { .. } => paimon_error_code::ForeignMessages,
+            CoordinatorError::InvalidTableName { .. } => paimon_error_code::InvalidArgument,
+            CoordinatorError::Unsupported { .. } => paimon_error_code::Unsupported,
+            CoordinatorError::Paimon { source, .. } => paimon_code(source),
+            _ => paimon_error_code::Paimon,
+        };
+        FfiError::new(code, e.to_string())
+    }
+}
+
+/// Creates the coordinator of one logical commit on `table`.
+///
+/// `commit_user` (NUL-terminated UTF-8, copied) is the one the workers' write builders were
+/// created with. `overwrite` selects `INSERT OVERWRITE` (replace the partitions the messages
+/// touch; the whole table if unpartitioned) instead of append. `write_kind` says which
+/// writer produced the messages (a `paimon_write_kind` value): a postpone table refuses messages of
+/// the other kind by name. Payloads are then decoded with `paimon_commit_messages_deserialize`,
+/// combined with `paimon_table_commit_merge` and committed once with
+/// `paimon_table_commit_commit`.
+///
+/// Errors: `PAIMON_ERROR_CODE_UNSUPPORTED` for tables or bindings the coordinator cannot commit
+/// (format tables, an empty commit user, a fixed-bucket kind on a table that is not a postpone
+/// table), `PAIMON_ERROR_CODE_INVALID_ARGUMENT` for an unknown `write_kind`.
+///
+/// # Safety
+/// `table` is NULL or a handle from this library; `commit_user` is NULL or a NUL-terminated
+/// string.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_table_commit_new(
+    table: *const paimon_table,
+    commit_user: *const c_char,
+    overwrite: bool,
+    write_kind: i32,
+) -> paimon_result_table_commit {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let (table, commit_user) = unsafe {
+            (
+                handle::borrow(table, "table")?,
+                c_str(commit_user, "commit_user")?,
+            )
+        };
+        let write_kind = write_kind_arg(write_kind)?;
+        let binding = Binding {
+            write_kind: write_kind.into(),
+            ..if overwrite {
+                Binding::overwrite(commit_user)
+            } else {
+                Binding::append(commit_user)
+            }
+        };
+        let coordinator = table
+            .runtime
+            .block_on(Coordinator::bind(table.table.clone(), binding))?;
+        Ok(handle::into_raw::<paimon_table_commit>(TableCommitHandle {
+            coordinator,
+            runtime: table.runtime.clone(),
+        }))
+    })
+}
+
+/// Collects `count` message handles from C.
+///
+/// # Safety
+/// `parts` is NULL (only when `count` is 0) or points to `count` pointers, each NULL or a
+/// handle from this library.
+unsafe fn message_parts<'a>(
+    parts: *const *const paimon_commit_messages,
+    count: usize,
+) -> FfiResult<Vec<&'a MessagesHandle>> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    if parts.is_null() {
+        return Err(FfiError::null("parts"));
+    }
+    if count > isize::MAX as usize / std::mem::size_of::<*const paimon_commit_messages>() {
+        return Err(FfiError::invalid_argument(format!(
+            "argument `count` is impossible: {count}"
+        )));
+    }
+    // SAFETY: `parts` holds `count` pointers per the caller; the size was checked above.
+    let pointers = unsafe { std::slice::from_raw_parts(parts, count) };
+    pointers
+        .iter()
+        // SAFETY: each element is NULL or a handle per the caller.
+        .map(|&p| unsafe { handle::borrow(p, "parts[i]") })
+        .collect()
+}
+
+/// Merges `count` message sets (`parts[0..count]`, each from
+/// `paimon_commit_messages_deserialize` or an earlier merge on this same `commit`) into one new
+/// set owned by the caller. The parts are only read; free them as usual.
+///
+/// A file that appears more than once with identical metadata (a worker retry) is kept once;
+/// the same file name with different metadata is a `PAIMON_ERROR_CODE_MERGE_CONFLICT`. Parts
+/// bound to another table commit, or prepared by a writer and never deserialized, are refused
+/// with `PAIMON_ERROR_CODE_FOREIGN_MESSAGES`.
+///
+/// # Safety
+/// `commit` is NULL or a handle from this library; `parts` as in `message_parts`.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_table_commit_merge(
+    commit: *const paimon_table_commit,
+    parts: *const *const paimon_commit_messages,
+    count: usize,
+) -> paimon_result_commit_messages {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let (commit, parts) = unsafe {
+            (
+                handle::borrow(commit, "commit")?,
+                message_parts(parts, count)?,
+            )
+        };
+        let bound = parts
+            .into_iter()
+            .map(|part| part.bound("parts[i]").cloned())
+            .collect::<FfiResult<Vec<_>>>()?;
+        let merged = commit.coordinator.merge(bound)?;
+        Ok(handle::into_raw::<paimon_commit_messages>(
+            MessagesHandle::Bound(merged),
+        ))
+    })
+}
+
+/// Commits `messages` once under `commit_identifier`.
+///
+/// Identifiers must increase for one commit user. If a snapshot of this commit user already
+/// carries `commit_identifier` (a coordinator rerun after a crash), nothing is committed and
+/// the outcome is `PAIMON_COMMIT_STATUS_ALREADY_COMMITTED`; so a coordinator that does not know
+/// whether its commit landed simply calls this again with the same identifier. `messages` is
+/// only read (free it as usual) and must be bound to `commit`
+/// (`PAIMON_ERROR_CODE_FOREIGN_MESSAGES` otherwise).
+///
+/// # Safety
+/// `commit` and `messages` are NULL or handles from this library.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_table_commit_commit(
+    commit: *const paimon_table_commit,
+    messages: *const paimon_commit_messages,
+    commit_identifier: i64,
+) -> paimon_result_commit {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let (commit, messages) = unsafe {
+            (
+                handle::borrow(commit, "commit")?,
+                handle::borrow(messages, "messages")?,
+            )
+        };
+        let bound = messages.bound("messages")?.clone();
+        let outcome = commit
+            .runtime
+            .block_on(commit.coordinator.commit(bound, commit_identifier))?;
+        Ok(outcome.into())
+    })
+}
+
+/// Deletes the data files `messages` prepared, for a write that is abandoned and will never be
+/// committed (best effort: files already gone are ignored). Never abort after a commit whose
+/// outcome is unknown: call `paimon_table_commit_commit` again with the same identifier
+/// instead. `messages` must be bound to `commit`. Returns NULL on success.
+///
+/// # Safety
+/// `commit` and `messages` are NULL or handles from this library.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_table_commit_abort(
+    commit: *const paimon_table_commit,
+    messages: *const paimon_commit_messages,
+) -> *mut paimon_error {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let (commit, messages) = unsafe {
+            (
+                handle::borrow(commit, "commit")?,
+                handle::borrow(messages, "messages")?,
+            )
+        };
+        let bound = messages.bound("messages")?;
+        commit
+            .runtime
+            .block_on(commit.coordinator.abort(bound))
+            .map_err(FfiError::from)
+    })
+}
+
+/// Frees a table commit. NULL is a no-op; a handle of another kind is left untouched.
+/// Messages bound to it stay valid to free, but no other table commit accepts them.
+///
+/// # Safety
+/// `commit` is NULL or a handle from this library, not used again after this call.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_table_commit_free(commit: *mut paimon_table_commit) {
+    // SAFETY: forwarded from the caller.
+    guard_void(|| unsafe { handle::free(commit) });
+}

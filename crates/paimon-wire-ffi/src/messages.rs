@@ -1,0 +1,329 @@
+//! `paimon_commit_messages` and their bytes: Paimon Java's `CommitMessageSerializer` format.
+
+use paimon_wire_core::coordinator::BoundMessages;
+use paimon_wire_core::{serialize_list, CommitMessage, SerializerVersion};
+
+use crate::args::byte_slice;
+use crate::commit::paimon_table_commit;
+use crate::error::{paimon_error, paimon_error_code, FfiError, FfiResult};
+use crate::handle::{self, HandleDescriptor, HandleKind};
+use crate::result::{ffi_return, guard, guard_void};
+
+/// A list of commit messages: either prepared by a worker's `paimon_table_write_prepare_commit`
+/// (unbound: they can only be serialized), or decoded by `paimon_commit_messages_deserialize`
+/// / combined by `paimon_table_commit_merge` (bound to that table commit: only it can merge,
+/// commit or abort them). Freed by `paimon_commit_messages_free`. Read-only: it may be passed
+/// to several threads at once.
+#[allow(non_camel_case_types)]
+pub struct paimon_commit_messages {
+    _private: [u8; 0],
+}
+
+/// What a `paimon_commit_messages *` owns.
+pub(crate) enum MessagesHandle {
+    /// Straight from a worker's `prepare_commit`.
+    Prepared(Vec<CommitMessage>),
+    /// Validated and bound to one table commit by the core coordinator.
+    Bound(BoundMessages),
+}
+
+impl HandleDescriptor for paimon_commit_messages {
+    type Target = MessagesHandle;
+    const KIND: HandleKind = HandleKind::CommitMessages;
+}
+
+impl MessagesHandle {
+    pub(crate) fn prepared(messages: Vec<CommitMessage>) -> Self {
+        MessagesHandle::Prepared(messages)
+    }
+
+    pub(crate) fn messages(&self) -> &[CommitMessage] {
+        match self {
+            MessagesHandle::Prepared(messages) => messages,
+            MessagesHandle::Bound(bound) => bound.messages(),
+        }
+    }
+
+    /// The bound messages, or an error saying that worker-side messages must travel as bytes
+    /// through the coordinator first.
+    pub(crate) fn bound(&self, arg: &str) -> FfiResult<&BoundMessages> {
+        match self {
+            MessagesHandle::Bound(bound) => Ok(bound),
+            MessagesHandle::Prepared(_) => Err(FfiError::new(
+                paimon_error_code::ForeignMessages,
+                format!(
+                    "argument `{arg}` holds messages prepared by a writer, which are bound to no \
+                     table commit; serialize them and pass the bytes to \
+                     paimon_commit_messages_deserialize on the coordinator's table commit"
+                ),
+            )),
+        }
+    }
+}
+
+/// Bytes owned by the caller: `len` bytes at `data`. Free with `paimon_bytes_free` (exactly
+/// once, passing the struct unchanged). An empty value may have a NULL or dangling `data`.
+#[repr(C)]
+#[allow(non_camel_case_types)]
+pub struct paimon_bytes {
+    /// The first byte; NULL when the bytes came from a failed call.
+    pub data: *mut u8,
+    /// Number of bytes.
+    pub len: usize,
+}
+
+impl paimon_bytes {
+    const EMPTY: paimon_bytes = paimon_bytes {
+        data: std::ptr::null_mut(),
+        len: 0,
+    };
+
+    pub(crate) fn from_vec(bytes: Vec<u8>) -> Self {
+        let boxed: Box<[u8]> = bytes.into_boxed_slice();
+        let len = boxed.len();
+        let data = Box::into_raw(boxed).cast::<u8>();
+        paimon_bytes { data, len }
+    }
+}
+
+/// Result of a call returning bytes: on success `error` is NULL and `bytes` is owned by the
+/// caller; on failure `bytes` is `{NULL, 0}` and `error` is owned by the caller.
+#[repr(C)]
+#[allow(non_camel_case_types)]
+pub struct paimon_result_bytes {
+    /// The bytes (free with `paimon_bytes_free`).
+    pub bytes: paimon_bytes,
+    /// The error (free with `paimon_error_free`); NULL on success.
+    pub error: *mut paimon_error,
+}
+ffi_return!(paimon_result_bytes, bytes: paimon_bytes = paimon_bytes::EMPTY);
+
+/// Result of a call returning commit messages: exactly one of `messages` and `error` is
+/// non-NULL.
+#[repr(C)]
+#[allow(non_camel_case_types)]
+pub struct paimon_result_commit_messages {
+    /// The messages, owned by the caller (free with `paimon_commit_messages_free`).
+    pub messages: *mut paimon_commit_messages,
+    /// The error (free with `paimon_error_free`); NULL on success.
+    pub error: *mut paimon_error,
+}
+ffi_return!(paimon_result_commit_messages, messages: *mut paimon_commit_messages = std::ptr::null_mut());
+
+/// Counts describing a message list, from `paimon_commit_messages_summarize`.
+#[repr(C)]
+#[allow(non_camel_case_types)]
+#[derive(Clone, Copy)]
+pub struct paimon_commit_messages_summary {
+    /// Number of messages (one per partition and bucket written).
+    pub message_count: usize,
+    /// Number of new data files.
+    pub data_file_count: usize,
+    /// Sum of the row counts of the new data files, as the writers reported them.
+    pub row_count: i64,
+}
+
+/// Result of `paimon_commit_messages_summarize`; `summary` is zero on error.
+#[repr(C)]
+#[allow(non_camel_case_types)]
+pub struct paimon_result_commit_messages_summary {
+    /// The counts.
+    pub summary: paimon_commit_messages_summary,
+    /// The error (free with `paimon_error_free`); NULL on success.
+    pub error: *mut paimon_error,
+}
+ffi_return!(
+    paimon_result_commit_messages_summary,
+    summary: paimon_commit_messages_summary = paimon_commit_messages_summary {
+        message_count: 0,
+        data_file_count: 0,
+        row_count: 0,
+    }
+);
+
+/// The serializer version `paimon_commit_messages_serialize` writes: the newest version of
+/// Paimon Java's `CommitMessageSerializer` this library knows. Send it beside the bytes.
+#[no_mangle]
+pub extern "C" fn paimon_commit_messages_serializer_version() -> i32 {
+    SerializerVersion::CURRENT.as_i32()
+}
+
+/// Serializes `messages` at the current serializer version
+/// (`paimon_commit_messages_serializer_version()`), as Java's
+/// `CommitMessageSerializer.serializeList` does. The bytes carry no version: send it with them.
+///
+/// # Safety
+/// `messages` is NULL or a handle from this library.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_commit_messages_serialize(
+    messages: *const paimon_commit_messages,
+) -> paimon_result_bytes {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        paimon_commit_messages_serialize_version(
+            messages,
+            paimon_commit_messages_serializer_version(),
+        )
+    }
+}
+
+/// Serializes `messages` at `version` (1 to the current version; only versions some Paimon
+/// release writes), e.g. 3 for a Paimon 0.9 coordinator. Fails with
+/// `PAIMON_ERROR_CODE_UNSUPPORTED_VERSION` for other versions, and with
+/// `PAIMON_ERROR_CODE_UNREPRESENTABLE` naming the field when a message holds something
+/// `version` cannot carry.
+///
+/// # Safety
+/// `messages` is NULL or a handle from this library.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_commit_messages_serialize_version(
+    messages: *const paimon_commit_messages,
+    version: i32,
+) -> paimon_result_bytes {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let messages = unsafe { handle::borrow(messages, "messages")? };
+        let version = SerializerVersion::try_from(version)?;
+        Ok(paimon_bytes::from_vec(serialize_list(
+            messages.messages(),
+            version,
+        )?))
+    })
+}
+
+/// Decodes a payload written at `version` by `paimon_commit_messages_serialize` (or by Java's
+/// `CommitMessageSerializer.serializeList`) on the coordinator side, validates every message
+/// against the table of `commit`, and binds the result to `commit`.
+///
+/// The table, commit user and overwrite mode come from `commit`, never from the payload. The
+/// bytes (`data_len` bytes at `data`; `data` may be NULL when `data_len` is 0) are borrowed for
+/// the call only. Errors: `PAIMON_ERROR_CODE_UNSUPPORTED_VERSION`,
+/// `PAIMON_ERROR_CODE_MALFORMED_PAYLOAD` (with the field and byte offset),
+/// `PAIMON_ERROR_CODE_VALIDATION_FAILED` (with the message, field and rule; e.g. a payload
+/// written for another table), `PAIMON_ERROR_CODE_MERGE_CONFLICT`.
+///
+/// # Safety
+/// `commit` is NULL or a handle from this library; `data` is NULL or points to `data_len`
+/// readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_commit_messages_deserialize(
+    commit: *const paimon_table_commit,
+    data: *const u8,
+    data_len: usize,
+    version: i32,
+) -> paimon_result_commit_messages {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let (commit, payload) = unsafe {
+            (
+                handle::borrow(commit, "commit")?,
+                byte_slice(data, data_len, "data")?,
+            )
+        };
+        let bound = commit
+            .coordinator
+            .deserialize_raw_version(version, payload)?;
+        Ok(handle::into_raw::<paimon_commit_messages>(
+            MessagesHandle::Bound(bound),
+        ))
+    })
+}
+
+/// Counts messages, new data files and their rows.
+///
+/// # Safety
+/// `messages` is NULL or a handle from this library.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_commit_messages_summarize(
+    messages: *const paimon_commit_messages,
+) -> paimon_result_commit_messages_summary {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let messages = unsafe { handle::borrow(messages, "messages")? }.messages();
+        Ok(paimon_commit_messages_summary {
+            message_count: messages.len(),
+            data_file_count: messages.iter().map(|m| m.new_files.len()).sum(),
+            row_count: messages
+                .iter()
+                .flat_map(|m| &m.new_files)
+                .map(|f| f.row_count)
+                .fold(0i64, i64::saturating_add),
+        })
+    })
+}
+
+/// Frees commit messages (not the files they describe). NULL is a no-op; a handle of another
+/// kind is left untouched.
+///
+/// # Safety
+/// `messages` is NULL or a handle from this library, not used again after this call.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_commit_messages_free(messages: *mut paimon_commit_messages) {
+    // SAFETY: forwarded from the caller.
+    guard_void(|| unsafe { handle::free(messages) });
+}
+
+/// Frees bytes returned by this library. `{NULL, 0}` (the bytes of a failed call) is a no-op.
+///
+/// # Safety
+/// `bytes` is a value returned by this library, unchanged, not freed before.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_bytes_free(bytes: paimon_bytes) {
+    guard_void(|| {
+        if bytes.data.is_null() {
+            return;
+        }
+        let slice = std::ptr::slice_from_raw_parts_mut(bytes.data, bytes.len);
+        // SAFETY: `data`/`len` came from `paimon_bytes::from_vec`, i.e. `Box::<[u8]>::into_raw`
+        // with this exact length, and are freed once per the caller.
+        drop(unsafe { Box::from_raw(slice) });
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_round_trip_through_the_c_struct() {
+        for payload in [vec![], vec![1u8, 2, 3]] {
+            let bytes = paimon_bytes::from_vec(payload.clone());
+            assert!(!bytes.data.is_null());
+            // SAFETY: `from_vec` made `len` bytes at `data`.
+            let seen = unsafe { std::slice::from_raw_parts(bytes.data, bytes.len) };
+            assert_eq!(seen, payload.as_slice());
+            // SAFETY: freed once, unchanged.
+            unsafe { paimon_bytes_free(bytes) };
+        }
+        // SAFETY: the empty value of a failed call.
+        unsafe { paimon_bytes_free(paimon_bytes::EMPTY) };
+    }
+
+    #[test]
+    fn prepared_messages_serialize_at_every_writable_version() {
+        let handle = handle::into_raw::<paimon_commit_messages>(MessagesHandle::prepared(vec![
+            CommitMessage::new(Vec::new(), 0, Vec::new()),
+        ]));
+        // SAFETY: `handle` is live until freed at the end.
+        unsafe {
+            let current = paimon_commit_messages_serialize(handle);
+            assert!(current.error.is_null());
+            let expected = serialize_list(
+                &[CommitMessage::new(Vec::new(), 0, Vec::new())],
+                SerializerVersion::CURRENT,
+            )
+            .unwrap();
+            assert_eq!(
+                std::slice::from_raw_parts(current.bytes.data, current.bytes.len),
+                expected.as_slice()
+            );
+            paimon_bytes_free(current.bytes);
+
+            let bad = paimon_commit_messages_serialize_version(handle, 99);
+            assert!(bad.bytes.data.is_null());
+            assert_eq!((*bad.error).code, paimon_error_code::UnsupportedVersion);
+            crate::error::paimon_error_free(bad.error);
+            paimon_commit_messages_free(handle);
+        }
+    }
+}

@@ -1,0 +1,95 @@
+/* Helpers shared by the C test programs: error checks, files, and the test table's rows. */
+#ifndef PAIMON_WIRE_TEST_COMMON_H
+#define PAIMON_WIRE_TEST_COMMON_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrow_batch.h"
+#include "paimon_wire.h"
+
+/* Exits with status 1, printing the error, if `error` is not NULL. */
+static inline void check(paimon_error *error, const char *what) {
+  if (error == NULL) return;
+  fprintf(stderr, "%s failed: error %d: %s\n", what, (int)error->code, error->message);
+  paimon_error_free(error);
+  exit(1);
+}
+
+static inline void write_file(const char *path, const uint8_t *data, size_t len) {
+  FILE *f = fopen(path, "wb");
+  if (f == NULL || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+    fprintf(stderr, "cannot write %s\n", path);
+    exit(2);
+  }
+}
+
+/* Reads a whole file into a malloc'd buffer. */
+static inline uint8_t *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) {
+    fprintf(stderr, "cannot open %s\n", path);
+    exit(2);
+  }
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  uint8_t *data = (uint8_t *)checked_malloc((size_t)size);
+  if (fread(data, 1, (size_t)size, f) != (size_t)size) {
+    fprintf(stderr, "cannot read %s\n", path);
+    exit(2);
+  }
+  fclose(f);
+  *len = (size_t)size;
+  return data;
+}
+
+/* Builds one batch of the test table `orders (id INT, name STRING, amount BIGINT, dt STRING)`:
+ * ids first_id..first_id+rows-1, name "name-<id>", amount id*10, and dt taken round-robin from
+ * `partitions`. */
+static inline void make_orders(int64_t first_id, int64_t rows, const char *const *partitions,
+                        int n_partitions, struct ArrowArray *array, struct ArrowSchema *schema) {
+  int32_t *ids = (int32_t *)checked_malloc(sizeof(int32_t) * (size_t)rows);
+  int64_t *amounts = (int64_t *)checked_malloc(sizeof(int64_t) * (size_t)rows);
+  char **names = (char **)checked_malloc(sizeof(char *) * (size_t)rows);
+  const char **dts = (const char **)checked_malloc(sizeof(char *) * (size_t)rows);
+  for (int64_t i = 0; i < rows; i++) {
+    int64_t id = first_id + i;
+    ids[i] = (int32_t)id;
+    amounts[i] = id * 10;
+    names[i] = (char *)checked_malloc(32);
+    snprintf(names[i], 32, "name-%lld", (long long)id);
+    dts[i] = partitions[id % n_partitions];
+  }
+  column_spec columns[4] = {
+      {"id", 'i', ids}, {"name", 'u', names}, {"amount", 'l', amounts}, {"dt", 'u', dts}};
+  make_batch(rows, 4, columns, array, schema);
+  for (int64_t i = 0; i < rows; i++) free(names[i]);
+  free(names);
+  free(dts);
+  free(ids);
+  free(amounts);
+}
+
+/* Writes rows first_id.. in batches of at most 64 rows. */
+static inline void write_orders(paimon_table_write *write, int64_t first_id, int64_t rows,
+                         const char *const *partitions, int n_partitions) {
+  for (int64_t done = 0; done < rows; done += 64) {
+    int64_t n = rows - done < 64 ? rows - done : 64;
+    struct ArrowArray array;
+    struct ArrowSchema schema;
+    make_orders(first_id + done, n, partitions, n_partitions, &array, &schema);
+    check(paimon_table_write_arrow_batch(write, &array, &schema), "writing a batch");
+  }
+}
+
+/* Splits a comma-separated list in place. Returns the count. */
+static inline int split_commas(char *list, const char **out, int max) {
+  int n = 0;
+  for (char *token = strtok(list, ","); token != NULL && n < max; token = strtok(NULL, ","))
+    out[n++] = token;
+  return n;
+}
+
+#endif /* PAIMON_WIRE_TEST_COMMON_H */

@@ -1,0 +1,59 @@
+/*
+ * A worker of a distributed write: writes rows of the test table `orders`, prepares the
+ * commit, and hands the serialized commit messages (in an envelope, which carries the
+ * serializer version) to the coordinator as a file.
+ *
+ * usage: worker WAREHOUSE DATABASE.TABLE COMMIT_USER OVERWRITE(0|1) FIRST_ID ROWS DT,DT,.. OUT
+ */
+#include <stdbool.h>
+
+#include "common.h"
+
+static void run_worker(const char *warehouse, const char *table_name, const char *commit_user,
+                       bool overwrite, int64_t first_id, int64_t rows,
+                       const char *const *partitions, int n_partitions, const char *out_path) {
+  paimon_result_table table = paimon_table_open(warehouse, table_name, NULL, NULL, 0);
+  check(table.error, "paimon_table_open");
+  paimon_result_write_builder builder =
+      paimon_write_builder_new(table.table, commit_user, overwrite, PAIMON_WRITE_KIND_STANDARD);
+  check(builder.error, "paimon_write_builder_new");
+  paimon_result_table_write write = paimon_write_builder_new_write(builder.builder);
+  check(write.error, "paimon_write_builder_new_write");
+
+  write_orders(write.write, first_id, rows, partitions, n_partitions); /* Arrow C Data in */
+  paimon_result_commit_messages messages = paimon_table_write_prepare_commit(write.write);
+  check(messages.error, "paimon_table_write_prepare_commit");
+  paimon_result_bytes payload = paimon_commit_messages_serialize(messages.messages);
+  check(payload.error, "paimon_commit_messages_serialize");
+  paimon_result_bytes framed = paimon_envelope_wrap(payload.bytes.data, payload.bytes.len,
+                                                    paimon_commit_messages_serializer_version());
+  check(framed.error, "paimon_envelope_wrap");
+  write_file(out_path, framed.bytes.data, framed.bytes.len); /* ... to the coordinator */
+
+  paimon_result_commit_messages_summary summary = paimon_commit_messages_summarize(messages.messages);
+  check(summary.error, "paimon_commit_messages_summary");
+  printf("messages=%zu data_files=%zu rows=%lld payload_bytes=%zu\n",
+         summary.summary.message_count, summary.summary.data_file_count,
+         (long long)summary.summary.row_count, payload.bytes.len);
+
+  paimon_bytes_free(framed.bytes);
+  paimon_bytes_free(payload.bytes);
+  paimon_commit_messages_free(messages.messages);
+  paimon_table_write_free(write.write);
+  paimon_write_builder_free(builder.builder);
+  paimon_table_free(table.table);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 9) {
+    fprintf(stderr,
+            "usage: %s WAREHOUSE DATABASE.TABLE COMMIT_USER OVERWRITE FIRST_ID ROWS DT,.. OUT\n",
+            argv[0]);
+    return 2;
+  }
+  const char *partitions[16];
+  int n_partitions = split_commas(argv[7], partitions, 16);
+  run_worker(argv[1], argv[2], argv[3], atoi(argv[4]) != 0, atoll(argv[5]), atoll(argv[6]),
+             partitions, n_partitions, argv[8]);
+  return 0;
+}

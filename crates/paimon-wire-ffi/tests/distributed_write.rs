@@ -1,0 +1,189 @@
+//! A real distributed write through the C API: worker processes (the C program
+//! `tests/c/worker.c`) each write Arrow batches built by hand with the Arrow C Data Interface
+//! and hand their serialized commit messages to a coordinator process
+//! (`tests/c/coordinator.c`) as files; the coordinator deserializes, merges and commits once.
+//! The table is then read back with the paimon crate.
+
+mod support;
+
+use std::os::unix::process::ExitStatusExt;
+use std::thread;
+
+use support::{c_program, expected_rows, run, run_ok, Layout, Warehouse};
+
+const PARTITIONS: &[&str] = &["2024-01-01", "2024-01-02", "2024-01-03"];
+
+/// One logical commit: its table, commit user and mode, shared by workers and coordinator.
+struct Job<'a> {
+    warehouse: &'a Warehouse,
+    table: &'a str,
+    commit_user: &'a str,
+    overwrite: bool,
+}
+
+impl Job<'_> {
+    /// Runs `workers` worker processes at once, worker `w` writing ids
+    /// `first_id + w*rows .. + rows` over `partitions`; returns their payload files.
+    fn run_workers(
+        &self,
+        first_id: i64,
+        workers: i64,
+        rows: i64,
+        partitions: &[&str],
+    ) -> Vec<String> {
+        let worker = c_program("worker");
+        let partitions = partitions.join(",");
+        let jobs: Vec<_> = (0..workers)
+            .map(|w| {
+                let out = self
+                    .warehouse
+                    .scratch(&format!("{}-{}-{w}.payload", self.table, self.commit_user));
+                let args: Vec<String> = vec![
+                    self.warehouse.path().into(),
+                    format!("db.{}", self.table),
+                    self.commit_user.into(),
+                    (self.overwrite as i32).to_string(),
+                    (first_id + w * rows).to_string(),
+                    rows.to_string(),
+                    partitions.clone(),
+                    out.clone(),
+                ];
+                let worker = worker.clone();
+                thread::spawn(move || {
+                    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                    let stdout = run_ok(&worker, &args);
+                    assert!(stdout.contains(&format!("rows={rows}")), "{stdout}");
+                    out
+                })
+            })
+            .collect();
+        jobs.into_iter().map(|j| j.join().unwrap()).collect()
+    }
+
+    fn coordinator_args(&self, commit_id: i64, crash: bool, payloads: &[String]) -> Vec<String> {
+        let mut args = vec![
+            self.warehouse.path().to_string(),
+            format!("db.{}", self.table),
+            self.commit_user.to_string(),
+            (self.overwrite as i32).to_string(),
+            commit_id.to_string(),
+            (crash as i32).to_string(),
+        ];
+        args.extend(payloads.iter().cloned());
+        args
+    }
+
+    /// Runs the coordinator to completion; returns its report line.
+    fn run_coordinator(&self, commit_id: i64, payloads: &[String]) -> String {
+        let args = self.coordinator_args(commit_id, false, payloads);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run_ok(&c_program("coordinator"), &args)
+    }
+}
+
+/// Three workers, one coordinator, one snapshot, every row exactly once.
+fn distributed_write_commits_every_row_once(layout: Layout) {
+    let warehouse = Warehouse::new();
+    warehouse.create_orders("orders", layout);
+    let job = Job {
+        warehouse: &warehouse,
+        table: "orders",
+        commit_user: "job-1",
+        overwrite: false,
+    };
+    let payloads = job.run_workers(0, 3, 100, PARTITIONS);
+
+    let outcome = job.run_coordinator(1, &payloads);
+    assert!(outcome.starts_with("committed snapshot=1 "), "{outcome}");
+    assert!(outcome.contains("rows=300"), "{outcome}");
+
+    assert_eq!(warehouse.rows("orders"), expected_rows(0, 300, PARTITIONS));
+    assert_eq!(
+        warehouse.snapshots("orders"),
+        vec![(1, "job-1".to_string(), 1)]
+    );
+}
+
+#[test]
+fn append_table_written_by_three_worker_processes_commits_once() {
+    distributed_write_commits_every_row_once(Layout::AppendPartitioned);
+}
+
+#[test]
+fn primary_key_table_with_fixed_buckets_written_by_three_worker_processes_commits_once() {
+    distributed_write_commits_every_row_once(Layout::PrimaryKeyFixedBuckets);
+}
+
+#[test]
+fn overwrite_replaces_the_partitions_the_workers_wrote_and_keeps_the_others() {
+    let warehouse = Warehouse::new();
+    warehouse.create_orders("orders", Layout::AppendPartitioned);
+    let load = Job {
+        warehouse: &warehouse,
+        table: "orders",
+        commit_user: "load",
+        overwrite: false,
+    };
+    let first = load.run_workers(0, 2, 60, PARTITIONS);
+    load.run_coordinator(1, &first);
+
+    // The second job overwrites the first two partitions only.
+    let rewrite = Job {
+        warehouse: &warehouse,
+        table: "orders",
+        commit_user: "rewrite",
+        overwrite: true,
+    };
+    let rewritten = &PARTITIONS[..2];
+    let second = rewrite.run_workers(1000, 2, 40, rewritten);
+    let outcome = rewrite.run_coordinator(1, &second);
+    assert!(outcome.starts_with("committed snapshot=2 "), "{outcome}");
+
+    let mut expected: Vec<_> = expected_rows(0, 120, PARTITIONS)
+        .into_iter()
+        .filter(|row| row.3 == PARTITIONS[2])
+        .collect();
+    expected.extend(expected_rows(1000, 80, rewritten));
+    expected.sort();
+    assert_eq!(warehouse.rows("orders"), expected);
+    assert_eq!(
+        warehouse.snapshots("orders"),
+        vec![(1, "load".to_string(), 1), (2, "rewrite".to_string(), 1)]
+    );
+}
+
+#[test]
+fn coordinator_killed_right_after_commit_reruns_the_same_identifier_without_committing_twice() {
+    let warehouse = Warehouse::new();
+    warehouse.create_orders("orders", Layout::AppendPartitioned);
+    let job = Job {
+        warehouse: &warehouse,
+        table: "orders",
+        commit_user: "job-7",
+        overwrite: false,
+    };
+    let payloads = job.run_workers(0, 3, 50, PARTITIONS);
+
+    let coordinator = c_program("coordinator");
+    let args = job.coordinator_args(42, true, &payloads);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let crashed = run(&coordinator, &args);
+    assert_eq!(crashed.status.signal(), Some(9), "{crashed:?}");
+    assert!(
+        crashed.stdout.is_empty(),
+        "the crash happens before any report"
+    );
+
+    // The rerun does not know the commit landed; the identifier tells it.
+    let outcome = job.run_coordinator(42, &payloads);
+    assert!(
+        outcome.starts_with("already-committed snapshot=1 "),
+        "{outcome}"
+    );
+
+    assert_eq!(warehouse.rows("orders"), expected_rows(0, 150, PARTITIONS));
+    assert_eq!(
+        warehouse.snapshots("orders"),
+        vec![(1, "job-7".to_string(), 42)]
+    );
+}

@@ -1,0 +1,326 @@
+//! Shared by the C test suites: building the C programs against the header and the static
+//! library, creating the test tables with the paimon crate, running the programs, and
+//! reading the tables back with the paimon crate's read path.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, OnceLock};
+
+use arrow_array::{Array, Int32Array, Int64Array, RecordBatch, StringArray};
+use futures::TryStreamExt;
+use paimon_wire_core::paimon::catalog::{Catalog, Identifier};
+use paimon_wire_core::paimon::spec::{BigIntType, DataType, IntType, Schema, VarCharType};
+use paimon_wire_core::paimon::table::Table;
+use paimon_wire_core::paimon::{CatalogOptions, FileSystemCatalog, Options};
+
+/// The crate directory.
+pub fn crate_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `target/<profile>`, where cargo puts `libpaimon_wire.a`: the test binary runs from
+/// `target/<profile>/deps`.
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("the test runs from target/<profile>/deps")
+        .to_path_buf()
+}
+
+/// Builds `libpaimon_wire.a` once per test process. `cargo test` does not build a library
+/// that has no Rust (`rlib`) crate type for integration tests, so the tests ask cargo for it
+/// in the same profile; cargo has released its build lock while tests run.
+fn static_library() -> &'static Path {
+    static LIBRARY: OnceLock<PathBuf> = OnceLock::new();
+    LIBRARY.get_or_init(|| {
+        let profile = profile_dir();
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut build = Command::new(cargo);
+        build
+            .args(["build", "--lib", "-p", "paimon-wire-ffi"])
+            .current_dir(crate_dir());
+        if profile.file_name().is_some_and(|name| name == "release") {
+            build.arg("--release");
+        }
+        let status = build.status().expect("cargo runs");
+        assert!(status.success(), "cargo build of libpaimon_wire failed");
+        let library = profile.join("libpaimon_wire.a");
+        assert!(library.exists(), "{} was not built", library.display());
+        library
+    })
+}
+
+/// The system libraries the Rust standard library and the paimon crate's dependencies need
+/// when `libpaimon_wire.a` is linked into a C program (`cargo rustc -p paimon-wire-ffi
+/// --crate-type staticlib -- --print native-static-libs` lists them).
+const NATIVE_STATIC_LIBS: &[&str] = &[
+    "-ldl",
+    "-lssl",
+    "-lcrypto",
+    "-lgcc_s",
+    "-lutil",
+    "-lrt",
+    "-lpthread",
+    "-lm",
+    "-lc",
+];
+
+/// Compiles `tests/c/<name>.c` with the system C compiler against the checked-in header and
+/// links it with the static library, so the program runs from anywhere. Built once per test
+/// process.
+pub fn c_program(name: &str) -> PathBuf {
+    static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, path)) = built.iter().find(|(n, _)| n == name) {
+        return path.clone();
+    }
+    let library = static_library();
+    let out_dir = profile_dir().join("paimon-wire-c-tests");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let out = out_dir.join(name);
+    let source = crate_dir().join("tests/c").join(format!("{name}.c"));
+    let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let output = Command::new(&compiler)
+        .args([
+            "-std=c11",
+            "-D_POSIX_C_SOURCE=200809L",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+        ])
+        .args(["-Wno-unused-function", "-g", "-O1"])
+        .arg("-I")
+        .arg(crate_dir().join("include"))
+        .arg("-I")
+        .arg(crate_dir().join("tests/c"))
+        .arg(&source)
+        .arg(library)
+        .args(NATIVE_STATIC_LIBS)
+        .arg("-Wl,--gc-sections")
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run the C compiler {compiler:?}: {e}"));
+    assert!(
+        output.status.success(),
+        "compiling {} failed:\n{}",
+        source.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    built.push((name.to_string(), out.clone()));
+    out
+}
+
+/// Runs a program and returns its output, whatever its exit status.
+pub fn run(program: &Path, args: &[&str]) -> Output {
+    Command::new(program)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()))
+}
+
+/// Runs a program that must succeed; returns its stdout.
+pub fn run_ok(program: &Path, args: &[&str]) -> String {
+    let output = run(program, args);
+    assert!(
+        output.status.success(),
+        "{} {:?} failed with {}:\nstdout:\n{}\nstderr:\n{}",
+        program.display(),
+        args,
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+/// The layouts of the test table `orders (id INT, name STRING, amount BIGINT, dt STRING)`.
+#[derive(Debug, Clone, Copy)]
+pub enum Layout {
+    /// Append-only, partitioned by `dt`, bucket-unaware.
+    AppendPartitioned,
+    /// Primary key `(dt, id)`, partitioned by `dt`, 2 fixed buckets.
+    PrimaryKeyFixedBuckets,
+    /// Append-only, unpartitioned, 4 fixed buckets (bucket key `id`).
+    AppendUnpartitionedBuckets,
+    /// Primary key `(dt, id)`, partitioned by `dt`, postpone bucket (`bucket = -2`) with
+    /// `postpone.default-bucket-num = 2` so fixed-bucket writes work.
+    PostponePrimaryKey,
+}
+
+/// A temporary filesystem warehouse with database `db`.
+pub struct Warehouse {
+    dir: tempfile::TempDir,
+    catalog: FileSystemCatalog,
+}
+
+impl Warehouse {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let mut options = Options::new();
+        options.set(CatalogOptions::WAREHOUSE, dir.path().to_str().unwrap());
+        let catalog = FileSystemCatalog::new(options).unwrap();
+        block_on(catalog.create_database("db", false, HashMap::new())).unwrap();
+        Self { dir, catalog }
+    }
+
+    pub fn path(&self) -> &str {
+        self.dir.path().to_str().unwrap()
+    }
+
+    /// Scratch directory for payload files, outside the warehouse.
+    pub fn scratch(&self, name: &str) -> String {
+        let dir = self.dir.path().join("_scratch");
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(name).to_str().unwrap().to_string()
+    }
+
+    /// Creates `db.<name>` with `layout`.
+    pub fn create_orders(&self, name: &str, layout: Layout) {
+        let string = || DataType::VarChar(VarCharType::string_type());
+        let builder = Schema::builder()
+            .column("id", DataType::Int(IntType::new()))
+            .column("name", string())
+            .column("amount", DataType::BigInt(BigIntType::new()))
+            .column("dt", string());
+        let builder = match layout {
+            Layout::AppendPartitioned => builder.partition_keys(["dt"]),
+            Layout::PrimaryKeyFixedBuckets => builder
+                .partition_keys(["dt"])
+                .primary_key(["dt", "id"])
+                .option("bucket", "2"),
+            Layout::AppendUnpartitionedBuckets => {
+                builder.option("bucket", "4").option("bucket-key", "id")
+            }
+            Layout::PostponePrimaryKey => builder
+                .partition_keys(["dt"])
+                .primary_key(["dt", "id"])
+                .option("bucket", "-2")
+                .option("postpone.default-bucket-num", "2"),
+        };
+        let identifier = Identifier::new("db", name);
+        block_on(
+            self.catalog
+                .create_table(&identifier, builder.build().unwrap(), false),
+        )
+        .unwrap();
+    }
+
+    pub fn table(&self, name: &str) -> Table {
+        block_on(self.catalog.get_table(&Identifier::new("db", name))).unwrap()
+    }
+
+    /// Every row of `db.<name>` as `(id, name, amount, dt)`, sorted.
+    pub fn rows(&self, name: &str) -> Vec<(i32, String, i64, String)> {
+        let table = self.table(name);
+        let batches: Vec<RecordBatch> = block_on(async {
+            let read = table.new_read_builder();
+            let plan = read.new_scan().plan().await.unwrap();
+            read.new_read()
+                .unwrap()
+                .to_arrow(plan.splits())
+                .unwrap()
+                .try_collect()
+                .await
+                .unwrap()
+        });
+        let mut rows = Vec::new();
+        for batch in batches {
+            let column = |name: &str| batch.column_by_name(name).unwrap().clone();
+            let (ids, names, amounts, dts) =
+                (column("id"), column("name"), column("amount"), column("dt"));
+            let ids = ids.as_any().downcast_ref::<Int32Array>().unwrap();
+            let names = names.as_any().downcast_ref::<StringArray>().unwrap();
+            let amounts = amounts.as_any().downcast_ref::<Int64Array>().unwrap();
+            let dts = dts.as_any().downcast_ref::<StringArray>().unwrap();
+            for i in 0..batch.num_rows() {
+                assert!(!ids.is_null(i));
+                rows.push((
+                    ids.value(i),
+                    names.value(i).to_string(),
+                    amounts.value(i),
+                    dts.value(i).to_string(),
+                ));
+            }
+        }
+        rows.sort();
+        rows
+    }
+
+    /// `(id, commit user, commit identifier)` of every snapshot of `db.<name>`, oldest first.
+    pub fn snapshots(&self, name: &str) -> Vec<(i64, String, i64)> {
+        let table = self.table(name);
+        block_on(async {
+            let manager = table.snapshot_manager();
+            let Some(latest) = manager.get_latest_snapshot_id().await.unwrap() else {
+                return Vec::new();
+            };
+            let earliest = manager.earliest_snapshot_id().await.unwrap().unwrap();
+            let mut out = Vec::new();
+            for id in earliest..=latest {
+                let snapshot = manager.get_snapshot(id).await.unwrap();
+                out.push((
+                    id,
+                    snapshot.commit_user().to_string(),
+                    snapshot.commit_identifier(),
+                ));
+            }
+            out
+        })
+    }
+
+    /// Every data file (`*.parquet`, `*.orc`, `*.avro`) under the table directory.
+    pub fn data_files(&self, name: &str) -> Vec<PathBuf> {
+        fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                let file_name = path.file_name().unwrap().to_string_lossy().to_string();
+                if path.is_dir() {
+                    if !matches!(
+                        file_name.as_str(),
+                        "manifest" | "snapshot" | "schema" | "index"
+                    ) {
+                        walk(&path, out);
+                    }
+                } else if file_name.starts_with("data-") {
+                    out.push(path);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.dir.path().join("db.db").join(name), &mut out);
+        out.sort();
+        out
+    }
+}
+
+/// The rows the worker program writes for ids `first..first+count` over `partitions`
+/// (round-robin by id), as `rows` returns them.
+pub fn expected_rows(
+    first: i64,
+    count: i64,
+    partitions: &[&str],
+) -> Vec<(i32, String, i64, String)> {
+    (first..first + count)
+        .map(|id| {
+            (
+                id as i32,
+                format!("name-{id}"),
+                id * 10,
+                partitions[(id % partitions.len() as i64) as usize].to_string(),
+            )
+        })
+        .collect()
+}
