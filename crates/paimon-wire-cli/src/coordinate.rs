@@ -9,6 +9,7 @@ use paimon_wire::coordinator::{Binding, BoundMessages, CommitOutcome, Coordinato
 use paimon_wire::SerializerVersion;
 
 use crate::error::{CliError, CliResult};
+use crate::output::stdout_line;
 use crate::payload::{display_source, read_input, unframe, Framing};
 use crate::table::{block_on, open, TableArgs};
 
@@ -56,11 +57,11 @@ fn load(coordinator: &Coordinator, payloads: &PayloadFiles) -> CliResult<BoundMe
         let bound = coordinator
             .deserialize(unframed.version, unframed.raw)
             .map_err(|e| CliError::input(format!("{name}: {e}")))?;
-        println!(
+        stdout_line(format_args!(
             "{name}: valid, serializer version {}, {}",
             unframed.version,
             summary(&bound)
-        );
+        ))?;
         parts.push(bound);
     }
     coordinator
@@ -91,12 +92,12 @@ pub fn validate(table: &TableArgs, payloads: &PayloadFiles) -> CliResult<()> {
         let coordinator =
             Coordinator::bind(table_handle, binding(VALIDATE_COMMIT_USER, false, payloads)).await?;
         let merged = load(&coordinator, payloads)?;
-        println!(
+        stdout_line(format_args!(
             "valid: {} payload(s) for table {}: {} after merging",
             payloads.files.len(),
             table.table,
             summary(&merged)
-        );
+        ))?;
         Ok(())
     })?
 }
@@ -133,22 +134,24 @@ pub fn commit(
         let what = summary(&merged);
         match coordinator.commit(merged, options.identifier).await? {
             CommitOutcome::Committed { snapshot_id } => {
-                println!("committed snapshot {snapshot_id}: {what}");
+                stdout_line(format_args!("committed snapshot {snapshot_id}: {what}"))?;
             }
             CommitOutcome::AlreadyCommitted {
                 snapshot_id: Some(snapshot_id),
-            } => println!(
+            } => stdout_line(format_args!(
                 "identifier {} of commit user {:?} was already committed in snapshot \
                  {snapshot_id}; nothing committed",
                 options.identifier, options.commit_user
-            ),
-            CommitOutcome::AlreadyCommitted { snapshot_id: None } => println!(
+            ))?,
+            CommitOutcome::AlreadyCommitted { snapshot_id: None } => stdout_line(format_args!(
                 "identifier {} of commit user {:?} was already committed (a later identifier \
                  of this user supersedes it, or its snapshot expired); nothing committed",
                 options.identifier, options.commit_user
-            ),
+            ))?,
             CommitOutcome::NothingToCommit => {
-                println!("nothing to commit: the payloads carry no new files; no snapshot made");
+                stdout_line(format_args!(
+                    "nothing to commit: the payloads carry no new files; no snapshot made"
+                ))?;
             }
         }
         Ok(())

@@ -10,6 +10,7 @@ mod coordinate;
 mod demo;
 mod error;
 mod inspect;
+mod output;
 mod partition;
 mod payload;
 mod table;
@@ -146,7 +147,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("{PROGRAM}: error: {e}");
+            output::stderr_line(format_args!("{PROGRAM}: error: {e}"));
             ExitCode::from(e.exit_code())
         }
     }
@@ -222,7 +223,9 @@ fn report_clap_error(e: clap::Error) -> ExitCode {
                 .collect();
             let message = paragraph.join(" ");
             let message = message.strip_prefix("error: ").unwrap_or(&message);
-            eprintln!("{PROGRAM}: error: {message} (try '{PROGRAM} --help')");
+            output::stderr_line(format_args!(
+                "{PROGRAM}: error: {message} (try '{PROGRAM} --help')"
+            ));
             ExitCode::from(EXIT_USAGE)
         }
     }
@@ -243,7 +246,7 @@ fn install_panic_hook() {
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
         let message = CliError::input(format!("internal error: {message}{location}"));
-        eprintln!("{PROGRAM}: error: {message}");
+        output::stderr_line(format_args!("{PROGRAM}: error: {message}"));
         std::process::exit(EXIT_PANIC);
     }));
 }

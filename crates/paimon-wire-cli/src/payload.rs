@@ -1,6 +1,6 @@
 //! Reading payloads from files or stdin, writing them back, and turning them into messages.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
 
 use paimon_wire::{deserialize_list, envelope, CommitMessage, SerializerVersion};
@@ -38,10 +38,7 @@ pub fn read_input(path: &Path) -> CliResult<Vec<u8>> {
 /// Writes `bytes` to `path`, or stdout if `path` is `-`.
 pub fn write_output(path: &Path, bytes: &[u8]) -> CliResult<()> {
     if path.as_os_str() == STDIO {
-        let mut out = std::io::stdout().lock();
-        out.write_all(bytes)
-            .and_then(|()| out.flush())
-            .map_err(|e| CliError::input(format!("cannot write stdout: {e}")))
+        crate::output::write_stdout(bytes)
     } else {
         std::fs::write(path, bytes)
             .map_err(|e| CliError::input(format!("cannot write {}: {e}", path.display())))

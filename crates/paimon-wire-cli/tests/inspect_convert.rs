@@ -322,3 +322,27 @@ fn help_and_version_succeed() {
     let version = success(&run(&["--version"], None));
     assert!(version.starts_with("paimon-wire "), "{version}");
 }
+
+#[test]
+fn a_reader_that_goes_away_ends_output_quietly() {
+    // `paimon-wire inspect ... | head -c 10`: far more output than a pipe buffers, and the
+    // reader closes after 10 bytes.
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let messages: Vec<_> = (0..200).flat_map(|_| messages_for_v7()).collect();
+    let payload = serialize_list(&messages, SerializerVersion::V14).unwrap();
+    let mut child = Command::new(common::BIN)
+        .args(["inspect", "--version", "14", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&payload).unwrap();
+    let mut first = [0u8; 10];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(&first[..2], b"[\n");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}

@@ -28,6 +28,7 @@ use paimon_wire::paimon::table::Table;
 use paimon_wire::SerializerVersion;
 
 use crate::error::{CliError, CliResult};
+use crate::output::stdout_line;
 use crate::payload::{parse_version, unframe, Framing};
 use crate::table::block_on;
 
@@ -126,8 +127,7 @@ pub fn run(args: &DemoArgs) -> CliResult<()> {
         &report,
         &phases,
         total,
-    );
-    Ok(())
+    )
 }
 
 fn absolute_dir(dir: &Path) -> CliResult<PathBuf> {
@@ -427,7 +427,7 @@ fn print_report(
     report: &CoordinatorReport,
     phases: &Phases,
     total: Duration,
-) {
+) -> CliResult<()> {
     let sizes: Vec<usize> = payloads.iter().map(|p| p.payload.len()).collect();
     let payload_bytes: usize = sizes.iter().sum();
     let snapshot = match report.outcome {
@@ -443,11 +443,11 @@ fn print_report(
         .iter()
         .map(|(name, d)| format!("{name} {}", human_duration(*d)))
         .collect();
-    println!(
+    stdout_line(format_args!(
         "paimon-wire demo: {} worker processes wrote {} rows into {} partitions of {}",
         args.workers, args.rows, args.partitions, args.table
-    );
-    println!(
+    ))?;
+    stdout_line(format_args!(
         "  warehouse      {}{}",
         warehouse.display(),
         if temporary {
@@ -455,41 +455,44 @@ fn print_report(
         } else {
             ""
         }
-    );
+    ))?;
     if let Some(dir) = &args.payload_dir {
-        println!("  payload files  {}/worker-<i>.bin", dir.display());
+        stdout_line(format_args!(
+            "  payload files  {}/worker-<i>.bin",
+            dir.display()
+        ))?;
     }
-    println!(
+    stdout_line(format_args!(
         "  payloads       {} x serializer version {}{}, {payload_bytes} bytes (min {}, max {} per worker)",
         payloads.len(),
         args.version,
         if args.envelope { " in envelopes" } else { "" },
         sizes.iter().min().copied().unwrap_or(0),
         sizes.iter().max().copied().unwrap_or(0)
-    );
-    println!(
+    ))?;
+    stdout_line(format_args!(
         "  messages       {} received, {} after merge",
         report.messages_received, report.merged_messages
-    );
-    println!(
+    ))?;
+    stdout_line(format_args!(
         "  data files     {} new, {} bytes, {} rows reported by workers",
         report.data_files, report.data_file_bytes, report.reported_rows
-    );
-    println!("  snapshot       {snapshot}");
+    ))?;
+    stdout_line(format_args!("  snapshot       {snapshot}"))?;
     let ids = match args.rows {
         0 => "no rows, as written".to_string(),
         rows => format!("every id from 0 to {} exactly once", rows - 1),
     };
-    println!(
+    stdout_line(format_args!(
         "  read back      {} rows in {} partitions: {ids}",
         report.rows_read,
         report.rows_per_partition.len()
-    );
-    println!(
+    ))?;
+    stdout_line(format_args!(
         "  phases         {} (total {})",
         phase_list.join(", "),
         human_duration(total)
-    );
+    ))
 }
 
 fn human_duration(d: Duration) -> String {
