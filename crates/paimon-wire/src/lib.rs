@@ -33,6 +33,12 @@
 //!
 //! Every decoding error says where it happened (version, message, field, byte offset); no
 //! input makes the decoder panic or allocate more than the input could hold.
+//!
+//! On the coordinator side, [`coordinator::Coordinator`] binds payloads to one table:
+//! it decodes them, validates every message against the table (and says which message,
+//! field and rule a bad one breaks), merges the payloads of many workers, and commits them
+//! exactly once per commit identifier. [`envelope`] is an optional self-describing framing
+//! (magic, versions, length, CRC32C) around a raw payload.
 
 #![deny(missing_docs)]
 
@@ -43,20 +49,22 @@ pub mod dump;
 pub mod envelope;
 mod error;
 mod layout;
+mod limits;
 mod message;
 mod options;
 mod stats;
 mod version;
 
 pub use codec::{
-    deserialize_list, deserialize_message, serialize_list, serialize_list_into,
-    serialize_list_with, serialize_message, serialize_message_with,
+    deserialize_list, deserialize_list_with_limits, deserialize_message, serialize_list,
+    serialize_list_into, serialize_list_with, serialize_message, serialize_message_with,
 };
 pub use coordinator::{
     Binding, BoundMessages, CommitMode, CommitOutcome, Coordinator, CoordinatorError, WriteKind,
 };
 pub use envelope::EnvelopeError;
 pub use error::{CodecError, CodecErrorKind, CodecResult};
+pub use limits::{DecodeLimits, Limit};
 pub use options::{EncodeOptions, LossyField};
 pub use stats::table_stats;
 pub use version::{current_serializer_version, SerializerVersion, CURRENT_SERIALIZER_VERSION};

@@ -1,8 +1,10 @@
 //! Validation of untrusted messages against the bound table (the rules are listed in the
 //! [module docs of the coordinator](super#trust-model)).
 //!
-//! [`TableRules`] is what the coordinator knows about its table, read once at bind time;
-//! [`TableRules::validate_and_apply`] checks one message and applies the binding to it.
+//! The coordinator reads what it needs of its table once, at bind time (partition key types,
+//! bucket option, schema ids, external roots), and checks each message against it. The
+//! public helpers here ([`plain_file_name_problem`], [`is_known_index_type`],
+//! [`BucketMode`]) are the rules' building blocks, for callers that want to explain them.
 
 use std::collections::BTreeSet;
 use std::fmt;
