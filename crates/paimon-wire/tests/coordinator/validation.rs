@@ -498,3 +498,43 @@ async fn real_messages_pass_validation_at_every_version_that_can_carry_them() {
         "only {accepted:?} could carry the messages"
     );
 }
+
+#[tokio::test]
+async fn a_null_partition_value_from_a_real_writer_is_canonical() {
+    use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray};
+    use std::sync::Arc;
+
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("events", Kind::PartitionedAppend).await;
+    let batch = RecordBatch::try_from_iter([
+        ("id", Arc::new(Int32Array::from(vec![1, 2])) as ArrayRef),
+        (
+            "pt",
+            Arc::new(StringArray::from(vec![
+                None,
+                Some("a long partition value"),
+            ])) as ArrayRef,
+        ),
+        (
+            "v",
+            Arc::new(StringArray::from(vec!["v1", "v2"])) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    let builder = table
+        .new_write_builder()
+        .with_commit_user(super::support::USER)
+        .unwrap();
+    let mut write = builder.new_write().unwrap();
+    write.write_arrow_batch(&batch).await.unwrap();
+    let messages = write.prepare_commit().await.unwrap();
+    assert_eq!(messages.len(), 2);
+    let coordinator = append_coordinator(&table).await;
+    let bound = coordinator
+        .deserialize(V, &serialize_list(&messages, V).unwrap())
+        .unwrap();
+    assert_eq!(
+        coordinator.commit(bound, 1).await.unwrap(),
+        CommitOutcome::Committed { snapshot_id: 1 }
+    );
+}
