@@ -8,7 +8,7 @@ use crate::error::{FfiError, FfiResult};
 ///
 /// # Safety
 /// `ptr` is NULL or points to a NUL-terminated string that stays valid for `'a`.
-pub(crate) unsafe fn c_str<'a>(ptr: *const c_char, arg: &'static str) -> FfiResult<&'a str> {
+pub(crate) unsafe fn c_str<'a>(ptr: *const c_char, arg: &str) -> FfiResult<&'a str> {
     if ptr.is_null() {
         return Err(FfiError::null(arg));
     }
@@ -22,27 +22,23 @@ pub(crate) unsafe fn c_str<'a>(ptr: *const c_char, arg: &'static str) -> FfiResu
     })
 }
 
-/// Reads a byte-range argument: `data` may be NULL only when `len` is 0.
+/// Reads an array argument of `len` values of `T`: `data` may be NULL only when `len` is 0.
 ///
 /// # Safety
-/// When non-null, `data` points to `len` readable bytes that stay valid for `'a`.
-pub(crate) unsafe fn byte_slice<'a>(
-    data: *const u8,
-    len: usize,
-    arg: &'static str,
-) -> FfiResult<&'a [u8]> {
+/// When non-null, `data` points to `len` initialized values that stay valid for `'a`.
+pub(crate) unsafe fn slice<'a, T>(data: *const T, len: usize, arg: &str) -> FfiResult<&'a [T]> {
+    if len == 0 {
+        return Ok(&[]);
+    }
     if data.is_null() {
-        if len == 0 {
-            return Ok(&[]);
-        }
         return Err(FfiError::null(arg));
     }
-    if len > isize::MAX as usize {
+    if len > isize::MAX as usize / std::mem::size_of::<T>().max(1) {
         return Err(FfiError::invalid_argument(format!(
             "argument `{arg}` has an impossible length {len}"
         )));
     }
-    // SAFETY: non-null, `len` bytes readable per the caller, and `len` fits in `isize`.
+    // SAFETY: non-null, `len` values readable per the caller, and the size fits in `isize`.
     Ok(unsafe { std::slice::from_raw_parts(data, len) })
 }
 
@@ -53,24 +49,14 @@ pub(crate) unsafe fn byte_slice<'a>(
 pub(crate) unsafe fn c_str_array<'a>(
     array: *const *const c_char,
     count: usize,
-    arg: &'static str,
+    arg: &str,
 ) -> FfiResult<Vec<&'a str>> {
-    if count == 0 {
-        return Ok(Vec::new());
-    }
-    if array.is_null() {
-        return Err(FfiError::null(arg));
-    }
-    if count > isize::MAX as usize / std::mem::size_of::<*const c_char>() {
-        return Err(FfiError::invalid_argument(format!(
-            "argument `{arg}` has an impossible length {count}"
-        )));
-    }
-    // SAFETY: `array` holds `count` pointers per the caller; the size was checked above.
-    let pointers = unsafe { std::slice::from_raw_parts(array, count) };
+    // SAFETY: forwarded from the caller.
+    let pointers = unsafe { slice(array, count, arg)? };
     pointers
         .iter()
+        .enumerate()
         // SAFETY: each element is NULL or a NUL-terminated string per the caller.
-        .map(|&p| unsafe { c_str(p, arg) })
+        .map(|(i, &p)| unsafe { c_str(p, &format!("{arg}[{i}]")) })
         .collect()
 }

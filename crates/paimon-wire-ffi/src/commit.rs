@@ -7,7 +7,7 @@ use paimon_wire_core::coordinator::{
     Binding, CommitOutcome, Coordinator, CoordinatorError, WriteKind,
 };
 
-use crate::args::c_str;
+use crate::args::{c_str, slice};
 use crate::error::{codec_code, paimon_code, paimon_error, paimon_error_code, FfiError, FfiResult};
 use crate::handle::{self, HandleDescriptor, HandleKind};
 use crate::messages::{paimon_commit_messages, paimon_result_commit_messages, MessagesHandle};
@@ -217,23 +217,13 @@ unsafe fn message_parts<'a>(
     parts: *const *const paimon_commit_messages,
     count: usize,
 ) -> FfiResult<Vec<&'a MessagesHandle>> {
-    if count == 0 {
-        return Ok(Vec::new());
-    }
-    if parts.is_null() {
-        return Err(FfiError::null("parts"));
-    }
-    if count > isize::MAX as usize / std::mem::size_of::<*const paimon_commit_messages>() {
-        return Err(FfiError::invalid_argument(format!(
-            "argument `count` is impossible: {count}"
-        )));
-    }
-    // SAFETY: `parts` holds `count` pointers per the caller; the size was checked above.
-    let pointers = unsafe { std::slice::from_raw_parts(parts, count) };
+    // SAFETY: forwarded from the caller.
+    let pointers = unsafe { slice(parts, count, "parts")? };
     pointers
         .iter()
+        .enumerate()
         // SAFETY: each element is NULL or a handle per the caller.
-        .map(|&p| unsafe { handle::borrow(p, "parts[i]") })
+        .map(|(i, &p)| unsafe { handle::borrow(p, &format!("parts[{i}]")) })
         .collect()
 }
 
@@ -264,7 +254,8 @@ pub unsafe extern "C" fn paimon_table_commit_merge(
         };
         let bound = parts
             .into_iter()
-            .map(|part| part.bound("parts[i]").cloned())
+            .enumerate()
+            .map(|(i, part)| part.bound(&format!("parts[{i}]")).cloned())
             .collect::<FfiResult<Vec<_>>>()?;
         let merged = commit.coordinator.merge(bound)?;
         Ok(handle::into_raw::<paimon_commit_messages>(

@@ -5,7 +5,7 @@
 use paimon_wire_core::envelope::{self, EnvelopeError, EnvelopeErrorKind};
 use paimon_wire_core::SerializerVersion;
 
-use crate::args::byte_slice;
+use crate::args::slice;
 use crate::error::{paimon_error, paimon_error_code, FfiError};
 use crate::messages::{paimon_bytes, paimon_result_bytes};
 use crate::result::{ffi_return, guard};
@@ -69,7 +69,7 @@ pub unsafe extern "C" fn paimon_envelope_wrap(
 ) -> paimon_result_bytes {
     guard(|| {
         // SAFETY: forwarded from the caller.
-        let payload = unsafe { byte_slice(payload, payload_len, "payload")? };
+        let payload = unsafe { slice(payload, payload_len, "payload")? };
         let version = SerializerVersion::try_from(version)?;
         Ok(paimon_bytes::from_vec(envelope::wrap(version, payload)))
     })
@@ -90,7 +90,7 @@ pub unsafe extern "C" fn paimon_envelope_unwrap(
 ) -> paimon_result_envelope {
     guard(|| {
         // SAFETY: forwarded from the caller.
-        let data = unsafe { byte_slice(data, data_len, "data")? };
+        let data = unsafe { slice(data, data_len, "data")? };
         let (version, payload) = envelope::unwrap(data)?;
         Ok(paimon_envelope {
             serializer_version: version.as_i32(),

@@ -96,7 +96,7 @@ pub(crate) fn into_raw<H: HandleDescriptor>(value: H::Target) -> *mut H {
 /// practice, a pointer this library returned (freed or not, of any kind).
 unsafe fn check<H: HandleDescriptor>(
     ptr: *const H,
-    arg: &'static str,
+    arg: &str,
 ) -> FfiResult<*mut HandleBox<H::Target>> {
     if ptr.is_null() {
         return Err(FfiError::null(arg));
@@ -128,7 +128,7 @@ unsafe fn check<H: HandleDescriptor>(
     Ok(ptr as *mut HandleBox<H::Target>)
 }
 
-fn not_a_handle<H: HandleDescriptor>(arg: &'static str, why: &str) -> FfiError {
+fn not_a_handle<H: HandleDescriptor>(arg: &str, why: &str) -> FfiError {
     FfiError::new(
         paimon_error_code::WrongHandleKind,
         format!(
@@ -145,7 +145,7 @@ fn not_a_handle<H: HandleDescriptor>(arg: &'static str, why: &str) -> FfiError {
 /// thread mutates it during the borrow (the header documents which handles may be shared).
 pub(crate) unsafe fn borrow<'a, H: HandleDescriptor>(
     ptr: *const H,
-    arg: &'static str,
+    arg: &str,
 ) -> FfiResult<&'a H::Target> {
     // SAFETY: forwarded from the caller.
     let boxed = unsafe { check(ptr, arg)? };
@@ -159,7 +159,7 @@ pub(crate) unsafe fn borrow<'a, H: HandleDescriptor>(
 /// As [`borrow`], and no other reference to the handle's value exists during the call.
 pub(crate) unsafe fn borrow_mut<'a, H: HandleDescriptor>(
     ptr: *mut H,
-    arg: &'static str,
+    arg: &str,
 ) -> FfiResult<&'a mut H::Target> {
     // SAFETY: forwarded from the caller.
     let boxed = unsafe { check(ptr, arg)? };
@@ -171,10 +171,7 @@ pub(crate) unsafe fn borrow_mut<'a, H: HandleDescriptor>(
 ///
 /// # Safety
 /// As [`borrow_mut`]; the caller must not use `ptr` afterwards.
-pub(crate) unsafe fn take<H: HandleDescriptor>(
-    ptr: *mut H,
-    arg: &'static str,
-) -> FfiResult<H::Target> {
+pub(crate) unsafe fn take<H: HandleDescriptor>(ptr: *mut H, arg: &str) -> FfiResult<H::Target> {
     // SAFETY: forwarded from the caller.
     let boxed = unsafe { check(ptr, arg)? };
     // SAFETY: `check` proved this is a live handle, so it came from `Box::into_raw` in

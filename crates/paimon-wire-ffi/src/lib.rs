@@ -35,3 +35,12 @@ mod result;
 mod runtime;
 pub mod table;
 pub mod write;
+
+// The handles the header documents as usable from several threads at once are `Sync`.
+const _: () = {
+    const fn sync<T: Sync>() {}
+    sync::<table::TableHandle>();
+    sync::<write::WriteBuilderHandle>();
+    sync::<commit::TableCommitHandle>();
+    sync::<messages::MessagesHandle>();
+};

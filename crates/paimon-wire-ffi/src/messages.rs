@@ -3,7 +3,7 @@
 use paimon_wire_core::coordinator::BoundMessages;
 use paimon_wire_core::{serialize_list, CommitMessage, SerializerVersion};
 
-use crate::args::byte_slice;
+use crate::args::slice;
 use crate::commit::paimon_table_commit;
 use crate::error::{paimon_error, paimon_error_code, FfiError, FfiResult};
 use crate::handle::{self, HandleDescriptor, HandleKind};
@@ -217,7 +217,7 @@ pub unsafe extern "C" fn paimon_commit_messages_deserialize(
         let (commit, payload) = unsafe {
             (
                 handle::borrow(commit, "commit")?,
-                byte_slice(data, data_len, "data")?,
+                slice(data, data_len, "data")?,
             )
         };
         let bound = commit

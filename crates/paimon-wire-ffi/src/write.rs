@@ -280,8 +280,9 @@ fn arrow_error(message: &str) -> FfiError {
 /// Ownership of `array` and `schema` moves to this function whenever they are non-NULL, even
 /// when it fails: on return both are marked released (`release == NULL`) and the caller must
 /// not release them. Rows are routed to their partition and bucket.
-/// Returns NULL on success or an error owned by the caller (`PAIMON_ERROR_CODE_ARROW` when the
-/// batch cannot be imported or does not match the table).
+/// Returns NULL on success or an error owned by the caller: `PAIMON_ERROR_CODE_ARROW` when the
+/// structs cannot be imported (released, malformed, not a struct array, null rows), and
+/// `PAIMON_ERROR_CODE_PAIMON` naming the field when the columns do not match the table.
 ///
 /// # Safety
 /// `write` is NULL or a handle from this library, not used by another thread during the call;

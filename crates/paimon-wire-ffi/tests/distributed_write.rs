@@ -21,7 +21,16 @@ struct Job<'a> {
     overwrite: bool,
 }
 
-impl Job<'_> {
+impl<'a> Job<'a> {
+    fn new(warehouse: &'a Warehouse, commit_user: &'a str, overwrite: bool) -> Self {
+        Self {
+            warehouse,
+            table: "orders",
+            commit_user,
+            overwrite,
+        }
+    }
+
     /// Runs `workers` worker processes at once, worker `w` writing ids
     /// `first_id + w*rows .. + rows` over `partitions`; returns their payload files.
     fn run_workers(
@@ -85,12 +94,7 @@ impl Job<'_> {
 fn distributed_write_commits_every_row_once(layout: Layout) {
     let warehouse = Warehouse::new();
     warehouse.create_orders("orders", layout);
-    let job = Job {
-        warehouse: &warehouse,
-        table: "orders",
-        commit_user: "job-1",
-        overwrite: false,
-    };
+    let job = Job::new(&warehouse, "job-1", false);
     let payloads = job.run_workers(0, 3, 100, PARTITIONS);
 
     let outcome = job.run_coordinator(1, &payloads);
@@ -118,22 +122,12 @@ fn primary_key_table_with_fixed_buckets_written_by_three_worker_processes_commit
 fn overwrite_replaces_the_partitions_the_workers_wrote_and_keeps_the_others() {
     let warehouse = Warehouse::new();
     warehouse.create_orders("orders", Layout::AppendPartitioned);
-    let load = Job {
-        warehouse: &warehouse,
-        table: "orders",
-        commit_user: "load",
-        overwrite: false,
-    };
+    let load = Job::new(&warehouse, "load", false);
     let first = load.run_workers(0, 2, 60, PARTITIONS);
     load.run_coordinator(1, &first);
 
     // The second job overwrites the first two partitions only.
-    let rewrite = Job {
-        warehouse: &warehouse,
-        table: "orders",
-        commit_user: "rewrite",
-        overwrite: true,
-    };
+    let rewrite = Job::new(&warehouse, "rewrite", true);
     let rewritten = &PARTITIONS[..2];
     let second = rewrite.run_workers(1000, 2, 40, rewritten);
     let outcome = rewrite.run_coordinator(1, &second);
@@ -156,12 +150,7 @@ fn overwrite_replaces_the_partitions_the_workers_wrote_and_keeps_the_others() {
 fn coordinator_killed_right_after_commit_reruns_the_same_identifier_without_committing_twice() {
     let warehouse = Warehouse::new();
     warehouse.create_orders("orders", Layout::AppendPartitioned);
-    let job = Job {
-        warehouse: &warehouse,
-        table: "orders",
-        commit_user: "job-7",
-        overwrite: false,
-    };
+    let job = Job::new(&warehouse, "job-7", false);
     let payloads = job.run_workers(0, 3, 50, PARTITIONS);
 
     let coordinator = c_program("coordinator");

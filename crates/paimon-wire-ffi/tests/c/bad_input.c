@@ -192,13 +192,14 @@ static void write_errors(paimon_table *orders, paimon_table_commit *commit) {
   expect_error(paimon_table_write_arrow_batch(w.write, &array, &schema), PAIMON_ERROR_CODE_ARROW,
                "struct array", "write non-struct array");
 
-  /* A batch whose columns do not match the table. */
+  /* A batch whose last column is misnamed. */
   int64_t longs[2] = {1, 2};
-  column_spec wrong[1] = {{"idx", 'l', longs}};
-  make_batch(2, 1, wrong, &array, &schema);
+  const char *strings[2] = {"a", "b"};
+  column_spec wrong[4] = {
+      {"id", 'i', ints}, {"name", 'u', strings}, {"amount", 'l', longs}, {"day", 'u', strings}};
+  make_batch(2, 4, wrong, &array, &schema);
   paimon_error *e = paimon_table_write_arrow_batch(w.write, &array, &schema);
-  expect(e != NULL && e->code == PAIMON_ERROR_CODE_PAIMON, "write batch of the wrong schema");
-  paimon_error_free(e);
+  expect_error(e, PAIMON_ERROR_CODE_PAIMON, "'day'", "write batch of the wrong schema");
   expect(array.release == NULL && schema.release == NULL, "wrong schema: both taken");
 
   paimon_table_write_free(w.write);
@@ -333,7 +334,7 @@ static void binding_errors(const char *warehouse, paimon_table *orders,
   expect_error(m.error, PAIMON_ERROR_CODE_NULL_POINTER, "`parts`", "merge NULL parts");
   parts[0] = bound.messages;
   m = paimon_table_commit_merge(commit, parts, 2);
-  expect_error(m.error, PAIMON_ERROR_CODE_NULL_POINTER, NULL, "merge a NULL part");
+  expect_error(m.error, PAIMON_ERROR_CODE_NULL_POINTER, "`parts[1]`", "merge a NULL part");
   m = paimon_table_commit_merge(commit, NULL, 0);
   check(m.error, "merge nothing");
   paimon_result_commit_messages_summary s = paimon_commit_messages_summarize(m.messages);
