@@ -35,8 +35,10 @@
 //!
 //! - **partition**: the partition row has one field per partition key, every field decodes
 //!   as the key's type, no NOT NULL key is null, and the bytes are the canonical encoding
-//!   of the decoded values (Paimon compares partitions as bytes, so a non-canonical row
-//!   would create a second copy of an existing partition);
+//!   of the decoded values — what Java's `BinaryRowWriter` writes, or what the paimon
+//!   crate's writer writes (the two differ only for a null DECIMAL with precision > 18 or
+//!   TIMESTAMP with precision > 3, where Java reserves space). Paimon compares partitions
+//!   as bytes, so any other encoding would create a second copy of an existing partition;
 //! - **bucket**: fixed tables `0..bucket-1`; dynamic-bucket primary-key tables `>= 0`;
 //!   bucket-unaware append tables (`bucket = -1`) `0`; postpone tables (`bucket = -2`)
 //!   `-2`, or `0..total_buckets-1` for postpone fixed-bucket writes (see below);
