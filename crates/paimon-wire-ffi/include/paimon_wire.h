@@ -13,14 +13,18 @@
  *   Data Interface structs of paimon_table_write_arrow_batch).
  * - Errors: fallible functions return a paimon_result_* struct whose `error` is NULL on
  *   success, or a `paimon_error *` that is NULL on success. An error carries a stable
- *   paimon_error_code and a message; nothing ever unwinds or aborts into the caller.
+ *   paimon_error_code and a message. A Rust panic never unwinds into the caller: it is
+ *   caught and returned as PAIMON_ERROR_CODE_INTERNAL.
  * - Handles: NULL, or a handle of another kind (a paimon_table * cast to
  *   paimon_table_commit *), is refused with PAIMON_ERROR_CODE_NULL_POINTER /
  *   PAIMON_ERROR_CODE_WRONG_HANDLE_KIND. Free functions ignore NULL and handles of another
  *   kind. Any other invalid pointer (freed, dangling, foreign) is undefined behavior.
  * - Strings are NUL-terminated UTF-8.
  * - Threads: handles documented as read-only may be used from several threads at once;
- *   paimon_table_write is used by one thread at a time.
+ *   paimon_table_write is used by one thread at a time. Each opened table owns an async
+ *   runtime, which calls drive on the caller's thread (no threads of its own but Paimon's
+ *   blocking file I/O); it ends when the table and every handle made from it are freed. A runtime does not survive fork(): a process that forks workers
+ *   opens its tables in each child, after the fork.
  */
 
 #ifndef PAIMON_WIRE_H

@@ -2,14 +2,16 @@
 //! `tests/c/worker.c`) each write Arrow batches built by hand with the Arrow C Data Interface
 //! and hand their serialized commit messages to a coordinator process
 //! (`tests/c/coordinator.c`) as files; the coordinator deserializes, merges and commits once.
-//! The table is then read back with the paimon crate.
+//! The table is then read back with the paimon crate. In the append-table test every process
+//! runs under valgrind memcheck.
 
 mod support;
 
 use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
 use std::thread;
 
-use support::{c_program, expected_rows, run, run_ok, Layout, Warehouse};
+use support::{c_program, expected_rows, memcheck, run, run_ok, Layout, Warehouse};
 
 const PARTITIONS: &[&str] = &["2024-01-01", "2024-01-02", "2024-01-03"];
 
@@ -19,6 +21,8 @@ struct Job<'a> {
     table: &'a str,
     commit_user: &'a str,
     overwrite: bool,
+    /// Run every process under valgrind memcheck.
+    memcheck: bool,
 }
 
 impl<'a> Job<'a> {
@@ -28,6 +32,17 @@ impl<'a> Job<'a> {
             table: "orders",
             commit_user,
             overwrite,
+            memcheck: false,
+        }
+    }
+
+    /// Runs `program` to success (under valgrind when asked); returns its stdout.
+    fn run(&self, program: &Path, args: &[String]) -> String {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        if self.memcheck {
+            memcheck(program, &args)
+        } else {
+            run_ok(program, &args)
         }
     }
 
@@ -42,31 +57,32 @@ impl<'a> Job<'a> {
     ) -> Vec<String> {
         let worker = c_program("worker");
         let partitions = partitions.join(",");
-        let jobs: Vec<_> = (0..workers)
-            .map(|w| {
-                let out = self
-                    .warehouse
-                    .scratch(&format!("{}-{}-{w}.payload", self.table, self.commit_user));
-                let args: Vec<String> = vec![
-                    self.warehouse.path().into(),
-                    format!("db.{}", self.table),
-                    self.commit_user.into(),
-                    (self.overwrite as i32).to_string(),
-                    (first_id + w * rows).to_string(),
-                    rows.to_string(),
-                    partitions.clone(),
-                    out.clone(),
-                ];
-                let worker = worker.clone();
-                thread::spawn(move || {
-                    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-                    let stdout = run_ok(&worker, &args);
-                    assert!(stdout.contains(&format!("rows={rows}")), "{stdout}");
-                    out
+        thread::scope(|scope| {
+            let jobs: Vec<_> = (0..workers)
+                .map(|w| {
+                    let out = self
+                        .warehouse
+                        .scratch(&format!("{}-{}-{w}.payload", self.table, self.commit_user));
+                    let args: Vec<String> = vec![
+                        self.warehouse.path().into(),
+                        format!("db.{}", self.table),
+                        self.commit_user.into(),
+                        (self.overwrite as i32).to_string(),
+                        (first_id + w * rows).to_string(),
+                        rows.to_string(),
+                        partitions.clone(),
+                        out.clone(),
+                    ];
+                    let worker = &worker;
+                    scope.spawn(move || {
+                        let stdout = self.run(worker, &args);
+                        assert!(stdout.contains(&format!("rows={rows}")), "{stdout}");
+                        out
+                    })
                 })
-            })
-            .collect();
-        jobs.into_iter().map(|j| j.join().unwrap()).collect()
+                .collect();
+            jobs.into_iter().map(|j| j.join().unwrap()).collect()
+        })
     }
 
     fn coordinator_args(&self, commit_id: i64, crash: bool, payloads: &[String]) -> Vec<String> {
@@ -84,17 +100,21 @@ impl<'a> Job<'a> {
 
     /// Runs the coordinator to completion; returns its report line.
     fn run_coordinator(&self, commit_id: i64, payloads: &[String]) -> String {
-        let args = self.coordinator_args(commit_id, false, payloads);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        run_ok(&c_program("coordinator"), &args)
+        self.run(
+            &c_program("coordinator"),
+            &self.coordinator_args(commit_id, false, payloads),
+        )
     }
 }
 
 /// Three workers, one coordinator, one snapshot, every row exactly once.
-fn distributed_write_commits_every_row_once(layout: Layout) {
+fn distributed_write_commits_every_row_once(layout: Layout, memcheck: bool) {
     let warehouse = Warehouse::new();
     warehouse.create_orders("orders", layout);
-    let job = Job::new(&warehouse, "job-1", false);
+    let job = Job {
+        memcheck,
+        ..Job::new(&warehouse, "job-1", false)
+    };
     let payloads = job.run_workers(0, 3, 100, PARTITIONS);
 
     let outcome = job.run_coordinator(1, &payloads);
@@ -108,14 +128,15 @@ fn distributed_write_commits_every_row_once(layout: Layout) {
     );
 }
 
+/// Every worker and the coordinator run under valgrind memcheck here.
 #[test]
 fn append_table_written_by_three_worker_processes_commits_once() {
-    distributed_write_commits_every_row_once(Layout::AppendPartitioned);
+    distributed_write_commits_every_row_once(Layout::AppendPartitioned, true);
 }
 
 #[test]
 fn primary_key_table_with_fixed_buckets_written_by_three_worker_processes_commits_once() {
-    distributed_write_commits_every_row_once(Layout::PrimaryKeyFixedBuckets);
+    distributed_write_commits_every_row_once(Layout::PrimaryKeyFixedBuckets, false);
 }
 
 #[test]

@@ -1,52 +1,12 @@
 //! The single-process C programs under valgrind memcheck: `bad_input` (every kind of bad
 //! input through the C API) and `lifecycle` (write, prepare, serialize, deserialize, merge,
-//! commit once, abort, discard). Zero invalid accesses and zero lost bytes. The multi-process
-//! programs run without valgrind (tests/distributed_write.rs): they use the same calls.
-//!
-//! Memory still reachable at exit is allowed (and not counted as an error by valgrind).
+//! commit once, abort, discard). Zero invalid accesses and zero lost bytes (see
+//! `support::memcheck`). The multi-process programs of tests/distributed_write.rs run under
+//! valgrind in the append-table test.
 
 mod support;
 
-use std::path::Path;
-use std::process::Command;
-
-use support::{c_program, expected_rows, Layout, Warehouse};
-
-/// Runs `program` under `valgrind --leak-check=full --error-exitcode=99` and returns its
-/// stdout after checking valgrind found nothing. `tests/valgrind.supp` suppresses one
-/// block: Rust's standard library's handle of the calling thread (see the file).
-fn memcheck(program: &Path, args: &[&str]) -> String {
-    let suppressions = support::crate_dir().join("tests/valgrind.supp");
-    let output = Command::new("valgrind")
-        .args([
-            "--leak-check=full",
-            "--error-exitcode=99",
-            "--num-callers=50",
-        ])
-        .arg(format!("--suppressions={}", suppressions.display()))
-        .arg(program)
-        .args(args)
-        .output()
-        .expect("valgrind is installed (apt-get install valgrind)");
-    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
-    let report = String::from_utf8_lossy(&output.stderr).to_string();
-    assert!(
-        output.status.success(),
-        "{} under valgrind failed with {}:\nstdout:\n{stdout}\nvalgrind:\n{report}",
-        program.display(),
-        output.status
-    );
-    assert!(report.contains("ERROR SUMMARY: 0 errors"), "{report}");
-    for lost in ["definitely lost", "indirectly lost", "possibly lost"] {
-        if let Some(line) = report.lines().find(|line| line.contains(lost)) {
-            assert!(
-                line.contains(&format!("{lost}: 0 bytes")),
-                "{line}\n{report}"
-            );
-        }
-    }
-    stdout
-}
+use support::{c_program, expected_rows, memcheck, Layout, Warehouse};
 
 #[test]
 fn bad_input_through_the_c_api_gives_the_documented_errors_without_leaks() {

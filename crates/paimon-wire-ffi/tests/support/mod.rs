@@ -138,6 +138,43 @@ pub fn run_ok(program: &Path, args: &[&str]) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
+/// Runs `program` under `valgrind --leak-check=full --error-exitcode=99` and returns its
+/// stdout after checking valgrind found no error and no lost block ("still reachable" memory
+/// is allowed: valgrind does not count it as an error). `tests/valgrind.supp` suppresses one
+/// block: Rust's standard library's handle of the calling thread (see the file).
+pub fn memcheck(program: &Path, args: &[&str]) -> String {
+    let suppressions = crate_dir().join("tests/valgrind.supp");
+    let output = Command::new("valgrind")
+        .args([
+            "--leak-check=full",
+            "--error-exitcode=99",
+            "--num-callers=50",
+        ])
+        .arg(format!("--suppressions={}", suppressions.display()))
+        .arg(program)
+        .args(args)
+        .output()
+        .expect("valgrind is installed (apt-get install valgrind)");
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    let report = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(
+        output.status.success(),
+        "{} under valgrind failed with {}:\nstdout:\n{stdout}\nvalgrind:\n{report}",
+        program.display(),
+        output.status
+    );
+    assert!(report.contains("ERROR SUMMARY: 0 errors"), "{report}");
+    for lost in ["definitely lost", "indirectly lost", "possibly lost"] {
+        if let Some(line) = report.lines().find(|line| line.contains(lost)) {
+            assert!(
+                line.contains(&format!("{lost}: 0 bytes")),
+                "{line}\n{report}"
+            );
+        }
+    }
+    stdout
+}
+
 pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
