@@ -300,7 +300,7 @@ mod tests {
     }
 
     #[test]
-    fn prepared_messages_serialize_at_every_writable_version() {
+    fn prepared_messages_serialize_as_the_codec_does_and_refuse_unknown_versions() {
         let handle = handle::into_raw::<paimon_commit_messages>(MessagesHandle::prepared(vec![
             CommitMessage::new(Vec::new(), 0, Vec::new()),
         ]));
