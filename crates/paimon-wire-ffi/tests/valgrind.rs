@@ -15,6 +15,7 @@ fn bad_input_through_the_c_api_gives_the_documented_errors_without_leaks() {
     warehouse.create_orders("other", Layout::AppendUnpartitionedBuckets);
     warehouse.create_orders("postponed", Layout::PostponePrimaryKey);
     let stdout = memcheck(&c_program("bad_input"), &[warehouse.path()]);
+    println!("{stdout}");
     assert!(stdout.contains(", 0 failed"), "{stdout}");
     // Nothing of it was committed.
     assert!(warehouse.snapshots("orders").is_empty());
