@@ -8,6 +8,7 @@ use paimon::table::CommitMessage;
 use crate::binary::input::Input;
 use crate::error::{CodecError, CodecErrorKind, CodecResult};
 use crate::layout::EncodeContext;
+use crate::limits::{file_count, DecodeLimits, Limit, LimitExceeded};
 use crate::message;
 use crate::options::EncodeOptions;
 use crate::version::{SerializerVersion, VersionLayouts};
@@ -84,18 +85,37 @@ pub fn serialize_message_with(
 ///
 /// Version 2 has two historical layouts; like Java's `ManifestCommittableSerializer`, the
 /// newer one is tried first and the legacy one (Paimon 0.5–0.7) if that fails.
+///
+/// No limit applies beyond the payload's own length ([`DecodeLimits::UNLIMITED`]); decode
+/// bytes from another machine with [`deserialize_list_with_limits`].
 pub fn deserialize_list(
     version: SerializerVersion,
     bytes: &[u8],
 ) -> CodecResult<Vec<CommitMessage>> {
-    let first = decode_all(bytes, version.layouts());
-    match first {
-        Err(e) if version == SerializerVersion::V2 => {
-            decode_all(bytes, SerializerVersion::legacy_v2_layouts()).map_err(|_| e)
+    deserialize_list_with_limits(version, bytes, &DecodeLimits::UNLIMITED)
+}
+
+/// [`deserialize_list`] refusing a payload that goes over `limits`
+/// ([`CodecErrorKind::LimitExceeded`]): its size before decoding anything, its message
+/// count before allocating for the messages, its file count after each message.
+pub fn deserialize_list_with_limits(
+    version: SerializerVersion,
+    bytes: &[u8],
+    limits: &DecodeLimits,
+) -> CodecResult<Vec<CommitMessage>> {
+    let decode = || {
+        limits
+            .check(Limit::PayloadBytes, bytes.len())
+            .map_err(|e| limit_error(e, "payload", 0))?;
+        let first = decode_all(bytes, version.layouts(), limits);
+        match first {
+            Err(e) if version == SerializerVersion::V2 => {
+                decode_all(bytes, SerializerVersion::legacy_v2_layouts(), limits).map_err(|_| e)
+            }
+            other => other,
         }
-        other => other,
-    }
-    .map_err(|e| e.with_version(version.as_i32()))
+    };
+    decode().map_err(|e| e.with_version(version.as_i32()))
 }
 
 /// Decodes one message written by Java's `serialize(CommitMessage)` at `version`.
@@ -110,17 +130,45 @@ pub fn deserialize_message(version: SerializerVersion, bytes: &[u8]) -> CodecRes
     .map_err(|e| e.with_version(version.as_i32()))
 }
 
-fn decode_all(bytes: &[u8], layouts: VersionLayouts) -> CodecResult<Vec<CommitMessage>> {
+fn decode_all(
+    bytes: &[u8],
+    layouts: VersionLayouts,
+    limits: &DecodeLimits,
+) -> CodecResult<Vec<CommitMessage>> {
     let mut input = Input::new(bytes);
     let count = input.read_count("messages", message::MIN_ENCODED_BYTES)?;
+    limits
+        .check(Limit::Messages, count)
+        .map_err(|e| limit_error(e, "messages", 0))?;
     let mut messages = Vec::with_capacity(count);
+    let mut files = 0usize;
     for i in 0..count {
-        messages.push(
-            message::decode(&mut input, layouts).map_err(|e| e.at_index(i).within("messages"))?,
-        );
+        let start = input.position();
+        let decoded =
+            message::decode(&mut input, layouts).map_err(|e| e.at_index(i).within("messages"))?;
+        files = files.saturating_add(file_count(&decoded));
+        limits.check(Limit::Files, files).map_err(|e| {
+            limit_error(e, "files", start)
+                .at_index(i)
+                .within("messages")
+        })?;
+        messages.push(decoded);
     }
     finish(&input)?;
     Ok(messages)
+}
+
+/// A limit error in `field`, at payload offset `offset`.
+fn limit_error(e: LimitExceeded, field: &'static str, offset: usize) -> CodecError {
+    CodecError::at(
+        CodecErrorKind::LimitExceeded {
+            limit: e.limit,
+            found: e.found,
+            max: e.max,
+        },
+        field,
+        offset,
+    )
 }
 
 fn decode_one(bytes: &[u8], layouts: VersionLayouts) -> CodecResult<CommitMessage> {

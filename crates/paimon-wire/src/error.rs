@@ -62,6 +62,15 @@ pub enum CodecErrorKind {
     /// The message belongs to a Format Table, whose messages use a different Java
     /// serializer (`TwoPhaseCommitMessage`).
     FormatTableMessage,
+    /// The payload goes over one of the caller's [`crate::DecodeLimits`].
+    LimitExceeded {
+        /// The limit it goes over.
+        limit: crate::Limit,
+        /// The payload's size, message count or file count so far.
+        found: usize,
+        /// The limit's value.
+        max: usize,
+    },
 }
 
 /// An error from [`crate::deserialize_list`], [`crate::serialize_list`] and friends, with
@@ -203,6 +212,17 @@ impl fmt::Display for CodecErrorKind {
                 f,
                 "format-table commit messages use Java's TwoPhaseCommitMessage serializer, not CommitMessageSerializer"
             ),
+            CodecErrorKind::LimitExceeded { limit, found, max } => {
+                let what = match limit {
+                    crate::Limit::PayloadBytes => "bytes",
+                    crate::Limit::Messages => "messages",
+                    crate::Limit::Files => "files",
+                };
+                write!(
+                    f,
+                    "payload exceeds the decode limit {limit} = {max}: it has {found} {what}"
+                )
+            }
         }
     }
 }

@@ -303,3 +303,26 @@ pub fn fixed_data_file(name: &str) -> DataFileMeta {
         column_max_sequence_numbers: None,
     }
 }
+
+/// Every payload written by a real Paimon release (`fixtures/java/<release>/*-v<V>.bin`), with
+/// the serializer version its name gives, sorted by path.
+pub fn java_fixtures() -> Vec<(std::path::PathBuf, SerializerVersion)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/java");
+    let mut found = Vec::new();
+    for release in std::fs::read_dir(&root).expect("fixtures/java exists") {
+        let release = release.unwrap().path();
+        if !release.is_dir() {
+            continue;
+        }
+        for file in std::fs::read_dir(&release).unwrap() {
+            let path = file.unwrap().path();
+            if path.extension().is_some_and(|e| e == "bin") {
+                let stem = path.file_stem().unwrap().to_str().unwrap();
+                let version: i32 = stem.rsplit("-v").next().unwrap().parse().unwrap();
+                found.push((path, SerializerVersion::try_from(version).unwrap()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
