@@ -123,16 +123,10 @@ fn read_data_files(
     layouts: VersionLayouts,
     list: &'static str,
 ) -> CodecResult<Vec<DataFileMeta>> {
-    // Every file takes at least its length and its row's fixed part.
-    let count = input.read_count(list, 4 + fixed_part_size(layouts.data_file.arity()))?;
-    let mut files = Vec::with_capacity(count);
-    for i in 0..count {
-        let decoded = input
-            .read_sized("length")
-            .and_then(|(row, base)| data_file::decode(row, base, layouts.data_file));
-        files.push(decoded.map_err(|e| e.at_index(i).within(list))?);
-    }
-    Ok(files)
+    let min_row = fixed_part_size(layouts.data_file.arity());
+    read_rows(input, list, min_row, |row, base| {
+        data_file::decode(row, base, layouts.data_file)
+    })
 }
 
 fn read_index_files(
@@ -140,15 +134,30 @@ fn read_index_files(
     layouts: VersionLayouts,
     list: &'static str,
 ) -> CodecResult<Vec<IndexFileMeta>> {
-    let count = input.read_count(list, 4 + fixed_part_size(layouts.index_file.arity()))?;
-    let mut files = Vec::with_capacity(count);
+    let min_row = fixed_part_size(layouts.index_file.arity());
+    read_rows(input, list, min_row, |row, base| {
+        index_file::decode(row, base, layouts.index_file)
+    })
+}
+
+/// Reads an `int` count, then each row as `int` length + bytes, like Java's
+/// `ObjectSerializer.deserializeList`. Every row takes at least its length and `min_row`
+/// bytes, so a count that can't fit is refused before anything is allocated.
+fn read_rows<T>(
+    input: &mut Input<'_>,
+    list: &'static str,
+    min_row: usize,
+    decode_row: impl Fn(&[u8], usize) -> CodecResult<T>,
+) -> CodecResult<Vec<T>> {
+    let count = input.read_count(list, 4 + min_row)?;
+    let mut rows = Vec::with_capacity(count);
     for i in 0..count {
         let decoded = input
             .read_sized("length")
-            .and_then(|(row, base)| index_file::decode(row, base, layouts.index_file));
-        files.push(decoded.map_err(|e| e.at_index(i).within(list))?);
+            .and_then(|(row, base)| decode_row(row, base));
+        rows.push(decoded.map_err(|e| e.at_index(i).within(list))?);
     }
-    Ok(files)
+    Ok(rows)
 }
 
 /// Appends one message body in `ctx`'s layouts.

@@ -3,34 +3,13 @@
 //! (compared through the canonical JSON dump Java wrote beside it) and re-encodes them
 //! into the same bytes.
 
-use std::path::{Path, PathBuf};
+mod common;
 
-use paimon_wire::{deserialize_list, dump, serialize_list, SerializerVersion};
-
-fn fixtures() -> Vec<(PathBuf, SerializerVersion)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/java");
-    let mut found = Vec::new();
-    for release in std::fs::read_dir(&root).expect("fixtures/java exists") {
-        let release = release.unwrap().path();
-        if !release.is_dir() {
-            continue;
-        }
-        for file in std::fs::read_dir(&release).unwrap() {
-            let path = file.unwrap().path();
-            if path.extension().is_some_and(|e| e == "bin") {
-                let stem = path.file_stem().unwrap().to_str().unwrap();
-                let version: i32 = stem.rsplit("-v").next().unwrap().parse().unwrap();
-                found.push((path, SerializerVersion::try_from(version).unwrap()));
-            }
-        }
-    }
-    found.sort();
-    found
-}
+use paimon_wire::{deserialize_list, dump, serialize_list};
 
 #[test]
 fn rust_decodes_what_java_wrote_and_writes_the_same_bytes() {
-    let fixtures = fixtures();
+    let fixtures = common::java_fixtures();
     assert!(
         fixtures.len() >= 20,
         "expected the release fixtures, found {}",
