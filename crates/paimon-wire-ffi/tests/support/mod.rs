@@ -73,15 +73,32 @@ const NATIVE_STATIC_LIBS: &[&str] = &[
 /// links it with the static library, so the program runs from anywhere. Built once per test
 /// process.
 pub fn c_program(name: &str) -> PathBuf {
+    build_c_program(name, "", &[])
+}
+
+/// Compiler flags of the AddressSanitizer builds (gcc and clang both take them). LeakSanitizer
+/// is part of AddressSanitizer on Linux.
+const ASAN_FLAGS: &[&str] = &["-fsanitize=address", "-fno-omit-frame-pointer"];
+
+/// [`c_program`] built with AddressSanitizer: the C side is instrumented, and ASan's allocator
+/// replaces `malloc`/`free` for the whole process, the Rust library included (it allocates
+/// through the system allocator), so LeakSanitizer sees every leak and ASan every double or
+/// foreign free across the boundary.
+pub fn c_program_asan(name: &str) -> PathBuf {
+    build_c_program(name, "-asan", ASAN_FLAGS)
+}
+
+fn build_c_program(name: &str, suffix: &str, extra_flags: &[&str]) -> PathBuf {
     static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
+    let key = format!("{name}{suffix}");
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, path)) = built.iter().find(|(n, _)| n == name) {
+    if let Some((_, path)) = built.iter().find(|(n, _)| *n == key) {
         return path.clone();
     }
     let library = static_library();
     let out_dir = profile_dir().join("paimon-wire-c-tests");
     std::fs::create_dir_all(&out_dir).unwrap();
-    let out = out_dir.join(name);
+    let out = out_dir.join(&key);
     let source = crate_dir().join("tests/c").join(format!("{name}.c"));
     let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let output = Command::new(&compiler)
@@ -93,6 +110,7 @@ pub fn c_program(name: &str) -> PathBuf {
             "-Werror",
         ])
         .args(["-Wno-unused-function", "-g", "-O1"])
+        .args(extra_flags)
         .arg("-I")
         .arg(crate_dir().join("include"))
         .arg("-I")
@@ -111,7 +129,7 @@ pub fn c_program(name: &str) -> PathBuf {
         source.display(),
         String::from_utf8_lossy(&output.stderr)
     );
-    built.push((name.to_string(), out.clone()));
+    built.push((key, out.clone()));
     out
 }
 
@@ -171,6 +189,32 @@ pub fn memcheck(program: &Path, args: &[&str]) -> String {
                 "{line}\n{report}"
             );
         }
+    }
+    stdout
+}
+
+/// Runs a [`c_program_asan`] program, which must succeed, with AddressSanitizer and
+/// LeakSanitizer stopping it (exit code 98) at the first report; returns its stdout after
+/// checking there was no report.
+pub fn asan_run(program: &Path, args: &[&str]) -> String {
+    let output = Command::new(program)
+        .args(args)
+        .env(
+            "ASAN_OPTIONS",
+            "detect_leaks=1:halt_on_error=1:exitcode=98:detect_stack_use_after_return=1",
+        )
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(
+        output.status.success(),
+        "{} under AddressSanitizer failed with {}:\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        program.display(),
+        output.status
+    );
+    for report in ["ERROR: AddressSanitizer", "ERROR: LeakSanitizer"] {
+        assert!(!stderr.contains(report), "{stderr}");
     }
     stdout
 }
