@@ -21,6 +21,7 @@ mod json_diff;
 mod refusal;
 mod table;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -317,9 +318,17 @@ fn run(command: Command) -> Result<()> {
         }
         Command::Read { warehouse, table } => {
             let rows = block_on(table::read(&warehouse, &table))??;
-            println!("rows {}", rows.len());
+            let mut text = format!("rows {}\n", rows.len());
             for row in rows {
-                println!("{row}");
+                text.push_str(&row);
+                text.push('\n');
+            }
+            // a reader that stops early (`| head`) is not an error
+            match std::io::stdout().lock().write_all(text.as_bytes()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    return Err(format!("writing to stdout: {e}"));
+                }
+                _ => {}
             }
         }
     }
