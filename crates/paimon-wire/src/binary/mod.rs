@@ -42,28 +42,43 @@ fn read_var_slot<'a>(
     if word & (0x80 << 56) != 0 {
         let len = ((word >> 56) & 0x7f) as usize;
         if len > MAX_INLINE_BYTES {
-            return Err(invalid(
-                field,
-                base + slot,
-                format!("inline length {len} exceeds {MAX_INLINE_BYTES}"),
-            ));
+            return Err(inline_too_long(field, base + slot, len));
         }
         Ok(&data[slot..slot + len])
     } else {
         let offset = (word >> 32) as usize;
         let len = (word & 0xffff_ffff) as usize;
-        match offset.checked_add(len) {
-            Some(end) if end <= data.len() => Ok(&data[offset..end]),
-            _ => Err(invalid(
-                field,
-                base + slot,
-                format!(
-                    "offset {offset} + length {len} is outside the {}-byte value",
-                    data.len()
-                ),
-            )),
+        match offset.checked_add(len).and_then(|end| data.get(offset..end)) {
+            Some(bytes) => Ok(bytes),
+            None => Err(outside_value(field, base + slot, offset, len, data.len())),
         }
     }
+}
+
+#[cold]
+#[inline(never)]
+fn inline_too_long(field: &'static str, offset: usize, len: usize) -> CodecError {
+    invalid(
+        field,
+        offset,
+        format!("inline length {len} exceeds {MAX_INLINE_BYTES}"),
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn outside_value(
+    field: &'static str,
+    at: usize,
+    offset: usize,
+    len: usize,
+    value_len: usize,
+) -> CodecError {
+    invalid(
+        field,
+        at,
+        format!("offset {offset} + length {len} is outside the {value_len}-byte value"),
+    )
 }
 
 /// Writes `bytes` for the slot at `slot` (relative to `start`): inline if short, otherwise
@@ -104,6 +119,7 @@ fn set_offset_and_size(out: &mut [u8], at: usize, offset: usize, size: usize) {
     out[at..at + 8].copy_from_slice(&word.to_le_bytes());
 }
 
+#[cold]
 pub(crate) fn invalid(field: &'static str, offset: usize, reason: String) -> CodecError {
     CodecError::at(CodecErrorKind::InvalidValue { reason }, field, offset)
 }
@@ -116,6 +132,11 @@ pub(crate) fn utf8<'a>(
     field: &'static str,
     offset: usize,
 ) -> CodecResult<&'a str> {
-    std::str::from_utf8(bytes)
-        .map_err(|_| CodecError::at(CodecErrorKind::InvalidUtf8, field, offset))
+    std::str::from_utf8(bytes).map_err(|_| invalid_utf8(field, offset))
+}
+
+#[cold]
+#[inline(never)]
+fn invalid_utf8(field: &'static str, offset: usize) -> CodecError {
+    CodecError::at(CodecErrorKind::InvalidUtf8, field, offset)
 }

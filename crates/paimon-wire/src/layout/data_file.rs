@@ -205,13 +205,10 @@ fn decode_stats<S: serde::de::DeserializeOwned>(
     let counts = row
         .array(2, 8, "_NULL_COUNTS")
         .map_err(|e| e.within(field))?;
-    let null_counts = (0..counts.len())
-        .map(|i| (!counts.is_null(i)).then(|| counts.long(i)))
-        .collect();
-    Ok(crate::stats::table_stats(
+    Ok(crate::stats::table_stats_from_counts(
         min_values.to_vec(),
         max_values.to_vec(),
-        null_counts,
+        counts.nullable_longs(),
     ))
 }
 
