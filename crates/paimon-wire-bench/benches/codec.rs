@@ -1,9 +1,20 @@
 //! Encode and decode throughput of paimon-wire and of the `paimon` crate's own version 14
-//! codec, on the same messages and bytes. `scripts/bench` puts these next to Java's numbers.
+//! codec, on the same messages and bytes (W1, W2), and the coordinator's decode + validate +
+//! merge of W3. `scripts/bench` puts these next to Java's numbers.
+//!
+//! Every iteration of these benchmarks takes milliseconds to a second, so the groups use
+//! flat sampling (the same iteration count in every sample) and few samples; `scripts/bench`
+//! passes short warm-up and measurement times.
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use paimon_wire::{deserialize_list, serialize_list, CommitMessage, SerializerVersion};
-use paimon_wire_bench::{w1, w2};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode, Throughput};
+use paimon_wire::coordinator::open_table;
+use paimon_wire::{
+    deserialize_list, serialize_list, Binding, CommitMessage, Coordinator, SerializerVersion,
+};
+use paimon_wire_bench::{create_w3_table, w1, w2, w3_workers, W3_WORKERS};
+
+/// Samples per benchmark.
+const SAMPLES: usize = 10;
 
 /// The `paimon` crate has no list framing: its payload is the messages one after another,
 /// each with its length, which costs the same framing bytes as Java's list.
@@ -18,7 +29,8 @@ fn bench_workload(c: &mut Criterion, name: &str, messages: Vec<CommitMessage>) {
     let ours12 = serialize_list(&messages, v12).unwrap();
     let theirs = paimon_crate_encode(&messages);
     let mut group = c.benchmark_group(name);
-    group.sample_size(20);
+    group.sample_size(SAMPLES);
+    group.sampling_mode(SamplingMode::Flat);
     group.throughput(Throughput::Bytes(ours14.len() as u64));
 
     group.bench_function("decode/paimon-wire/v14", |b| {
@@ -52,9 +64,61 @@ fn bench_workload(c: &mut Criterion, name: &str, messages: Vec<CommitMessage>) {
     group.finish();
 }
 
+/// W3: 1,000 worker payloads decoded and validated one by one by a coordinator bound to a
+/// real table, then merged into one set of 100,000 files.
+fn bench_coordinator(c: &mut Criterion) {
+    let version = SerializerVersion::CURRENT;
+    let payloads: Vec<Vec<u8>> = w3_workers()
+        .iter()
+        .map(|messages| serialize_list(messages, version).unwrap())
+        .collect();
+    let total_bytes: usize = payloads.iter().map(Vec::len).sum();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let warehouse = tempfile::tempdir().unwrap();
+    let coordinator = runtime.block_on(async {
+        let path = warehouse.path().to_str().unwrap();
+        let name = create_w3_table(path).await.unwrap();
+        let table = open_table(path, name).await.unwrap();
+        Coordinator::bind(table, Binding::append("w3-bench"))
+            .await
+            .unwrap()
+    });
+    let decode_validate_merge = || {
+        let parts = payloads
+            .iter()
+            .map(|payload| coordinator.deserialize(version, payload).unwrap());
+        coordinator.merge(parts).unwrap()
+    };
+    let merged = decode_validate_merge();
+    assert_eq!(merged.len(), W3_WORKERS);
+    assert_eq!(merged.data_file_count(), W3_WORKERS * 100);
+    drop(merged);
+
+    let mut group = c.benchmark_group("W3");
+    group.sample_size(SAMPLES);
+    group.sampling_mode(SamplingMode::Flat);
+    group.throughput(Throughput::Bytes(total_bytes as u64));
+    group.bench_function(
+        format!("decode+validate+merge/paimon-wire/v{version}"),
+        |b| b.iter(decode_validate_merge),
+    );
+    group.bench_function(format!("decode/paimon-wire/v{version}"), |b| {
+        b.iter(|| {
+            payloads
+                .iter()
+                .map(|payload| deserialize_list(version, payload).unwrap())
+                .collect::<Vec<_>>()
+        })
+    });
+    group.finish();
+}
+
 fn codec(c: &mut Criterion) {
     bench_workload(c, "W1", w1());
     bench_workload(c, "W2", w2());
+    bench_coordinator(c);
 }
 
 criterion_group!(benches, codec);

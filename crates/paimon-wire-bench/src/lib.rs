@@ -4,6 +4,8 @@
 //!   20 columns, 1,000 messages.
 //! - W2, primary-key table: key statistics, changelog files, compaction before/after,
 //!   deletion-vector index files, 1,000 messages.
+//! - W3, coordinator: 1,000 worker payloads of one W1-style message of 100 files each, to be
+//!   decoded, validated against a real table ([`create_w3_table`]) and merged.
 //!
 //! The same seed always gives the same messages, so the payload bytes measured by Rust and
 //! by Java's harness are identical.
@@ -135,20 +137,67 @@ fn file_name(rng: &mut Seeded, kind: &str) -> String {
     )
 }
 
+/// Message `i` of an append-table workload: 100 new files with value statistics on 20
+/// columns, in partition `dt = 20260000 + i % 30`, bucket 0.
+fn append_message(rng: &mut Seeded, i: usize) -> CommitMessage {
+    let files = (0..W1_FILES_PER_MESSAGE)
+        .map(|_| {
+            let name = file_name(rng, "data");
+            data_file(rng, name, W1_STATS_COLUMNS, 0)
+        })
+        .collect();
+    CommitMessage::new(partition_row(W1_FIRST_DAY + (i % 30) as i32), 0, files)
+}
+
+/// The first `dt` partition value of W1 and W3 (they cycle through 30 days).
+pub const W1_FIRST_DAY: i32 = 20_260_000;
+
 /// W1: an append table's 1,000 messages of 100 new files each.
 pub fn w1() -> Vec<CommitMessage> {
     let mut rng = Seeded::new(1);
-    (0..MESSAGES)
-        .map(|i| {
-            let files = (0..W1_FILES_PER_MESSAGE)
-                .map(|_| {
-                    let name = file_name(&mut rng, "data");
-                    data_file(&mut rng, name, W1_STATS_COLUMNS, 0)
-                })
-                .collect();
-            CommitMessage::new(partition_row(20_260_000 + (i % 30) as i32), 0, files)
-        })
+    (0..MESSAGES).map(|i| append_message(&mut rng, i)).collect()
+}
+
+/// Worker payloads in W3.
+pub const W3_WORKERS: usize = 1_000;
+
+/// W3: what 1,000 workers of one append job send the coordinator, each one message of 100
+/// new files (100,000 files in all, every name distinct). The messages fit the table
+/// [`create_w3_table`] makes, so validation passes.
+pub fn w3_workers() -> Vec<Vec<CommitMessage>> {
+    let mut rng = Seeded::new(3);
+    (0..W3_WORKERS)
+        .map(|i| vec![append_message(&mut rng, i)])
         .collect()
+}
+
+/// Creates the W3 table `db.w3` in a filesystem warehouse at `warehouse` and returns the
+/// table name to open: an append table partitioned by `dt INT`, bucket-unaware
+/// (`bucket = -1`, so every message is bucket 0), with the 20 `BIGINT` columns the W1/W3
+/// value statistics describe.
+pub async fn create_w3_table(warehouse: &str) -> paimon_wire::paimon::Result<&'static str> {
+    use paimon_wire::paimon::catalog::{Catalog, Identifier};
+    use paimon_wire::paimon::spec::{BigIntType, DataType, IntType, Schema};
+    use paimon_wire::paimon::{CatalogOptions, FileSystemCatalog, Options};
+
+    let mut options = Options::new();
+    options.set(CatalogOptions::WAREHOUSE, warehouse);
+    let catalog = FileSystemCatalog::new(options)?;
+    catalog
+        .create_database("db", true, std::collections::HashMap::new())
+        .await?;
+    let mut schema = Schema::builder().column("dt", DataType::Int(IntType::new()));
+    for c in 0..W1_STATS_COLUMNS {
+        schema = schema.column(format!("c{c}"), DataType::BigInt(BigIntType::new()));
+    }
+    let schema = schema
+        .partition_keys(["dt"])
+        .option("bucket", "-1")
+        .build()?;
+    catalog
+        .create_table(&Identifier::new("db", "w3"), schema, false)
+        .await?;
+    Ok("db.w3")
 }
 
 /// W2: a primary-key table's 1,000 messages with key statistics, changelog files,

@@ -1,0 +1,314 @@
+//! Prints the side-by-side table of one `scripts/bench` run: criterion's results for
+//! paimon-wire and the `paimon` crate, the Java harness's `bench` lines, and the
+//! `decode-memory` lines, with throughput, ratios and the targets of issue 6.
+//!
+//! `bench-report --criterion DIR --java FILE --memory FILE`
+//!
+//! Ratios compare the time one implementation takes for the whole workload (the same
+//! messages), so they equal the ratio of messages/s. Java 2.0.0 reads and writes version 12
+//! and the `paimon` crate version 14; paimon-wire is measured at both, and the target checks
+//! use the same bytes as the reference (v12 against Java, v14 against the crate).
+
+use std::collections::BTreeMap;
+use std::error::Error;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use paimon_wire_bench::{MESSAGES, W3_WORKERS};
+
+/// One measured (workload, implementation, operation, version).
+#[derive(Debug, Clone)]
+struct Row {
+    workload: String,
+    implementation: String,
+    op: String,
+    version: String,
+    bytes: u64,
+    messages: u64,
+    /// Median time for the whole workload.
+    nanos: f64,
+}
+
+impl Row {
+    fn mb_per_s(&self) -> f64 {
+        self.bytes as f64 / self.nanos * 1e3
+    }
+
+    fn messages_per_s(&self) -> f64 {
+        self.messages as f64 / self.nanos * 1e9
+    }
+}
+
+fn messages_of(workload: &str) -> u64 {
+    match workload {
+        "W3" => W3_WORKERS as u64,
+        _ => MESSAGES as u64,
+    }
+}
+
+/// Criterion's `GROUP/FUNCTION/new/{benchmark,estimates}.json` for functions named
+/// `op/implementation/version`.
+fn criterion_rows(dir: &Path) -> Result<Vec<Row>, Box<dyn Error>> {
+    let mut rows = Vec::new();
+    for group in std::fs::read_dir(dir)? {
+        let group = group?.path();
+        if !group.is_dir() {
+            continue;
+        }
+        for function in std::fs::read_dir(&group)? {
+            let new = function?.path().join("new");
+            let Ok(benchmark) = std::fs::read_to_string(new.join("benchmark.json")) else {
+                continue;
+            };
+            let benchmark: serde_json::Value = serde_json::from_str(&benchmark)?;
+            let estimates: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(new.join("estimates.json"))?)?;
+            let (Some(workload), Some(function_id)) = (
+                benchmark["group_id"].as_str(),
+                benchmark["function_id"].as_str(),
+            ) else {
+                continue;
+            };
+            let parts: Vec<&str> = function_id.split('/').collect();
+            let [op, implementation, version] = parts[..] else {
+                continue;
+            };
+            let (Some(bytes), Some(nanos)) = (
+                benchmark["throughput"]["Bytes"].as_u64(),
+                estimates["median"]["point_estimate"].as_f64(),
+            ) else {
+                continue;
+            };
+            rows.push(Row {
+                workload: workload.to_string(),
+                implementation: implementation.to_string(),
+                op: op.to_string(),
+                version: version.trim_start_matches('v').to_string(),
+                bytes,
+                messages: messages_of(workload),
+                nanos,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// `key=value` fields of a line.
+fn fields(line: &str) -> BTreeMap<&str, &str> {
+    line.split_whitespace()
+        .filter_map(|field| field.split_once('='))
+        .collect()
+}
+
+/// The Java harness's `bench release=R version=V file=wN-... op=OP bytes=N messages=M
+/// median_ns=T ...` lines.
+fn java_rows(path: &Path) -> Result<Vec<Row>, Box<dyn Error>> {
+    let mut rows = Vec::new();
+    for line in std::fs::read_to_string(path)?.lines() {
+        if !line.starts_with("bench ") {
+            continue;
+        }
+        let f = fields(line);
+        let get = |key: &str| {
+            f.get(key)
+                .copied()
+                .ok_or_else(|| format!("no {key}= in Java line {line:?}"))
+        };
+        let workload = get("file")?
+            .split('-')
+            .next()
+            .unwrap_or_default()
+            .to_uppercase();
+        rows.push(Row {
+            workload,
+            implementation: format!("java-{}", get("release")?),
+            op: get("op")?.to_string(),
+            version: get("version")?.to_string(),
+            bytes: get("bytes")?.parse()?,
+            messages: get("messages")?.parse()?,
+            nanos: get("median_ns")?.parse()?,
+        });
+    }
+    Ok(rows)
+}
+
+/// The operation a row is compared on: every Java encoder counts as `encode`.
+fn kind(op: &str) -> &str {
+    if op.starts_with("encode") {
+        "encode"
+    } else {
+        op
+    }
+}
+
+/// The fastest row of `workload` and op kind whose implementation starts with `prefix`.
+fn best<'a>(rows: &'a [Row], workload: &str, op: &str, prefix: &str) -> Option<&'a Row> {
+    rows.iter()
+        .filter(|r| r.workload == workload && kind(&r.op) == op)
+        .filter(|r| r.implementation.starts_with(prefix))
+        .min_by(|a, b| a.nanos.total_cmp(&b.nanos))
+}
+
+fn find<'a>(
+    rows: &'a [Row],
+    workload: &str,
+    op: &str,
+    implementation: &str,
+    version: &str,
+) -> Option<&'a Row> {
+    rows.iter().find(|r| {
+        r.workload == workload
+            && r.op == op
+            && r.implementation == implementation
+            && r.version == version
+    })
+}
+
+fn ratio(reference: Option<&Row>, row: &Row) -> String {
+    match reference {
+        Some(reference) if kind(&reference.op) == kind(&row.op) => {
+            format!("{:.2}×", reference.nanos / row.nanos)
+        }
+        _ => "—".into(),
+    }
+}
+
+fn verdict(met: bool) -> &'static str {
+    if met {
+        "met"
+    } else {
+        "MISSED"
+    }
+}
+
+fn report(rows: &[Row], memory: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "| workload | implementation | op | version | payload MB | time ms | MB/s | messages/s | vs Java | vs paimon crate |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---:|---:|---:|---:|---:|---:|");
+    let mut sorted: Vec<&Row> = rows.iter().collect();
+    let order = |r: &Row| {
+        let implementation = if r.implementation.starts_with("java") {
+            0
+        } else if r.implementation == "paimon-crate" {
+            1
+        } else {
+            2
+        };
+        (
+            r.workload.clone(),
+            kind(&r.op).to_string(),
+            implementation,
+            r.op.clone(),
+            r.version.clone(),
+        )
+    };
+    sorted.sort_by_key(|r| order(r));
+    for row in sorted {
+        let java = best(rows, &row.workload, kind(&row.op), "java");
+        let crate_ = best(rows, &row.workload, kind(&row.op), "paimon-crate");
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {} | {} |",
+            row.workload,
+            row.implementation,
+            row.op,
+            row.version,
+            row.bytes as f64 / 1e6,
+            row.nanos / 1e6,
+            row.mb_per_s(),
+            row.messages_per_s(),
+            if row.implementation.starts_with("java") {
+                "1×".into()
+            } else {
+                ratio(java, row)
+            },
+            if row.implementation == "paimon-crate" {
+                "1×".into()
+            } else {
+                ratio(crate_, row)
+            },
+        );
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "Targets:");
+    for workload in ["W1", "W2"] {
+        for op in ["decode", "encode"] {
+            if let (Some(ours), Some(java)) = (
+                find(rows, workload, op, "paimon-wire", "12"),
+                best(rows, workload, op, "java"),
+            ) {
+                let r = java.nanos / ours.nanos;
+                let _ = writeln!(
+                    out,
+                    "- {workload} {op} ≥ 3× Java (v12, same bytes; Java's faster of {}): {r:.2}× — {}",
+                    java.op,
+                    verdict(r >= 3.0)
+                );
+            }
+            if let (Some(ours), Some(theirs)) = (
+                find(rows, workload, op, "paimon-wire", "14"),
+                find(rows, workload, op, "paimon-crate", "14"),
+            ) {
+                let r = theirs.nanos / ours.nanos;
+                let _ = writeln!(
+                    out,
+                    "- {workload} {op} ≥ 2× the paimon crate (v14, same bytes): {r:.2}× — {}",
+                    verdict(r >= 2.0)
+                );
+            }
+        }
+    }
+    for line in memory.lines().filter(|l| l.starts_with("memory ")) {
+        let f = fields(line);
+        let number = |key: &str| f.get(key).and_then(|v| v.parse::<f64>().ok());
+        if let (Some(bytes), Some(peak), Some(retained)) =
+            (number("bytes"), number("peak_extra"), number("retained"))
+        {
+            let r = peak / bytes;
+            let _ = writeln!(
+                out,
+                "- {} v{} decode peak ≤ 3×S: S = {:.1} MB, peak extra {:.1} MB = {r:.2}×S (the messages keep {:.2}×S) — {}",
+                f.get("workload").unwrap_or(&"?"),
+                f.get("version").unwrap_or(&"?"),
+                bytes / 1e6,
+                peak / 1e6,
+                retained / bytes,
+                verdict(r <= 3.0)
+            );
+        }
+    }
+    if let Some(w3) = find(rows, "W3", "decode+validate+merge", "paimon-wire", "14") {
+        let seconds = w3.nanos / 1e9;
+        let _ = writeln!(
+            out,
+            "- W3 (1,000 payloads, 100,000 files) decoded, validated and merged < 0.5 s: {seconds:.3} s — {}",
+            verdict(seconds < 0.5)
+        );
+    }
+    out
+}
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let mut criterion = None;
+    let mut java = None;
+    let mut memory = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let value = args.next().map(PathBuf::from);
+        match flag.as_str() {
+            "--criterion" => criterion = value,
+            "--java" => java = value,
+            "--memory" => memory = value,
+            _ => return Err(format!("unknown argument {flag}").into()),
+        }
+    }
+    let usage = "usage: bench-report --criterion DIR --java FILE --memory FILE";
+    let mut rows = criterion_rows(&criterion.ok_or(usage)?)?;
+    rows.extend(java_rows(&java.ok_or(usage)?)?);
+    let memory = std::fs::read_to_string(memory.ok_or(usage)?)?;
+    print!("{}", report(&rows, &memory));
+    Ok(())
+}
