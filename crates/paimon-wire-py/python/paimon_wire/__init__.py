@@ -1,0 +1,77 @@
+"""Distributed writes to Apache Paimon tables.
+
+Writers on many processes write rows and hand out *payloads*: the bytes Paimon Java's
+``CommitMessageSerializer`` writes, with the serializer version beside them. One
+coordinator decodes the payloads, validates every message against the table, merges them
+and commits once under a commit identifier, so a retried commit never commits twice::
+
+    import paimon_wire as pw
+
+    # on each worker
+    table = pw.open_table("/data/warehouse", "db.orders")
+    with table.new_writer("job-42") as writer:
+        writer.write(batch)                 # pyarrow.RecordBatch / Table / reader
+        payload, version = writer.prepare_commit()
+
+    # on the coordinator
+    coordinator = pw.Coordinator(table, "job-42")
+    outcome = coordinator.commit_payloads([(payload, version), ...], identifier=1)
+
+``paimon_wire.ray.PaimonDatasink`` does the same inside ``ray.data.Dataset.write_datasink``.
+
+Every error is a :class:`PaimonWireError`; its message is the Rust library's.
+"""
+
+from paimon_wire._native import (
+    CURRENT_SERIALIZER_VERSION,
+    ArrowError,
+    BoundMessages,
+    CodecError,
+    CommitOutcome,
+    Coordinator,
+    EnvelopeError,
+    ForeignMessagesError,
+    InvalidTableNameError,
+    MergeConflictError,
+    PaimonError,
+    PaimonWireError,
+    Table,
+    TableNotFoundError,
+    UnsupportedError,
+    ValidationError,
+    Writer,
+    __version__,
+    create_table,
+    inspect,
+    is_envelope,
+    open_table,
+    unwrap_envelope,
+    wrap_envelope,
+)
+
+__all__ = [
+    "CURRENT_SERIALIZER_VERSION",
+    "ArrowError",
+    "BoundMessages",
+    "CodecError",
+    "CommitOutcome",
+    "Coordinator",
+    "EnvelopeError",
+    "ForeignMessagesError",
+    "InvalidTableNameError",
+    "MergeConflictError",
+    "PaimonError",
+    "PaimonWireError",
+    "Table",
+    "TableNotFoundError",
+    "UnsupportedError",
+    "ValidationError",
+    "Writer",
+    "__version__",
+    "create_table",
+    "inspect",
+    "is_envelope",
+    "open_table",
+    "unwrap_envelope",
+    "wrap_envelope",
+]

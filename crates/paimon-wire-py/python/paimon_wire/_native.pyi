@@ -1,0 +1,222 @@
+"""Typed stubs of the native module ``paimon_wire._native`` (built from Rust with PyO3)."""
+
+import os
+from collections.abc import Mapping, Sequence
+from types import TracebackType
+from typing import Any, Literal, Optional, Union
+
+import pyarrow
+
+__version__: str
+CURRENT_SERIALIZER_VERSION: int
+"""The newest serializer version (Paimon Java's ``CommitMessageSerializer``) this library
+writes; ``Writer.prepare_commit()`` uses it by default."""
+
+Payload = Union[tuple[bytes, int], bytes]
+"""A payload as it travels: ``(bytes, version)``, or the bytes of a PWIR envelope."""
+
+class PaimonWireError(Exception):
+    """Base class of every error raised by paimon_wire."""
+
+class CodecError(PaimonWireError):
+    """Payload bytes that do not decode at their serializer version, or messages that cannot
+    be encoded at the requested one."""
+
+    version: Optional[int]
+    """The serializer version being read or written, if known."""
+    offset: Optional[int]
+    """The byte offset in the payload where the bad field starts (decoding only)."""
+    field: Optional[str]
+    """The field path, e.g. ``messages[0].new_files[1]._FILE_NAME``."""
+
+class EnvelopeError(PaimonWireError):
+    """A PWIR envelope that is truncated, corrupted (CRC32C mismatch) or of an unknown
+    format."""
+
+    offset: int
+    """Byte offset in the envelope of the field that is wrong."""
+
+class ValidationError(PaimonWireError):
+    """A decoded message breaks a rule of the bound table; nothing was committed."""
+
+    message_index: int
+    """Index of the message in its payload (0-based)."""
+    field: str
+    """Path of the offending field, e.g. ``new_files[2].file_name``."""
+    rule: str
+    """The rule broken, e.g. ``plain-file-name``, ``bucket``, ``partition``."""
+
+class MergeConflictError(PaimonWireError):
+    """Two payloads name the same file with different metadata; nothing was committed."""
+
+class ForeignMessagesError(PaimonWireError):
+    """Messages bound to one coordinator were handed to another."""
+
+class InvalidTableNameError(PaimonWireError):
+    """A table name that is not ``database.table``."""
+
+class TableNotFoundError(PaimonWireError):
+    """The table or its database does not exist in the warehouse."""
+
+class UnsupportedError(PaimonWireError):
+    """A table, binding or operation this library does not support."""
+
+class ArrowError(PaimonWireError):
+    """Arrow data that cannot be imported."""
+
+class PaimonError(PaimonWireError):
+    """Any other failure of the paimon table engine: I/O, rows that do not fit the table,
+    a failed commit (whose outcome may be unknown: commit again with the same identifier)."""
+
+def open_table(warehouse: Union[str, os.PathLike[str]], table: str) -> Table:
+    """Opens ``table`` (``"database.table"``) in the filesystem warehouse ``warehouse`` (a
+    local path or a URI such as ``file:///data/warehouse``).
+
+    Raises ``InvalidTableNameError`` or ``TableNotFoundError``."""
+
+def create_table(
+    warehouse: Union[str, os.PathLike[str]],
+    table: str,
+    schema: pyarrow.Schema,
+    *,
+    partition_keys: Sequence[str] = (),
+    primary_keys: Sequence[str] = (),
+    options: Mapping[str, str] = {},
+    ignore_if_exists: bool = False,
+) -> Table:
+    """Creates ``table`` (and its database if needed) with the columns of ``schema`` and
+    opens it. ``options`` are Paimon table options, e.g. ``{"bucket": "-1"}``."""
+
+def inspect(payload: bytes, version: Optional[int] = None) -> list[dict[str, Any]]:
+    """Decodes a payload into one dict per message (the schema ``paimon-wire inspect``
+    prints: binary rows as lowercase hex, ``creation_time`` in epoch milliseconds). Without
+    ``version``, ``payload`` must be a PWIR envelope."""
+
+def wrap_envelope(payload: bytes, version: int) -> bytes:
+    """Frames a raw payload in a PWIR envelope (magic, versions, length, CRC32C)."""
+
+def unwrap_envelope(data: bytes) -> tuple[bytes, int]:
+    """Unwraps a PWIR envelope into ``(payload, version)``."""
+
+def is_envelope(data: bytes) -> bool:
+    """Whether ``data`` starts with the envelope magic ``PWIR``."""
+
+class Table:
+    """A Paimon table in a filesystem warehouse. Pickles as its warehouse and name."""
+
+    @property
+    def name(self) -> str:
+        """``database.table``."""
+    @property
+    def warehouse(self) -> str:
+        """The warehouse (a local path made absolute, or a URI)."""
+    @property
+    def location(self) -> str:
+        """Where the table's files are."""
+    @property
+    def field_names(self) -> list[str]:
+        """Column names, in the order a written batch must have them."""
+    @property
+    def partition_keys(self) -> list[str]: ...
+    @property
+    def primary_keys(self) -> list[str]: ...
+    @property
+    def options(self) -> dict[str, str]: ...
+    @property
+    def schema(self) -> pyarrow.Schema:
+        """The table's columns as Arrow."""
+    def latest_snapshot(self) -> Optional[dict[str, Any]]:
+        """The latest snapshot (``id``, ``commit_user``, ``commit_identifier``,
+        ``commit_kind``, ``schema_id``, ``time_millis``, ``total_record_count``), or None."""
+    def read(self) -> pyarrow.Table:
+        """All rows of the latest snapshot, read with the paimon crate's reader."""
+    def new_writer(self, commit_user: str, *, overwrite: bool = False) -> Writer:
+        """A writer for one worker of the job ``commit_user``."""
+    def new_coordinator(
+        self,
+        commit_user: str,
+        *,
+        overwrite: bool = False,
+        postpone_fixed_bucket: bool = False,
+    ) -> Coordinator:
+        """The coordinator of the job ``commit_user`` on this table."""
+
+class Writer:
+    """One worker's writer. ``write()`` batches, then ``prepare_commit()``; ``close()`` (or
+    leaving a ``with`` block) discards what was not prepared."""
+
+    @property
+    def commit_user(self) -> str: ...
+    @property
+    def table_name(self) -> str: ...
+    @property
+    def closed(self) -> bool: ...
+    def write(self, data: Any) -> int:
+        """Writes a ``pyarrow.RecordBatch``, ``pyarrow.Table``, ``pyarrow.RecordBatchReader``
+        or any object with ``__arrow_c_stream__`` / ``__arrow_c_array__`` (no copies).
+        Columns are matched by position and name. Returns the number of rows written."""
+    def prepare_commit(self, version: Optional[int] = None) -> tuple[bytes, int]:
+        """``(payload, version)``: the files written so far, as Paimon Java's
+        ``CommitMessageSerializer`` bytes at ``version`` (default: the newest)."""
+    def close(self) -> None:
+        """Discards whatever was not prepared and closes the writer."""
+    def __enter__(self) -> Writer: ...
+    def __exit__(
+        self,
+        exc_type: Optional[type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> bool: ...
+
+class Coordinator:
+    """The coordinator of one commit job: decodes and validates payloads against the bound
+    table, merges them and commits once per identifier (identifiers increase per commit
+    user; committing an identifier again commits nothing)."""
+
+    def __init__(
+        self,
+        table: Table,
+        commit_user: str,
+        *,
+        overwrite: bool = False,
+        postpone_fixed_bucket: bool = False,
+    ) -> None: ...
+    @property
+    def commit_user(self) -> str: ...
+    @property
+    def mode(self) -> Literal["append", "overwrite"]: ...
+    @property
+    def table_name(self) -> str: ...
+    def deserialize(self, payload: bytes, version: Optional[int] = None) -> BoundMessages:
+        """Decodes and validates one payload (without ``version``: a PWIR envelope)."""
+    def merge(self, parts: Sequence[BoundMessages]) -> BoundMessages:
+        """Merges message sets; identical duplicates kept once, conflicts refused."""
+    def commit(self, messages: BoundMessages, identifier: int) -> CommitOutcome:
+        """Commits once under ``identifier``. After a ``PaimonError`` the outcome may be
+        unknown: commit again with the same identifier, never ``abort``."""
+    def commit_payloads(self, payloads: Sequence[Payload], identifier: int) -> CommitOutcome:
+        """Deserializes, merges and commits ``payloads`` once under ``identifier``."""
+    def abort(self, messages: BoundMessages) -> None:
+        """Deletes the files of messages that will never be committed (best effort)."""
+    def commit_status(self, identifier: int) -> Optional[CommitOutcome]:
+        """An ``already_committed`` outcome if ``identifier`` is committed, else None."""
+
+class BoundMessages:
+    """Messages validated and bound to one coordinator."""
+
+    @property
+    def data_file_count(self) -> int: ...
+    @property
+    def reported_row_count(self) -> int: ...
+    def to_dicts(self) -> list[dict[str, Any]]:
+        """The messages in the schema of ``inspect``."""
+    def __len__(self) -> int: ...
+
+class CommitOutcome:
+    """What a commit did."""
+
+    @property
+    def status(self) -> Literal["committed", "already_committed", "nothing_to_commit"]: ...
+    @property
+    def snapshot_id(self) -> Optional[int]:
+        """The snapshot committed or found, if any."""

@@ -1,0 +1,294 @@
+"""A Ray Data sink that writes a Paimon table from Ray workers and commits it once.
+
+::
+
+    import ray
+    from paimon_wire.ray import PaimonDatasink
+
+    ds = ray.data.read_parquet("s3://bucket/orders/")
+    sink = PaimonDatasink("/data/warehouse", "db.orders")
+    ds.write_datasink(sink)
+    print(sink.outcome)            # CommitOutcome(status="committed", snapshot_id=...)
+
+How it maps onto Ray Data's ``Datasink`` contract:
+
+* ``write(blocks, ctx)`` runs in each write task on a Ray worker: it opens the table, writes
+  the task's blocks through a ``Writer`` bound to the sink's ``commit_user``, and returns
+  ``(payload, version)`` from ``Writer.prepare_commit()``. A task that fails mid-write
+  closes its writer, which deletes the files it wrote.
+* ``on_write_complete(write_result)`` runs once on the driver: one ``Coordinator`` decodes,
+  validates and merges every task's payload and commits them in **one snapshot** under the
+  job's commit identifier.
+* ``on_write_failed(error)`` runs on the driver when the job fails: the files of every task
+  that had already prepared are deleted (``Coordinator.abort``), so a failed job leaves
+  neither committed rows nor orphan files. Tasks report their payloads to a small tracking
+  actor as they prepare, because Ray hands ``on_write_failed`` only the error.
+
+**Commit user and identifier.** ``commit_user`` defaults to ``"ray-data-<uuid>"``, made
+once per sink. The commit identifier is fixed when a write job starts
+(``on_write_start``): ``commit_identifier`` if given, otherwise the job's start time in
+epoch milliseconds (at least one above the sink's previous job, as Paimon wants
+identifiers to increase per commit user). It is stored on the sink
+(``sink.commit_identifier``), so committing the job again -- ``on_write_complete`` called
+again with the same result, or ``retry_commit()`` after a commit whose outcome is unknown
+-- commits nothing twice (``status == "already_committed"``). To make a *rerun of the
+whole job* (a new driver) exactly-once, pass both ``commit_user`` and
+``commit_identifier`` yourself, e.g. from your scheduler's run id; the rerun's commit then
+finds the identifier committed and commits nothing (its newly written files are left
+unreferenced: Paimon's orphan-file cleanup removes them).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Optional
+
+import pyarrow
+import ray
+from ray.data.block import Block, BlockAccessor
+from ray.data.datasource.datasink import Datasink, WriteResult
+
+from paimon_wire._native import CommitOutcome, Coordinator, Table, open_table
+
+if TYPE_CHECKING:
+    from ray.data._internal.execution.interfaces import TaskContext
+
+__all__ = ["PaimonDatasink"]
+
+logger = logging.getLogger(__name__)
+
+Payload = tuple[bytes, int]
+"""What a write task returns: ``Writer.prepare_commit()``'s ``(payload, version)``."""
+
+
+@ray.remote(num_cpus=0)
+class _PreparedPayloads:
+    """Collects the payloads write tasks prepared, so the driver can delete their files if
+    the job fails (Ray passes ``on_write_failed`` only the error)."""
+
+    def __init__(self) -> None:
+        self._payloads: list[Payload] = []
+
+    def add(self, payload: Payload) -> None:
+        self._payloads.append(payload)
+
+    def payloads(self) -> list[Payload]:
+        return list(self._payloads)
+
+
+def _in_table_order(data: pyarrow.Table, field_names: list[str]) -> pyarrow.Table:
+    """``data`` with its columns in the table's order (a zero-copy selection), when it has
+    them all; otherwise as it is, for the writer to name what does not match."""
+    if data.column_names != field_names and set(field_names) <= set(data.column_names):
+        return data.select(field_names)
+    return data
+
+
+class PaimonDatasink(Datasink[Optional[Payload]]):
+    """Writes a Ray Dataset into table ``table`` (``"database.table"``) of the filesystem
+    warehouse ``warehouse``, committed once on the driver.
+
+    Args:
+        warehouse: The warehouse: a path every Ray worker can reach (made absolute here, on
+            the driver) or a URI.
+        table: ``"database.table"``; it must exist (see ``paimon_wire.create_table``).
+        commit_user: The commit user recorded in the snapshot; default ``ray-data-<uuid>``.
+        overwrite: Replace the partitions the rows land in (the whole table if it is not
+            partitioned) instead of appending.
+        commit_identifier: A fixed commit identifier for every job of this sink (for
+            exactly-once across driver reruns); default: the job's start time in epoch
+            milliseconds.
+        min_rows_per_write: Passed to Ray: rows each write task should get at least (fewer,
+            larger files).
+
+    After a job, ``outcome`` holds the ``CommitOutcome`` and ``commit_identifier`` the
+    identifier used.
+    """
+
+    def __init__(
+        self,
+        warehouse: str,
+        table: str,
+        commit_user: Optional[str] = None,
+        *,
+        overwrite: bool = False,
+        commit_identifier: Optional[int] = None,
+        min_rows_per_write: Optional[int] = None,
+    ) -> None:
+        opened = open_table(warehouse, table)
+        self.warehouse = opened.warehouse
+        self.table = opened.name
+        self.commit_user = commit_user or f"ray-data-{uuid.uuid4().hex}"
+        self.overwrite = overwrite
+        self.commit_identifier: Optional[int] = None
+        self.outcome: Optional[CommitOutcome] = None
+        self._field_names = opened.field_names
+        self._fixed_identifier = commit_identifier
+        self._min_rows_per_write = min_rows_per_write
+        self._last_identifier: Optional[int] = None
+        self._tracker: Any = None
+        self._pending: Optional[list[Payload]] = None
+        self._commit_started = False
+
+    # --- driver side -------------------------------------------------------------------
+
+    def _open(self) -> Table:
+        return open_table(self.warehouse, self.table)
+
+    def _coordinator(self) -> Coordinator:
+        return Coordinator(self._open(), self.commit_user, overwrite=self.overwrite)
+
+    def _start_job(self) -> None:
+        if self._fixed_identifier is not None:
+            identifier = self._fixed_identifier
+        else:
+            identifier = time.time_ns() // 1_000_000
+            if self._last_identifier is not None:
+                identifier = max(identifier, self._last_identifier + 1)
+        self._last_identifier = identifier
+        self.commit_identifier = identifier
+        self.outcome = None
+        self._pending = None
+        self._commit_started = False
+
+    def on_write_start(self, schema: Optional[pyarrow.Schema] = None) -> None:
+        """Fixes the job's commit identifier and starts the payload tracker (driver)."""
+        self._start_job()
+        self._tracker = _PreparedPayloads.remote()
+
+    def on_write_complete(self, write_result: WriteResult[Optional[Payload]]) -> None:
+        """Validates, merges and commits every task's payload once (driver)."""
+        if self.commit_identifier is None:
+            # Ray did not call on_write_start (an empty dataset).
+            self._start_job()
+        payloads = [p for p in write_result.write_returns if p is not None]
+        self._pending = payloads
+        self.outcome = self._commit(payloads)
+        self._pending = None
+        self._discard_untracked(payloads)
+        logger.info(
+            "Paimon table %s: %s (commit user %s, identifier %s, %d write task(s))",
+            self.table,
+            self.outcome,
+            self.commit_user,
+            self.commit_identifier,
+            len(payloads),
+        )
+
+    def _commit(self, payloads: list[Payload]) -> CommitOutcome:
+        assert self.commit_identifier is not None
+        coordinator = self._coordinator()
+        # Decoding, validation and merging commit nothing: a failure there is safe to abort.
+        parts = [coordinator.deserialize(payload, version) for payload, version in payloads]
+        merged = coordinator.merge(parts)
+        self._commit_started = True
+        return coordinator.commit(merged, self.commit_identifier)
+
+    def retry_commit(self) -> CommitOutcome:
+        """Commits the last job's payloads again under the same identifier, after a commit
+        that raised (its outcome unknown). Commits nothing twice."""
+        if self._pending is None:
+            raise RuntimeError("no commit of this sink is waiting to be retried")
+        payloads = self._pending
+        self.outcome = self._commit(payloads)
+        self._pending = None
+        self._discard_untracked(payloads)
+        return self.outcome
+
+    def on_write_failed(self, error: Exception) -> None:
+        """Deletes the files of every task that prepared, unless a commit was attempted
+        (driver)."""
+        if self._commit_started:
+            # The commit itself failed: its outcome may be unknown, so deleting the files
+            # could break a committed snapshot. Keep them; retry_commit() settles it.
+            logger.error(
+                "Paimon table %s: the commit (user %s, identifier %s) failed: %s; the "
+                "written files are kept, call retry_commit() on the sink to commit them",
+                self.table,
+                self.commit_user,
+                self.commit_identifier,
+                error,
+            )
+            return
+        prepared = self._tracked_payloads()
+        self._stop_tracker()
+        self._abort(prepared)
+
+    # --- clean-up ----------------------------------------------------------------------
+
+    def _tracked_payloads(self) -> list[Payload]:
+        if self._tracker is None:
+            return []
+        try:
+            return ray.get(self._tracker.payloads.remote())
+        except Exception as e:  # the actor died with its node, say
+            logger.warning("cannot read the prepared payloads back: %s", e)
+            return []
+
+    def _stop_tracker(self) -> None:
+        if self._tracker is not None:
+            ray.kill(self._tracker)
+            self._tracker = None
+
+    def _discard_untracked(self, committed: list[Payload]) -> None:
+        """Deletes the files of payloads prepared by task attempts whose results Ray did not
+        pass on (a task run again after its first attempt had prepared): they are not in
+        the commit, so nothing references them."""
+        strays = [p for p in self._tracked_payloads() if p not in committed]
+        self._stop_tracker()
+        self._abort(strays)
+
+    def _abort(self, payloads: list[Payload]) -> None:
+        if not payloads:
+            return
+        coordinator = self._coordinator()
+        for payload, version in payloads:
+            try:
+                coordinator.abort(coordinator.deserialize(payload, version))
+            except Exception as e:  # best effort: report and go on with the others
+                logger.warning("cannot delete the files of a prepared payload: %s", e)
+
+    # --- worker side -------------------------------------------------------------------
+
+    def write(self, blocks: Iterable[Block], ctx: TaskContext) -> Optional[Payload]:
+        """Writes this task's blocks and returns their payload (worker)."""
+        table = self._open()
+        writer = table.new_writer(self.commit_user, overwrite=self.overwrite)
+        prepared: Optional[Payload] = None
+        try:
+            for block in blocks:
+                data = BlockAccessor.for_block(block).to_arrow()
+                if data.num_rows:
+                    writer.write(_in_table_order(data, self._field_names))
+            prepared = writer.prepare_commit()
+            if self._tracker is not None:
+                ray.get(self._tracker.add.remote(prepared))
+        except BaseException:
+            # Files not yet prepared are deleted by close(); prepared ones here, since this
+            # task's result will never reach the commit.
+            writer.close()
+            if prepared is not None:
+                coordinator = Coordinator(table, self.commit_user, overwrite=self.overwrite)
+                coordinator.abort(coordinator.deserialize(*prepared))
+            raise
+        writer.close()
+        return prepared
+
+    # --- Ray's knobs -------------------------------------------------------------------
+
+    def get_name(self) -> str:
+        return "Paimon"
+
+    @property
+    def min_rows_per_write(self) -> Optional[int]:
+        return self._min_rows_per_write
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Workers need the table, the binding and the tracker, not the driver's job state.
+        state = self.__dict__.copy()
+        state["_pending"] = None
+        state["outcome"] = None
+        return state

@@ -1,0 +1,304 @@
+//! `Coordinator`: the core's coordinator (decode, validate against the bound table, merge,
+//! commit once per identifier, abort), with its messages and outcomes as Python objects.
+//! Every rule is the core's; nothing here decides whether a message is acceptable.
+
+use paimon_wire::coordinator::{
+    Binding, BoundMessages as CoreBoundMessages, CommitOutcome as CoreCommitOutcome,
+    Coordinator as CoreCoordinator,
+};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::errors::Error;
+use crate::payload::{messages_to_python, unframe};
+use crate::runtime;
+use crate::table::Table;
+
+/// The coordinator of one commit job: bound to a table, a `commit_user` (the one the job's
+/// writers were made with), append or overwrite, and the writer kind.
+///
+/// Payloads from many writers are decoded and validated against the table
+/// (`deserialize`), merged (`merge`; identical duplicates from a retried worker are kept
+/// once, conflicting ones refused) and committed once under a commit identifier
+/// (`commit`): committing an identifier that a snapshot of this commit user already
+/// carries commits nothing, so a coordinator that crashed mid-commit reruns the same commit
+/// safely. Identifiers must increase for one commit user. `commit_payloads` does all three.
+#[pyclass(module = "paimon_wire._native", frozen)]
+pub struct Coordinator {
+    coordinator: CoreCoordinator,
+    table_name: String,
+}
+
+impl Coordinator {
+    pub(crate) fn bind(
+        py: Python<'_>,
+        table: &Table,
+        commit_user: &str,
+        overwrite: bool,
+        postpone_fixed_bucket: bool,
+    ) -> PyResult<Self> {
+        let binding = if overwrite {
+            Binding::overwrite(commit_user)
+        } else {
+            Binding::append(commit_user)
+        };
+        let binding = if postpone_fixed_bucket {
+            binding.postpone_fixed_bucket()
+        } else {
+            binding
+        };
+        let inner = table.inner().clone();
+        let coordinator = runtime::block_on(py, move || CoreCoordinator::bind(inner, binding))?
+            .map_err(Error::from)?;
+        Ok(Self {
+            coordinator,
+            table_name: table.table_name().to_string(),
+        })
+    }
+
+    fn deserialize_one(
+        &self,
+        py: Python<'_>,
+        payload: &[u8],
+        version: Option<i32>,
+    ) -> PyResult<CoreBoundMessages> {
+        let (version, raw) = unframe(payload, version)?;
+        let coordinator = &self.coordinator;
+        Ok(py
+            .detach(|| coordinator.deserialize(version, raw))
+            .map_err(Error::from)?)
+    }
+
+    fn commit_bound(
+        &self,
+        py: Python<'_>,
+        messages: CoreBoundMessages,
+        identifier: i64,
+    ) -> PyResult<CommitOutcome> {
+        let coordinator = &self.coordinator;
+        let outcome = runtime::block_on(py, move || coordinator.commit(messages, identifier))?
+            .map_err(Error::from)?;
+        Ok(outcome.into())
+    }
+}
+
+/// One payload as Python passes it: `(bytes, version)` or the bytes of an envelope.
+#[derive(FromPyObject)]
+enum PayloadArg<'py> {
+    Versioned(Bound<'py, PyBytes>, i32),
+    Envelope(Bound<'py, PyBytes>),
+}
+
+#[pymethods]
+impl Coordinator {
+    /// Binds a coordinator to `table` (reads its schema history once).
+    ///
+    /// `overwrite=True` replaces the partitions the messages write (the whole table if it
+    /// is unpartitioned) instead of appending. `postpone_fixed_bucket=True` is for payloads
+    /// of the paimon crate's postpone fixed-bucket writer (postpone tables only). Raises
+    /// `UnsupportedError` for tables or bindings the coordinator cannot commit.
+    #[new]
+    #[pyo3(signature = (table, commit_user, *, overwrite=false, postpone_fixed_bucket=false))]
+    fn new(
+        py: Python<'_>,
+        table: &Bound<'_, Table>,
+        commit_user: &str,
+        overwrite: bool,
+        postpone_fixed_bucket: bool,
+    ) -> PyResult<Self> {
+        Self::bind(
+            py,
+            table.get(),
+            commit_user,
+            overwrite,
+            postpone_fixed_bucket,
+        )
+    }
+
+    /// Decodes one payload (written at serializer `version`; with no version, a PWIR
+    /// envelope), validates every message against the bound table and returns the messages
+    /// bound to this coordinator. Raises `CodecError`, `EnvelopeError`, `ValidationError`
+    /// (naming the message, field and rule) or `MergeConflictError`.
+    #[pyo3(signature = (payload, version=None))]
+    fn deserialize(
+        &self,
+        py: Python<'_>,
+        payload: &[u8],
+        version: Option<i32>,
+    ) -> PyResult<BoundMessages> {
+        Ok(BoundMessages(self.deserialize_one(py, payload, version)?))
+    }
+
+    /// Merges message sets of this coordinator into one: a file that appears more than
+    /// once with identical metadata (a retried worker) is kept once; the same file name
+    /// with different metadata raises `MergeConflictError`.
+    fn merge(&self, parts: Vec<PyRef<'_, BoundMessages>>) -> PyResult<BoundMessages> {
+        let parts: Vec<CoreBoundMessages> = parts.iter().map(|p| p.0.clone()).collect();
+        Ok(BoundMessages(
+            self.coordinator.merge(parts).map_err(Error::from)?,
+        ))
+    }
+
+    /// Commits `messages` once under `identifier`. If a snapshot of this commit user
+    /// already carries `identifier` (or a later one), commits nothing and says so
+    /// (`status == "already_committed"`). If the commit raises `PaimonError`, its outcome
+    /// may be unknown: commit again with the same identifier, never `abort`.
+    fn commit(
+        &self,
+        py: Python<'_>,
+        messages: PyRef<'_, BoundMessages>,
+        identifier: i64,
+    ) -> PyResult<CommitOutcome> {
+        let messages = messages.0.clone();
+        self.commit_bound(py, messages, identifier)
+    }
+
+    /// Decodes, validates and merges `payloads` (each `(bytes, version)` or envelope
+    /// bytes, as `Writer.prepare_commit()` returns them) and commits them once under
+    /// `identifier`. Nothing is committed if any payload is refused.
+    fn commit_payloads(
+        &self,
+        py: Python<'_>,
+        payloads: Vec<PayloadArg<'_>>,
+        identifier: i64,
+    ) -> PyResult<CommitOutcome> {
+        let mut parts = Vec::with_capacity(payloads.len());
+        for payload in &payloads {
+            let part = match payload {
+                PayloadArg::Versioned(bytes, version) => {
+                    self.deserialize_one(py, bytes.as_bytes(), Some(*version))?
+                }
+                PayloadArg::Envelope(bytes) => self.deserialize_one(py, bytes.as_bytes(), None)?,
+            };
+            parts.push(part);
+        }
+        let merged = self.coordinator.merge(parts).map_err(Error::from)?;
+        self.commit_bound(py, merged, identifier)
+    }
+
+    /// Deletes the files `messages` prepared, for a write that is abandoned and will never
+    /// be committed (best effort). Never call it after a commit whose outcome is unknown:
+    /// commit again with the same identifier instead.
+    fn abort(&self, py: Python<'_>, messages: PyRef<'_, BoundMessages>) -> PyResult<()> {
+        let messages = messages.0.clone();
+        let coordinator = &self.coordinator;
+        runtime::block_on(
+            py,
+            move || async move { coordinator.abort(&messages).await },
+        )?
+        .map_err(Error::from)?;
+        Ok(())
+    }
+
+    /// `CommitOutcome(status="already_committed", ...)` if `identifier` is already
+    /// committed for this commit user, None if not. Commits nothing.
+    fn commit_status(&self, py: Python<'_>, identifier: i64) -> PyResult<Option<CommitOutcome>> {
+        let coordinator = &self.coordinator;
+        let status = runtime::block_on(py, move || coordinator.commit_status(identifier))?
+            .map_err(Error::from)?;
+        Ok(status.map(CommitOutcome::from))
+    }
+
+    /// The commit user recorded in the snapshots this coordinator commits.
+    #[getter]
+    fn commit_user(&self) -> &str {
+        &self.coordinator.binding().commit_user
+    }
+
+    /// `"append"` or `"overwrite"`.
+    #[getter]
+    fn mode(&self) -> String {
+        self.coordinator.binding().mode.to_string()
+    }
+
+    /// The table's name, `database.table`.
+    #[getter]
+    fn table_name(&self) -> &str {
+        &self.table_name
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<{}>", self.coordinator)
+    }
+}
+
+/// Messages decoded, validated and bound to one coordinator: only that coordinator can
+/// merge, commit or abort them.
+#[pyclass(module = "paimon_wire._native", frozen)]
+pub struct BoundMessages(CoreBoundMessages);
+
+#[pymethods]
+impl BoundMessages {
+    /// Number of messages (one per partition and bucket written).
+    fn __len__(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Number of new data files.
+    #[getter]
+    fn data_file_count(&self) -> usize {
+        self.0.data_file_count()
+    }
+
+    /// Sum of the row counts the writers reported for their new data files.
+    #[getter]
+    fn reported_row_count(&self) -> i64 {
+        self.0.reported_row_count()
+    }
+
+    /// The messages as dicts, in the schema of `inspect`.
+    fn to_dicts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        messages_to_python(py, self.0.messages())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "BoundMessages({} message(s), {} new data file(s), {} row(s), coordinator #{})",
+            self.0.len(),
+            self.0.data_file_count(),
+            self.0.reported_row_count(),
+            self.0.coordinator_id().get()
+        )
+    }
+}
+
+/// What a commit did: `status` is `"committed"` (a new snapshot, `snapshot_id`),
+/// `"already_committed"` (the identifier was committed before; `snapshot_id` is that
+/// snapshot, or None if it expired or a later identifier supersedes it) or
+/// `"nothing_to_commit"` (no files; no snapshot made, `snapshot_id` None).
+#[pyclass(module = "paimon_wire._native", frozen, eq)]
+#[derive(Debug, PartialEq, Eq)]
+pub struct CommitOutcome {
+    /// `"committed"`, `"already_committed"` or `"nothing_to_commit"`.
+    #[pyo3(get)]
+    status: &'static str,
+    /// The snapshot committed or found, if any.
+    #[pyo3(get)]
+    snapshot_id: Option<i64>,
+}
+
+impl From<CoreCommitOutcome> for CommitOutcome {
+    fn from(outcome: CoreCommitOutcome) -> Self {
+        let (status, snapshot_id) = match outcome {
+            CoreCommitOutcome::Committed { snapshot_id } => ("committed", Some(snapshot_id)),
+            CoreCommitOutcome::AlreadyCommitted { snapshot_id } => {
+                ("already_committed", snapshot_id)
+            }
+            CoreCommitOutcome::NothingToCommit => ("nothing_to_commit", None),
+        };
+        Self {
+            status,
+            snapshot_id,
+        }
+    }
+}
+
+#[pymethods]
+impl CommitOutcome {
+    fn __repr__(&self) -> String {
+        match self.snapshot_id {
+            Some(id) => format!("CommitOutcome(status={:?}, snapshot_id={id})", self.status),
+            None => format!("CommitOutcome(status={:?}, snapshot_id=None)", self.status),
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! The Python exceptions, and how the core's errors become them.
+//!
+//! Every exception's message is the `Display` of the Rust error it comes from, so a log line
+//! reads the same from the CLI, C and Python. The hierarchy:
+//!
+//! ```text
+//! PaimonWireError
+//! ├── CodecError            payload bytes that do not decode (or cannot be encoded)
+//! ├── EnvelopeError         a PWIR envelope that is malformed or corrupted
+//! ├── ValidationError       a message that breaks a rule of the bound table
+//! ├── MergeConflictError    two payloads disagree about one file
+//! ├── ForeignMessagesError  messages handed to a coordinator they are not bound to
+//! ├── InvalidTableNameError a table name that is not `database.table`
+//! ├── TableNotFoundError    the table or its database does not exist
+//! ├── UnsupportedError      a table, binding or operation the library does not support
+//! ├── ArrowError            Arrow data that cannot be imported
+//! └── PaimonError           any other failure of the paimon table engine (I/O, write, commit)
+//! ```
+
+use paimon_wire::coordinator::CoordinatorError;
+use paimon_wire::paimon;
+use paimon_wire::{CodecError as CoreCodecError, EnvelopeError as CoreEnvelopeError};
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::{create_exception, PyErr};
+
+create_exception!(
+    _native,
+    PaimonWireError,
+    PyException,
+    "Base class of every error raised by paimon_wire."
+);
+create_exception!(
+    _native,
+    CodecError,
+    PaimonWireError,
+    "Payload bytes that do not decode at their serializer version, or messages that cannot be \
+     encoded at the requested one. Attributes: `version`, `offset` (byte offset in the payload, \
+     or None) and `field` (the field path, e.g. `messages[0].new_files[1]._FILE_NAME`)."
+);
+create_exception!(
+    _native,
+    EnvelopeError,
+    PaimonWireError,
+    "A PWIR envelope that is truncated, corrupted (CRC32C mismatch) or of an unknown format. \
+     Attribute: `offset`."
+);
+create_exception!(
+    _native,
+    ValidationError,
+    PaimonWireError,
+    "A decoded message breaks a rule of the table the coordinator is bound to; nothing was \
+     committed. Attributes: `message_index`, `field` and `rule` (e.g. `plain-file-name`)."
+);
+create_exception!(
+    _native,
+    MergeConflictError,
+    PaimonWireError,
+    "Two payloads name the same file with different metadata; nothing was committed."
+);
+create_exception!(
+    _native,
+    ForeignMessagesError,
+    PaimonWireError,
+    "Messages bound to one coordinator were handed to another."
+);
+create_exception!(
+    _native,
+    InvalidTableNameError,
+    PaimonWireError,
+    "A table name that is not `database.table`."
+);
+create_exception!(
+    _native,
+    TableNotFoundError,
+    PaimonWireError,
+    "The table or its database does not exist in the warehouse."
+);
+create_exception!(
+    _native,
+    UnsupportedError,
+    PaimonWireError,
+    "A table, binding or operation this library does not support."
+);
+create_exception!(
+    _native,
+    ArrowError,
+    PaimonWireError,
+    "Arrow data that cannot be imported (released, malformed, not a record batch)."
+);
+create_exception!(
+    _native,
+    PaimonError,
+    PaimonWireError,
+    "Any other failure of the paimon table engine: I/O, rows that do not fit the table, a \
+     failed commit (whose outcome may be unknown: commit again with the same identifier)."
+);
+
+/// Adds the exception classes to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("PaimonWireError", py.get_type::<PaimonWireError>())?;
+    m.add("CodecError", py.get_type::<CodecError>())?;
+    m.add("EnvelopeError", py.get_type::<EnvelopeError>())?;
+    m.add("ValidationError", py.get_type::<ValidationError>())?;
+    m.add("MergeConflictError", py.get_type::<MergeConflictError>())?;
+    m.add(
+        "ForeignMessagesError",
+        py.get_type::<ForeignMessagesError>(),
+    )?;
+    m.add(
+        "InvalidTableNameError",
+        py.get_type::<InvalidTableNameError>(),
+    )?;
+    m.add("TableNotFoundError", py.get_type::<TableNotFoundError>())?;
+    m.add("UnsupportedError", py.get_type::<UnsupportedError>())?;
+    m.add("ArrowError", py.get_type::<ArrowError>())?;
+    m.add("PaimonError", py.get_type::<PaimonError>())?;
+    Ok(())
+}
+
+/// An error on the Rust side, before it becomes a Python exception. Work done without the
+/// GIL returns these; the conversion into [`PyErr`] happens once the GIL is held again.
+#[derive(Debug)]
+pub(crate) enum Error {
+    /// From the core's coordinator (decode, validate, merge, commit, abort, open).
+    Coordinator(CoordinatorError),
+    /// From the codec (encoding a worker's messages, inspecting a payload).
+    Codec(CoreCodecError),
+    /// From unwrapping an envelope.
+    Envelope(CoreEnvelopeError),
+    /// From the paimon crate, with what this library was doing.
+    Paimon {
+        during: String,
+        source: paimon::Error,
+    },
+    /// Arrow data that cannot be imported.
+    Arrow(String),
+}
+
+/// Results of work done on the Rust side.
+pub(crate) type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// A paimon crate error raised while doing `during` (e.g. "writing a record batch").
+    pub(crate) fn paimon(during: impl Into<String>, source: paimon::Error) -> Self {
+        Error::Paimon {
+            during: during.into(),
+            source,
+        }
+    }
+}
+
+impl From<CoordinatorError> for Error {
+    fn from(e: CoordinatorError) -> Self {
+        Error::Coordinator(e)
+    }
+}
+
+impl From<CoreCodecError> for Error {
+    fn from(e: CoreCodecError) -> Self {
+        Error::Codec(e)
+    }
+}
+
+impl From<CoreEnvelopeError> for Error {
+    fn from(e: CoreEnvelopeError) -> Self {
+        Error::Envelope(e)
+    }
+}
+
+/// The exception class for an error of the paimon crate.
+fn paimon_exception(source: &paimon::Error, message: String) -> PyErr {
+    match source {
+        paimon::Error::TableNotExist { .. } | paimon::Error::DatabaseNotExist { .. } => {
+            TableNotFoundError::new_err(message)
+        }
+        paimon::Error::Unsupported { .. } => UnsupportedError::new_err(message),
+        _ => PaimonError::new_err(message),
+    }
+}
+
+/// A `CodecError` exception carrying the error's location as attributes.
+fn codec_exception(py: Python<'_>, e: &CoreCodecError, message: String) -> PyErr {
+    let err = CodecError::new_err(message);
+    let value = err.value(py);
+    let field = e.field_path();
+    let set = value
+        .setattr("version", e.version())
+        .and_then(|()| value.setattr("offset", e.offset()))
+        .and_then(|()| value.setattr("field", (!field.is_empty()).then_some(field)));
+    match set {
+        Ok(()) => err,
+        Err(failed) => failed,
+    }
+}
+
+fn coordinator_exception(py: Python<'_>, e: CoordinatorError) -> PyErr {
+    let message = e.to_string();
+    match e {
+        CoordinatorError::Codec(codec) => codec_exception(py, &codec, message),
+        CoordinatorError::Validation(validation) => {
+            let err = ValidationError::new_err(message);
+            let value = err.value(py);
+            let set = value
+                .setattr("message_index", validation.message_index)
+                .and_then(|()| value.setattr("field", validation.field.as_str()))
+                .and_then(|()| value.setattr("rule", validation.rule.name()));
+            match set {
+                Ok(()) => err,
+                Err(failed) => failed,
+            }
+        }
+        CoordinatorError::Merge(_) => MergeConflictError::new_err(message),
+        CoordinatorError::ForeignMessages { .. } => ForeignMessagesError::new_err(message),
+        CoordinatorError::InvalidTableName { .. } => InvalidTableNameError::new_err(message),
+        CoordinatorError::Unsupported { .. } => UnsupportedError::new_err(message),
+        CoordinatorError::Paimon { ref source, .. } => paimon_exception(source, message),
+        _ => PaimonWireError::new_err(message),
+    }
+}
+
+impl From<Error> for PyErr {
+    fn from(e: Error) -> Self {
+        Python::attach(|py| match e {
+            Error::Coordinator(e) => coordinator_exception(py, e),
+            Error::Codec(e) => {
+                let message = e.to_string();
+                codec_exception(py, &e, message)
+            }
+            Error::Envelope(e) => {
+                let err = EnvelopeError::new_err(e.to_string());
+                match err.value(py).setattr("offset", e.offset) {
+                    Ok(()) => err,
+                    Err(failed) => failed,
+                }
+            }
+            Error::Paimon { during, source } => {
+                let message = format!("{during}: {source}");
+                paimon_exception(&source, message)
+            }
+            Error::Arrow(message) => ArrowError::new_err(message),
+        })
+    }
+}

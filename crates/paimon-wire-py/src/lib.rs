@@ -1,0 +1,46 @@
+//! The native module of the Python package `paimon_wire` (`paimon_wire._native`).
+//!
+//! A thin door into the core crate, like the C library and the CLI: workers write rows
+//! through the paimon crate's `TableWrite` and hand out payloads in Paimon Java's
+//! `CommitMessageSerializer` format (`paimon_wire::serialize_list`); one coordinator
+//! (`paimon_wire::coordinator::Coordinator`) decodes, validates, merges and commits them
+//! once. Nothing here decides a rule.
+//!
+//! Arrow data comes in through the Arrow PyCapsule interface without copies; every call
+//! that blocks (I/O, decoding, committing) releases the GIL. The Python API, its docs and
+//! typed stubs live in `python/paimon_wire/`.
+
+mod arrow_input;
+mod coordinator;
+mod errors;
+mod payload;
+mod runtime;
+mod table;
+mod writer;
+
+use paimon_wire::SerializerVersion;
+use pyo3::prelude::*;
+
+/// Distributed writes to Apache Paimon tables: writers on many processes, one coordinator
+/// that validates and commits once.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add(
+        "CURRENT_SERIALIZER_VERSION",
+        SerializerVersion::CURRENT.as_i32(),
+    )?;
+    m.add_function(wrap_pyfunction!(table::open_table, m)?)?;
+    m.add_function(wrap_pyfunction!(table::create_table, m)?)?;
+    m.add_function(wrap_pyfunction!(payload::inspect, m)?)?;
+    m.add_function(wrap_pyfunction!(payload::wrap_envelope, m)?)?;
+    m.add_function(wrap_pyfunction!(payload::unwrap_envelope, m)?)?;
+    m.add_function(wrap_pyfunction!(payload::is_envelope, m)?)?;
+    m.add_class::<table::Table>()?;
+    m.add_class::<writer::Writer>()?;
+    m.add_class::<coordinator::Coordinator>()?;
+    m.add_class::<coordinator::BoundMessages>()?;
+    m.add_class::<coordinator::CommitOutcome>()?;
+    errors::register(m)?;
+    Ok(())
+}

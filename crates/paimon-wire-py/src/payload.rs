@@ -1,0 +1,113 @@
+//! Payloads as values: serializer versions, `inspect`, and the PWIR envelope.
+
+use paimon_wire::dump::messages_to_json;
+use paimon_wire::{deserialize_list, envelope, SerializerVersion};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use serde_json::Value;
+
+use crate::errors::Error;
+
+/// The serializer version `version`, or `CodecError` if Paimon Java has no such version.
+pub(crate) fn serializer_version(version: i32) -> PyResult<SerializerVersion> {
+    SerializerVersion::try_from(version).map_err(|e| Error::Codec(e).into())
+}
+
+/// The raw payload and its version: `payload` at `version`, or, with no version, the
+/// envelope `payload` unwrapped.
+pub(crate) fn unframe(
+    payload: &[u8],
+    version: Option<i32>,
+) -> PyResult<(SerializerVersion, &[u8])> {
+    match version {
+        Some(version) => Ok((serializer_version(version)?, payload)),
+        None => Ok(envelope::unwrap(payload).map_err(Error::from)?),
+    }
+}
+
+/// `value` as Python objects: objects become dicts, arrays lists.
+fn json_to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any()
+            } else if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any()
+            } else {
+                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any()
+            }
+        }
+        Value::String(s) => s.into_pyobject(py)?.into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(json_to_python(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(fields) => {
+            let dict = PyDict::new(py);
+            for (key, item) in fields {
+                dict.set_item(key, json_to_python(py, item)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}
+
+/// The canonical dump of messages (the schema `paimon-wire inspect` prints) as a list of
+/// dicts.
+pub(crate) fn messages_to_python<'py>(
+    py: Python<'py>,
+    messages: &[paimon_wire::CommitMessage],
+) -> PyResult<Bound<'py, PyAny>> {
+    json_to_python(py, &messages_to_json(messages))
+}
+
+/// Decodes a payload and returns its messages as a list of dicts, one per message, in the
+/// canonical dump schema `paimon-wire inspect` prints (binary rows as lowercase hex,
+/// `creation_time` in epoch milliseconds).
+///
+/// `version` is the serializer version that travelled beside the bytes; with no version,
+/// `payload` must be a PWIR envelope. Raises `CodecError` / `EnvelopeError`.
+#[pyfunction]
+#[pyo3(signature = (payload, version=None))]
+pub fn inspect<'py>(
+    py: Python<'py>,
+    payload: &[u8],
+    version: Option<i32>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (version, raw) = unframe(payload, version)?;
+    let messages = py
+        .detach(|| deserialize_list(version, raw))
+        .map_err(Error::from)?;
+    messages_to_python(py, &messages)
+}
+
+/// Frames a raw payload written at serializer `version` in a PWIR envelope (magic,
+/// versions, length, CRC32C), for transports that do not carry the version.
+#[pyfunction]
+pub fn wrap_envelope<'py>(
+    py: Python<'py>,
+    payload: &[u8],
+    version: i32,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let version = serializer_version(version)?;
+    Ok(PyBytes::new(py, &envelope::wrap(version, payload)))
+}
+
+/// Unwraps a PWIR envelope into `(payload, version)`. Raises `EnvelopeError` naming the
+/// offset of what is wrong (bad magic, truncated, CRC mismatch, ...).
+#[pyfunction]
+pub fn unwrap_envelope<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyTuple>> {
+    let (version, payload) = envelope::unwrap(data).map_err(Error::from)?;
+    (PyBytes::new(py, payload), version.as_i32()).into_pyobject(py)
+}
+
+/// Whether `data` starts with the envelope magic `PWIR`.
+#[pyfunction]
+pub fn is_envelope(data: &[u8]) -> bool {
+    envelope::is_envelope(data)
+}

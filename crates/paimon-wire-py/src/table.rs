@@ -1,0 +1,297 @@
+//! `Table`: a Paimon table in a filesystem warehouse, opened (or created) through the
+//! paimon crate's catalog, with its writers, coordinators and a reader.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use arrow_array::RecordBatch;
+use arrow_pyarrow::{FromPyArrow, IntoPyArrow, ToPyArrow};
+use futures::TryStreamExt;
+use paimon_wire::coordinator::{open_table as core_open_table, parse_table_name};
+use paimon_wire::paimon;
+use paimon_wire::paimon::catalog::Catalog;
+use paimon_wire::paimon::spec::Schema;
+use paimon_wire::paimon::{CatalogOptions, FileSystemCatalog, Options};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+
+use crate::coordinator::Coordinator;
+use crate::errors::Error;
+use crate::runtime;
+use crate::writer::Writer;
+
+/// A Paimon table in a filesystem warehouse.
+///
+/// Opened with `open_table` or `create_table`. Pickles as its warehouse and name (unpickling
+/// opens the table again), so it can be sent to other processes.
+#[pyclass(module = "paimon_wire._native", frozen)]
+pub struct Table {
+    pub(crate) table: paimon::table::Table,
+    warehouse: String,
+    name: String,
+}
+
+/// A warehouse as the paimon crate takes it: a URI as given, a local path made absolute (the
+/// paimon crate refuses relative paths).
+fn warehouse_location(warehouse: PathBuf) -> PyResult<String> {
+    let text = warehouse.to_string_lossy().into_owned();
+    if text.is_empty() {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "the warehouse must not be empty",
+        ));
+    }
+    if text.contains("://") || text.starts_with("file:") {
+        return Ok(text);
+    }
+    let absolute = std::path::absolute(&warehouse).map_err(|e| {
+        pyo3::exceptions::PyValueError::new_err(format!("cannot resolve {text:?}: {e}"))
+    })?;
+    absolute.into_os_string().into_string().map_err(|_| {
+        pyo3::exceptions::PyValueError::new_err(format!("the warehouse path {text:?} is not UTF-8"))
+    })
+}
+
+impl Table {
+    fn opened(table: paimon::table::Table, warehouse: String, name: String) -> Self {
+        Self {
+            table,
+            warehouse,
+            name,
+        }
+    }
+}
+
+/// Opens table `table` (`"database.table"`) in the filesystem warehouse `warehouse` (a
+/// local path or a URI the paimon crate supports, e.g. `file:///data/warehouse`).
+///
+/// Raises `InvalidTableNameError` for a name that is not `database.table` and
+/// `TableNotFoundError` when the table does not exist.
+#[pyfunction]
+pub fn open_table(py: Python<'_>, warehouse: PathBuf, table: String) -> PyResult<Table> {
+    let warehouse = warehouse_location(warehouse)?;
+    let opened =
+        runtime::block_on(py, || core_open_table(&warehouse, &table))?.map_err(Error::from)?;
+    Ok(Table::opened(opened, warehouse, table))
+}
+
+/// Creates table `table` (`"database.table"`, with its database if needed) in the
+/// filesystem warehouse `warehouse` and opens it.
+///
+/// `schema` is a `pyarrow.Schema` (or any object with `__arrow_c_schema__`); its fields'
+/// types and nullability become the table's columns. `partition_keys` and `primary_keys`
+/// name columns; `options` are Paimon table options (e.g. `{"bucket": "4"}`). Raises
+/// `PaimonError` if the table exists, unless `ignore_if_exists` (then the existing table is
+/// opened as it is).
+#[pyfunction]
+#[pyo3(signature = (warehouse, table, schema, *, partition_keys=Vec::new(), primary_keys=Vec::new(), options=HashMap::new(), ignore_if_exists=false))]
+#[allow(clippy::too_many_arguments)]
+pub fn create_table(
+    py: Python<'_>,
+    warehouse: PathBuf,
+    table: String,
+    schema: &Bound<'_, PyAny>,
+    partition_keys: Vec<String>,
+    primary_keys: Vec<String>,
+    options: HashMap<String, String>,
+    ignore_if_exists: bool,
+) -> PyResult<Table> {
+    let warehouse = warehouse_location(warehouse)?;
+    let identifier = parse_table_name(&table).map_err(Error::from)?;
+    let arrow_schema = arrow_schema::Schema::from_pyarrow_bound(schema)?;
+    let mut builder = Schema::builder();
+    for field in arrow_schema.fields() {
+        let data_type = paimon::arrow::arrow_to_paimon_type(field.data_type(), field.is_nullable())
+            .map_err(|e| Error::paimon(format!("converting column {:?}", field.name()), e))?;
+        builder = builder.column(field.name().clone(), data_type);
+    }
+    let creation = builder
+        .partition_keys(partition_keys)
+        .primary_key(primary_keys)
+        .options(options)
+        .build()
+        .map_err(|e| Error::paimon(format!("building the schema of table {table}"), e))?;
+    let created = runtime::block_on(py, || async {
+        let mut catalog_options = Options::new();
+        catalog_options.set(CatalogOptions::WAREHOUSE, warehouse.as_str());
+        let catalog = FileSystemCatalog::new(catalog_options)
+            .map_err(|e| Error::paimon(format!("opening the warehouse {warehouse:?}"), e))?;
+        catalog
+            .create_database(identifier.database(), true, HashMap::new())
+            .await
+            .map_err(|e| {
+                Error::paimon(
+                    format!(
+                        "creating database {:?} in {warehouse:?}",
+                        identifier.database()
+                    ),
+                    e,
+                )
+            })?;
+        catalog
+            .create_table(&identifier, creation, ignore_if_exists)
+            .await
+            .map_err(|e| Error::paimon(format!("creating table {table} in {warehouse:?}"), e))?;
+        Ok::<_, Error>(core_open_table(&warehouse, &table).await?)
+    })??;
+    Ok(Table::opened(created, warehouse, table))
+}
+
+#[pymethods]
+impl Table {
+    /// The table's name, `database.table`.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The warehouse the table was opened in (a local path made absolute, or a URI).
+    #[getter]
+    fn warehouse(&self) -> &str {
+        &self.warehouse
+    }
+
+    /// Where the table's files are.
+    #[getter]
+    fn location(&self) -> &str {
+        self.table.location()
+    }
+
+    /// The column names, in the order a written batch must have them.
+    #[getter]
+    fn field_names(&self) -> Vec<String> {
+        self.table
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().to_string())
+            .collect()
+    }
+
+    /// The partition key columns.
+    #[getter]
+    fn partition_keys(&self) -> Vec<String> {
+        self.table.schema().partition_keys().to_vec()
+    }
+
+    /// The primary key columns (empty for an append table).
+    #[getter]
+    fn primary_keys(&self) -> Vec<String> {
+        self.table.schema().primary_keys().to_vec()
+    }
+
+    /// The table options.
+    #[getter]
+    fn options(&self) -> HashMap<String, String> {
+        self.table.schema().options().clone()
+    }
+
+    /// The table's columns as a `pyarrow.Schema`.
+    #[getter]
+    fn schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let schema = paimon::arrow::build_target_arrow_schema(self.table.schema().fields())
+            .map_err(|e| Error::paimon("converting the table's schema to Arrow", e))?;
+        schema.as_ref().to_pyarrow(py)
+    }
+
+    /// The latest snapshot as a dict (`id`, `commit_user`, `commit_identifier`,
+    /// `commit_kind`, `schema_id`, `time_millis`, `total_record_count`), or None for a table
+    /// never committed to.
+    fn latest_snapshot<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let manager = self.table.snapshot_manager();
+        let snapshot = runtime::block_on(py, || manager.get_latest_snapshot())?.map_err(|e| {
+            Error::paimon(
+                format!("reading the latest snapshot of table {}", self.name),
+                e,
+            )
+        })?;
+        let Some(snapshot) = snapshot else {
+            return Ok(None);
+        };
+        let dict = PyDict::new(py);
+        dict.set_item("id", snapshot.id())?;
+        dict.set_item("commit_user", snapshot.commit_user())?;
+        dict.set_item("commit_identifier", snapshot.commit_identifier())?;
+        dict.set_item("commit_kind", format!("{:?}", snapshot.commit_kind()))?;
+        dict.set_item("schema_id", snapshot.schema_id())?;
+        dict.set_item("time_millis", snapshot.time_millis())?;
+        dict.set_item("total_record_count", snapshot.total_record_count())?;
+        Ok(Some(dict))
+    }
+
+    /// Reads the table's latest snapshot with the paimon crate's reader, as a
+    /// `pyarrow.Table` (all rows in memory; meant for checks and small tables).
+    fn read<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let table = &self.table;
+        let name = &self.name;
+        let batches = runtime::block_on(py, || async move {
+            let reading = |e| Error::paimon(format!("reading table {name}"), e);
+            let builder = table.new_read_builder();
+            let plan = builder.new_scan().plan().await.map_err(reading)?;
+            let batches: Vec<RecordBatch> = builder
+                .new_read()
+                .map_err(reading)?
+                .to_arrow(plan.splits())
+                .map_err(reading)?
+                .try_collect()
+                .await
+                .map_err(reading)?;
+            Ok::<_, Error>(batches)
+        })??;
+        let schema = match batches.first() {
+            Some(batch) => batch.schema(),
+            None => paimon::arrow::build_target_arrow_schema(table.schema().fields())
+                .map_err(|e| Error::paimon("converting the table's schema to Arrow", e))?,
+        };
+        let result = arrow_pyarrow::Table::try_new(batches, schema)
+            .map_err(|e| Error::Arrow(format!("cannot assemble the rows read: {e}")))?;
+        result.into_pyarrow(py)
+    }
+
+    /// A writer for one worker, bound to the job's `commit_user` (the coordinator must use
+    /// the same one). With `overwrite=True` the files are meant for an overwrite commit (the
+    /// coordinator must be created with `overwrite=True` too).
+    #[pyo3(signature = (commit_user, *, overwrite=false))]
+    fn new_writer(&self, commit_user: &str, overwrite: bool) -> PyResult<Writer> {
+        Writer::new(&self.table, &self.name, commit_user, overwrite)
+    }
+
+    /// The coordinator of one commit job on this table; see `Coordinator`.
+    #[pyo3(signature = (commit_user, *, overwrite=false, postpone_fixed_bucket=false))]
+    fn new_coordinator(
+        slf: &Bound<'_, Self>,
+        commit_user: &str,
+        overwrite: bool,
+        postpone_fixed_bucket: bool,
+    ) -> PyResult<Coordinator> {
+        Coordinator::bind(
+            slf.py(),
+            slf.get(),
+            commit_user,
+            overwrite,
+            postpone_fixed_bucket,
+        )
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Table({:?}, warehouse={:?})", self.name, self.warehouse)
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let module = py.import("paimon_wire._native")?;
+        let open = module.getattr("open_table")?;
+        let args = PyTuple::new(py, [self.warehouse.as_str(), self.name.as_str()])?;
+        PyTuple::new(py, [open, args.into_any()])
+    }
+}
+
+impl Table {
+    /// The opened table.
+    pub(crate) fn inner(&self) -> &paimon::table::Table {
+        &self.table
+    }
+
+    /// The table's name, `database.table`.
+    pub(crate) fn table_name(&self) -> &str {
+        &self.name
+    }
+}

@@ -1,0 +1,176 @@
+//! `Writer`: one worker's side of a distributed write. Rows go through the paimon crate's
+//! `TableWrite`; `prepare_commit` turns its commit messages into a Java-compatible payload.
+
+use std::sync::{Mutex, MutexGuard};
+
+use paimon_wire::paimon::table::TableWrite;
+use paimon_wire::{paimon, serialize_list, SerializerVersion};
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyTuple};
+
+use crate::arrow_input::ArrowInput;
+use crate::errors::{Error, PaimonWireError};
+use crate::payload::serializer_version;
+use crate::runtime;
+
+/// A writer of data files for one worker, made by `Table.new_writer(commit_user)`.
+///
+/// `write()` as many batches as needed, then `prepare_commit()` to get the payload to send
+/// to the coordinator. `close()` (or leaving a `with` block) discards whatever was written
+/// since the last `prepare_commit()`. Safe to share between threads; calls on one writer
+/// run one at a time.
+#[pyclass(module = "paimon_wire._native", frozen)]
+pub struct Writer {
+    /// None once closed.
+    write: Mutex<Option<TableWrite>>,
+    table_name: String,
+    commit_user: String,
+}
+
+impl Writer {
+    pub(crate) fn new(
+        table: &paimon::table::Table,
+        table_name: &str,
+        commit_user: &str,
+        overwrite: bool,
+    ) -> PyResult<Self> {
+        let builder = table
+            .new_write_builder()
+            .with_commit_user(commit_user)
+            .map_err(|e| Error::paimon("setting the commit user", e))?;
+        let builder = if overwrite {
+            builder.with_overwrite()
+        } else {
+            builder
+        };
+        let write = builder
+            .new_write()
+            .map_err(|e| Error::paimon(format!("starting a write on table {table_name}"), e))?;
+        Ok(Self {
+            write: Mutex::new(Some(write)),
+            table_name: table_name.to_string(),
+            commit_user: commit_user.to_string(),
+        })
+    }
+
+    /// The open paimon writer, or an error if the writer was closed.
+    fn open_write<'a>(
+        guard: &'a mut MutexGuard<'_, Option<TableWrite>>,
+    ) -> Result<&'a mut TableWrite, String> {
+        guard
+            .as_mut()
+            .ok_or_else(|| "the writer is closed; make a new one with Table.new_writer".to_string())
+    }
+
+    fn lock(&self) -> PyResult<MutexGuard<'_, Option<TableWrite>>> {
+        self.write.lock().map_err(|_| {
+            PyRuntimeError::new_err(
+                "the writer is unusable after an internal error in an earlier call; close it",
+            )
+        })
+    }
+}
+
+#[pymethods]
+impl Writer {
+    /// Writes rows: a `pyarrow.RecordBatch`, `pyarrow.Table`, `pyarrow.RecordBatchReader`,
+    /// or any object exporting Arrow data (`__arrow_c_stream__` / `__arrow_c_array__`).
+    /// Columns are matched to the table's by position and name. Rows are routed to their
+    /// partition and bucket. Returns the number of rows written.
+    fn write(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let input = ArrowInput::import(data)?;
+        let mut guard = self.lock()?;
+        let write = Self::open_write(&mut guard).map_err(PaimonWireError::new_err)?;
+        let table_name = &self.table_name;
+        let rows = runtime::block_on(py, move || async move {
+            let mut rows = 0u64;
+            for batch in input.batches() {
+                let batch = batch?;
+                write.write_arrow_batch(&batch).await.map_err(|e| {
+                    Error::paimon(format!("writing a record batch to table {table_name}"), e)
+                })?;
+                rows += batch.num_rows() as u64;
+            }
+            Ok::<_, Error>(rows)
+        })??;
+        Ok(rows)
+    }
+
+    /// Flushes the files written so far and returns `(payload, version)`: the commit
+    /// messages describing them as the bytes Paimon Java's `CommitMessageSerializer` writes
+    /// at serializer `version` (default: the newest), to send to the coordinator. The writer
+    /// can write again afterwards, for the next commit.
+    ///
+    /// An older `version` lets an older Java coordinator read the payload; a field that
+    /// version cannot carry raises `CodecError` naming it.
+    #[pyo3(signature = (version=None))]
+    fn prepare_commit<'py>(
+        &self,
+        py: Python<'py>,
+        version: Option<i32>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let version = match version {
+            Some(version) => serializer_version(version)?,
+            None => SerializerVersion::CURRENT,
+        };
+        let mut guard = self.lock()?;
+        let write = Self::open_write(&mut guard).map_err(PaimonWireError::new_err)?;
+        let table_name = &self.table_name;
+        let payload = runtime::block_on(py, move || async move {
+            let messages = write.prepare_commit().await.map_err(|e| {
+                Error::paimon(format!("preparing the commit of table {table_name}"), e)
+            })?;
+            Ok::<_, Error>(serialize_list(&messages, version)?)
+        })??;
+        let bytes = PyBytes::new(py, &payload);
+        (bytes, version.as_i32()).into_pyobject(py)
+    }
+
+    /// Discards whatever was written since the last `prepare_commit()` (files already
+    /// handed out in payloads belong to the coordinator) and closes the writer. Closing a
+    /// closed writer does nothing.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        let taken = self.lock()?.take();
+        if let Some(mut write) = taken {
+            runtime::block_on(py, move || async move { write.close().await })?;
+        }
+        Ok(())
+    }
+
+    /// Whether `close()` was called.
+    #[getter]
+    fn closed(&self) -> PyResult<bool> {
+        Ok(self.lock()?.is_none())
+    }
+
+    /// The commit user the writer was made with.
+    #[getter]
+    fn commit_user(&self) -> &str {
+        &self.commit_user
+    }
+
+    /// The table's name, `database.table`.
+    #[getter]
+    fn table_name(&self) -> &str {
+        &self.table_name
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    /// Closes the writer (discarding anything not prepared).
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, PyTuple>) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Writer(table={:?}, commit_user={:?})",
+            self.table_name, self.commit_user
+        )
+    }
+}

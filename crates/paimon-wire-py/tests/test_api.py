@@ -1,0 +1,331 @@
+"""The Python API without Ray: writers, payloads, the coordinator, errors."""
+
+from __future__ import annotations
+
+import pathlib
+import threading
+
+import pyarrow as pa
+import pytest
+from conftest import (
+    SCHEMA,
+    TABLE,
+    create_orders,
+    data_files,
+    read_with_pypaimon,
+    rows,
+    run_cli,
+    sorted_ids,
+)
+
+import paimon_wire as pw
+
+
+def test_two_writers_commit_once_and_both_readers_see_every_row(warehouse):
+    table = create_orders(warehouse)
+    payloads = []
+    for worker, ids in enumerate([range(0, 600), range(600, 1000)]):
+        with table.new_writer("job-1") as writer:
+            assert writer.write(rows(ids, worker=worker)) == len(ids)
+            payloads.append(writer.prepare_commit())
+    assert all(version == pw.CURRENT_SERIALIZER_VERSION for _, version in payloads)
+
+    outcome = table.new_coordinator("job-1").commit_payloads(payloads, 7)
+
+    assert (outcome.status, outcome.snapshot_id) == ("committed", 1)
+    snapshot = table.latest_snapshot()
+    assert snapshot["id"] == 1
+    assert snapshot["commit_user"] == "job-1"
+    assert snapshot["commit_identifier"] == 7
+    assert snapshot["total_record_count"] == 1000
+    assert sorted_ids(table.read()) == list(range(1000))
+    assert sorted_ids(read_with_pypaimon(warehouse)) == list(range(1000))
+
+
+def test_an_identifier_commits_once(warehouse):
+    table = create_orders(warehouse)
+    coordinator = pw.Coordinator(table, "job-1")
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(10)))
+        first = writer.prepare_commit()
+        writer.write(rows(range(10, 20)))
+        second = writer.prepare_commit()
+
+    assert coordinator.commit_payloads([first], 5).status == "committed"
+    assert coordinator.commit_status(5) == coordinator.commit_payloads([first], 5)
+    again = coordinator.commit_payloads([first], 5)
+    assert (again.status, again.snapshot_id) == ("already_committed", 1)
+    # Identifiers increase per commit user: a lower one counts as committed.
+    assert coordinator.commit_payloads([second], 4).status == "already_committed"
+    assert coordinator.commit_status(6) is None
+    committed = coordinator.commit_payloads([second], 6)
+    assert (committed.status, committed.snapshot_id) == ("committed", 2)
+    assert coordinator.commit_status(6).snapshot_id == 2
+    assert table.latest_snapshot()["id"] == 2
+    assert sorted_ids(table.read()) == list(range(20))
+
+
+def test_a_retried_worker_payload_is_merged_once(warehouse):
+    table = create_orders(warehouse)
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(100)))
+        payload = writer.prepare_commit()
+    coordinator = table.new_coordinator("job-1")
+    merged = coordinator.merge([coordinator.deserialize(*payload), coordinator.deserialize(*payload)])
+    assert merged.reported_row_count == 100
+    assert coordinator.commit(merged, 1).status == "committed"
+    assert sorted_ids(table.read()) == list(range(100))
+
+
+class ArrayOnly:
+    """Exports one record batch through `__arrow_c_array__` only."""
+
+    def __init__(self, batch: pa.RecordBatch):
+        self._batch = batch
+
+    def __arrow_c_array__(self, requested_schema=None):
+        return self._batch.__arrow_c_array__(requested_schema)
+
+
+class StreamOnly:
+    """Exports a table through `__arrow_c_stream__` only."""
+
+    def __init__(self, table: pa.Table):
+        self._table = table
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self._table.__arrow_c_stream__(requested_schema)
+
+
+def test_every_arrow_form_is_written(warehouse):
+    table = create_orders(warehouse)
+    chunked = pa.concat_tables([rows(range(40, 50)), rows(range(50, 60))])
+    assert chunked.column("id").num_chunks == 2
+    inputs = [
+        rows(range(0, 10)).to_batches()[0],
+        rows(range(10, 20)),
+        pa.RecordBatchReader.from_batches(SCHEMA, rows(range(20, 30)).to_batches()),
+        ArrayOnly(rows(range(30, 40)).to_batches()[0]),
+        StreamOnly(chunked),
+    ]
+    with table.new_writer("job-1") as writer:
+        assert [writer.write(data) for data in inputs] == [10, 10, 10, 10, 20]
+        payload = writer.prepare_commit()
+    table.new_coordinator("job-1").commit_payloads([payload], 1)
+    assert sorted_ids(table.read()) == list(range(60))
+
+
+def test_columns_in_another_order_are_refused_by_name(warehouse):
+    table = create_orders(warehouse)
+    shuffled = rows(range(3)).select(["region", "id", "amount", "note"])
+    with table.new_writer("job-1") as writer:
+        with pytest.raises(pw.PaimonError, match="field name mismatch at index 0"):
+            writer.write(shuffled)
+
+
+def test_non_arrow_data_and_null_rows_are_refused(warehouse):
+    table = create_orders(warehouse)
+    with table.new_writer("job-1") as writer:
+        with pytest.raises(TypeError, match="expected Arrow data .* got list$"):
+            writer.write([1, 2, 3])
+        with pytest.raises(pw.ArrowError, match="struct array, got an array of Int64"):
+            writer.write(ArrayOnly(pa.array([1, 2], pa.int64())))
+        nullable_rows = pa.StructArray.from_arrays(
+            rows(range(2)).to_batches()[0].columns,
+            fields=list(SCHEMA),
+            mask=pa.array([False, True]),
+        )
+        with pytest.raises(pw.ArrowError, match="must have no null rows"):
+            writer.write(ArrayOnly(nullable_rows))
+
+
+def test_close_deletes_unprepared_files_and_abort_deletes_prepared_ones(warehouse):
+    table = create_orders(warehouse)
+    writer = table.new_writer("job-1")
+    writer.write(rows(range(5000)))
+    payload = writer.prepare_commit()
+    prepared = data_files(table)
+    assert prepared
+    writer.write(rows(range(5000, 10000)))
+    writer.close()
+    assert writer.closed
+    assert data_files(table) == prepared  # the unprepared rows' files are gone
+    with pytest.raises(pw.PaimonWireError, match="the writer is closed"):
+        writer.write(rows(range(1)))
+
+    coordinator = table.new_coordinator("job-1")
+    coordinator.abort(coordinator.deserialize(*payload))
+    assert data_files(table) == []
+    assert table.latest_snapshot() is None
+
+
+def test_writes_release_the_gil(warehouse):
+    table = create_orders(warehouse)
+    big = rows(range(300_000))
+    ticks = 0
+    running = True
+
+    def tick():
+        nonlocal ticks
+        while running:
+            ticks += 1
+
+    with table.new_writer("job-1") as writer:
+        ticker = threading.Thread(target=tick)
+        ticker.start()
+        try:
+            before = ticks
+            writer.write(big)
+            writer.prepare_commit()
+            during = ticks - before
+        finally:
+            running = False
+            ticker.join()
+    # Holding the GIL through the call would have stopped the other thread entirely.
+    assert during > 1000
+
+
+def test_inspect_matches_the_cli(warehouse, cli, tmp_path):
+    import json
+
+    table = create_orders(warehouse)
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(100)))
+        payload, version = writer.prepare_commit()
+    path = tmp_path / "payload.bin"
+    path.write_bytes(payload)
+
+    messages = pw.inspect(payload, version)
+
+    assert messages == json.loads(run_cli(cli, "inspect", "--version", str(version), str(path)).stdout)
+    assert len(messages) == 4  # one per partition
+    assert sum(f["row_count"] for m in messages for f in m["new_files"]) == 100
+    assert messages == table.new_coordinator("job-1").deserialize(payload, version).to_dicts()
+
+
+def test_codec_errors_carry_the_cli_message_and_location(warehouse, cli, tmp_path):
+    table = create_orders(warehouse)
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(10)))
+        payload, version = writer.prepare_commit()
+    truncated = payload[:-3]
+    path = tmp_path / "truncated.bin"
+    path.write_bytes(truncated)
+    cli_error = run_cli(cli, "inspect", "--version", str(version), str(path), check=False).stderr
+
+    with pytest.raises(pw.CodecError) as raised:
+        pw.inspect(truncated, version)
+
+    assert cli_error.strip() == f"paimon-wire: error: {path}: {raised.value}"
+    assert raised.value.version == version
+    assert raised.value.offset == len(truncated) - 2
+    assert raised.value.field.startswith("messages[")
+    with pytest.raises(pw.CodecError, match="unsupported commit message serializer version 99"):
+        pw.inspect(payload, 99)
+    with pytest.raises(pw.CodecError, match="payload rejected, cannot decode it: truncated"):
+        table.new_coordinator("job-1").deserialize(truncated, version)
+
+
+def test_validation_errors_name_the_rule_as_the_cli_does(tmp_path, cli):
+    warehouse = str(tmp_path / "warehouse")
+    four = pw.create_table(warehouse, "db.four", SCHEMA, options={"bucket": "4", "bucket-key": "id"})
+    two = pw.create_table(warehouse, "db.two", SCHEMA, options={"bucket": "2", "bucket-key": "id"})
+    with four.new_writer("job-1") as writer:
+        writer.write(rows(range(100)))
+        payload, version = writer.prepare_commit()
+    path = tmp_path / "four.bin"
+    path.write_bytes(payload)
+    cli_error = run_cli(
+        cli, "validate", "--warehouse", warehouse, "--table", "db.two",
+        "--version", str(version), str(path), check=False,
+    ).stderr
+
+    with pytest.raises(pw.ValidationError) as raised:
+        two.new_coordinator("job-1").deserialize(payload, version)
+
+    assert raised.value.rule == "bucket"
+    assert raised.value.field == "bucket"
+    assert 0 <= raised.value.message_index < 4
+    assert cli_error.strip() == f"paimon-wire: error: {path}: {raised.value}"
+    assert str(raised.value).startswith("payload rejected by validation, nothing was committed:")
+    assert two.latest_snapshot() is None
+
+
+def test_envelopes(warehouse):
+    table = create_orders(warehouse)
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(10)))
+        payload, version = writer.prepare_commit()
+    framed = pw.wrap_envelope(payload, version)
+    assert pw.is_envelope(framed) and not pw.is_envelope(payload)
+    assert pw.unwrap_envelope(framed) == (payload, version)
+    assert pw.inspect(framed) == pw.inspect(payload, version)
+
+    corrupted = bytearray(framed)
+    corrupted[-1] ^= 0xFF
+    with pytest.raises(pw.EnvelopeError, match="payload corrupted: CRC32C") as raised:
+        pw.unwrap_envelope(bytes(corrupted))
+    assert raised.value.offset == 24
+    with pytest.raises(pw.EnvelopeError, match="not a paimon-wire envelope"):
+        pw.inspect(payload)
+
+    outcome = table.new_coordinator("job-1").commit_payloads([framed], 1)
+    assert outcome.status == "committed"
+    assert sorted_ids(table.read()) == list(range(10))
+
+
+def test_messages_belong_to_their_coordinator(warehouse):
+    table = create_orders(warehouse)
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(10)))
+        payload = writer.prepare_commit()
+    bound = table.new_coordinator("job-1").deserialize(*payload)
+    with pytest.raises(pw.ForeignMessagesError, match="deserialize the payload again"):
+        table.new_coordinator("job-1").commit(bound, 1)
+
+
+def test_older_serializer_versions(warehouse):
+    table = create_orders(warehouse)
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(10)))
+        payload, version = writer.prepare_commit(version=11)
+    assert version == 11
+    assert table.new_coordinator("job-1").commit_payloads([(payload, 11)], 1).status == "committed"
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(10)))
+        with pytest.raises(pw.CodecError, match="version 4"):
+            writer.prepare_commit(version=4)
+
+
+def test_table_errors_and_metadata(warehouse, tmp_path):
+    with pytest.raises(pw.InvalidTableNameError, match='invalid table name "orders"'):
+        pw.open_table(warehouse, "orders")
+    with pytest.raises(pw.TableNotFoundError, match="db.missing"):
+        pw.open_table(warehouse, "db.missing")
+    with pytest.raises(pw.UnsupportedError, match="the commit user is empty"):
+        create_orders(warehouse).new_coordinator("")
+
+    table = pw.open_table(pathlib.Path(warehouse), TABLE)
+    assert table.name == TABLE
+    assert table.field_names == ["id", "region", "amount", "note"]
+    assert table.partition_keys == ["region"]
+    assert table.primary_keys == []
+    assert table.options["bucket"] == "-1"
+    assert table.schema.names == SCHEMA.names
+    assert table.read().num_rows == 0
+
+    import pickle
+
+    assert pickle.loads(pickle.dumps(table)).location == table.location
+    # Relative warehouses are resolved against the working directory once, when opened.
+    assert pathlib.Path(table.warehouse).is_absolute()
+
+
+def test_every_error_is_a_paimon_wire_error():
+    for name in [
+        "CodecError", "EnvelopeError", "ValidationError", "MergeConflictError",
+        "ForeignMessagesError", "InvalidTableNameError", "TableNotFoundError",
+        "UnsupportedError", "ArrowError", "PaimonError",
+    ]:
+        assert issubclass(getattr(pw, name), pw.PaimonWireError), name
+    assert issubclass(pw.PaimonWireError, Exception)
