@@ -9,7 +9,8 @@
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode, Throughput};
 use paimon_wire::coordinator::open_table;
 use paimon_wire::{
-    deserialize_list, serialize_list, Binding, CommitMessage, Coordinator, SerializerVersion,
+    deserialize_list, serialize_list, serialize_list_into, Binding, CommitMessage, Coordinator,
+    EncodeOptions, SerializerVersion,
 };
 use paimon_wire_bench::{create_w3_table, w1, w2, w3_workers, W3_WORKERS};
 
@@ -50,6 +51,14 @@ fn bench_workload(c: &mut Criterion, name: &str, messages: Vec<CommitMessage>) {
     group.bench_function("encode/paimon-crate/v14", |b| {
         b.iter(|| paimon_crate_encode(&messages))
     });
+    let mut reused = Vec::new();
+    group.bench_function("encode-reuse/paimon-wire/v14", |b| {
+        b.iter(|| {
+            reused.clear();
+            serialize_list_into(&messages, v14, &EncodeOptions::default(), &mut reused).unwrap();
+            reused.len()
+        })
+    });
 
     group.throughput(Throughput::Bytes(ours12.len() as u64));
     group.bench_function("decode/paimon-wire/v12", |b| {
@@ -58,7 +67,18 @@ fn bench_workload(c: &mut Criterion, name: &str, messages: Vec<CommitMessage>) {
     group.bench_function("encode/paimon-wire/v12", |b| {
         b.iter(|| serialize_list(&messages, v12).unwrap())
     });
-    group.bench_function("drop/messages", |b| {
+    group.bench_function("encode-reuse/paimon-wire/v12", |b| {
+        b.iter(|| {
+            reused.clear();
+            serialize_list_into(&messages, v12, &EncodeOptions::default(), &mut reused).unwrap();
+            reused.len()
+        })
+    });
+    // The least any decoder into these types can take: allocating and filling the same
+    // values (a clone makes exactly the allocations a decode makes, and copies the same bytes)
+    // and dropping them again, as every decode benchmark above drops its result.
+    group.bench_function("floor/clone+drop/-", |b| b.iter(|| messages.clone()));
+    group.bench_function("drop/messages/-", |b| {
         b.iter_batched(|| messages.clone(), drop, BatchSize::LargeInput)
     });
     group.finish();

@@ -2,7 +2,12 @@
 //! paimon-wire and the `paimon` crate, the Java harness's `bench` lines, and the
 //! `decode-memory` lines, with throughput, ratios and the targets of issue 6.
 //!
-//! `bench-report --criterion DIR --java FILE --memory FILE`
+//! `bench-report --criterion DIR [--criterion-kept-heap DIR] --java FILE --memory FILE`
+//!
+//! `--criterion-kept-heap` holds a second criterion run of the same benchmarks in a process
+//! whose allocator keeps freed memory (`scripts/bench` sets glibc's trim and mmap thresholds),
+//! as a JVM keeps its committed heap: the difference is the kernel's cost of handing fresh
+//! pages to a process that gave its memory back.
 //!
 //! Ratios compare the time one implementation takes for the whole workload (the same
 //! messages), so they equal the ratio of messages/s. Java 2.0.0 reads and writes version 12
@@ -23,6 +28,9 @@ struct Row {
     implementation: String,
     op: String,
     version: String,
+    /// Whose memory policy the run used: `glibc` (the process default), `kept heap` (glibc
+    /// told to keep freed memory) or `JVM`.
+    memory: &'static str,
     bytes: u64,
     messages: u64,
     /// Median time for the whole workload.
@@ -48,7 +56,7 @@ fn messages_of(workload: &str) -> u64 {
 
 /// Criterion's `GROUP/FUNCTION/new/{benchmark,estimates}.json` for functions named
 /// `op/implementation/version`.
-fn criterion_rows(dir: &Path) -> Result<Vec<Row>, Box<dyn Error>> {
+fn criterion_rows(dir: &Path, memory: &'static str) -> Result<Vec<Row>, Box<dyn Error>> {
     let mut rows = Vec::new();
     for group in std::fs::read_dir(dir)? {
         let group = group?.path();
@@ -84,6 +92,7 @@ fn criterion_rows(dir: &Path) -> Result<Vec<Row>, Box<dyn Error>> {
                 implementation: implementation.to_string(),
                 op: op.to_string(),
                 version: version.trim_start_matches('v').to_string(),
+                memory,
                 bytes,
                 messages: messages_of(workload),
                 nanos,
@@ -124,6 +133,7 @@ fn java_rows(path: &Path) -> Result<Vec<Row>, Box<dyn Error>> {
             implementation: format!("java-{}", get("release")?),
             op: get("op")?.to_string(),
             version: get("version")?.to_string(),
+            memory: "JVM",
             bytes: get("bytes")?.parse()?,
             messages: get("messages")?.parse()?,
             nanos: get("median_ns")?.parse()?,
@@ -141,26 +151,37 @@ fn kind(op: &str) -> &str {
     }
 }
 
-/// The fastest row of `workload` and op kind whose implementation starts with `prefix`.
-fn best<'a>(rows: &'a [Row], workload: &str, op: &str, prefix: &str) -> Option<&'a Row> {
+/// The fastest row of `workload` and op kind whose implementation starts with `prefix`,
+/// among rows of memory policy `memory` if given.
+fn best<'a>(
+    rows: &'a [Row],
+    workload: &str,
+    op: &str,
+    prefix: &str,
+    memory: Option<&str>,
+) -> Option<&'a Row> {
     rows.iter()
         .filter(|r| r.workload == workload && kind(&r.op) == op)
         .filter(|r| r.implementation.starts_with(prefix))
+        .filter(|r| memory.is_none_or(|m| r.memory == m))
         .min_by(|a, b| a.nanos.total_cmp(&b.nanos))
 }
 
+/// The row measuring exactly (`workload`, `op`, `implementation`, `version`, `memory`).
 fn find<'a>(
     rows: &'a [Row],
     workload: &str,
     op: &str,
     implementation: &str,
     version: &str,
+    memory: &str,
 ) -> Option<&'a Row> {
     rows.iter().find(|r| {
         r.workload == workload
             && r.op == op
             && r.implementation == implementation
             && r.version == version
+            && r.memory == memory
     })
 }
 
@@ -181,15 +202,18 @@ fn verdict(met: bool) -> &'static str {
     }
 }
 
+const GLIBC: &str = "glibc";
+const KEPT_HEAP: &str = "kept heap";
+
 fn report(rows: &[Row], memory: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "| workload | implementation | op | version | payload MB | time ms | MB/s | messages/s | vs Java | vs paimon crate |"
+        "| workload | implementation | op | version | memory | payload MB | time ms | MB/s | messages/s | vs Java | vs paimon crate |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(out, "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|");
     let mut sorted: Vec<&Row> = rows.iter().collect();
-    let order = |r: &Row| {
+    sorted.sort_by_key(|r| {
         let implementation = if r.implementation.starts_with("java") {
             0
         } else if r.implementation == "paimon-crate" {
@@ -200,22 +224,30 @@ fn report(rows: &[Row], memory: &str) -> String {
         (
             r.workload.clone(),
             kind(&r.op).to_string(),
+            r.memory == KEPT_HEAP,
             implementation,
             r.op.clone(),
             r.version.clone(),
         )
-    };
-    sorted.sort_by_key(|r| order(r));
+    });
     for row in sorted {
-        let java = best(rows, &row.workload, kind(&row.op), "java");
-        let crate_ = best(rows, &row.workload, kind(&row.op), "paimon-crate");
+        let java = best(rows, &row.workload, kind(&row.op), "java", None);
+        // The crate is compared under the same memory policy.
+        let crate_ = best(
+            rows,
+            &row.workload,
+            kind(&row.op),
+            "paimon-crate",
+            Some(row.memory),
+        );
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {:.0} | {:.0} | {} | {} |",
             row.workload,
             row.implementation,
             row.op,
             row.version,
+            row.memory,
             row.bytes as f64 / 1e6,
             row.nanos / 1e6,
             row.mb_per_s(),
@@ -233,30 +265,61 @@ fn report(rows: &[Row], memory: &str) -> String {
         );
     }
     let _ = writeln!(out);
-    let _ = writeln!(out, "Targets:");
+    let _ = writeln!(
+        out,
+        "Targets (paimon-wire with the default allocator; with a kept heap in parentheses):"
+    );
+    let kept = |r: Option<f64>| match r {
+        Some(r) => format!(" ({r:.2}× kept heap)"),
+        None => String::new(),
+    };
     for workload in ["W1", "W2"] {
         for op in ["decode", "encode"] {
-            if let (Some(ours), Some(java)) = (
-                find(rows, workload, op, "paimon-wire", "12"),
-                best(rows, workload, op, "java"),
-            ) {
+            let java = best(rows, workload, op, "java", None);
+            let v12 = |memory| find(rows, workload, op, "paimon-wire", "12", memory);
+            // For decoding, the clone of the same messages bounds any decoder's ratio.
+            let floor = |memory| {
+                (op == "decode")
+                    .then(|| find(rows, workload, "floor", "clone+drop", "-", memory))
+                    .flatten()
+            };
+            // `reference` under the default allocator, `kept_reference` with a kept heap.
+            let bound = |reference: &Row, kept_reference: Option<&Row>| match floor(GLIBC) {
+                Some(glibc_floor) => format!(
+                    "; bound: a decoder as fast as a clone of its output would reach {:.2}×{}",
+                    reference.nanos / glibc_floor.nanos,
+                    kept(match (kept_reference, floor(KEPT_HEAP)) {
+                        (Some(r), Some(f)) => Some(r.nanos / f.nanos),
+                        _ => None,
+                    })
+                ),
+                None => String::new(),
+            };
+            if let (Some(java), Some(ours)) = (java, v12(GLIBC)) {
                 let r = java.nanos / ours.nanos;
                 let _ = writeln!(
                     out,
-                    "- {workload} {op} ≥ 3× Java (v12, same bytes; Java's faster of {}): {r:.2}× — {}",
+                    "- {workload} {op} ≥ 3× Java (v12, same bytes; Java's fastest: {}): {r:.2}×{} — {}{}",
                     java.op,
-                    verdict(r >= 3.0)
+                    kept(v12(KEPT_HEAP).map(|k| java.nanos / k.nanos)),
+                    verdict(r >= 3.0),
+                    bound(java, Some(java))
                 );
             }
-            if let (Some(ours), Some(theirs)) = (
-                find(rows, workload, op, "paimon-wire", "14"),
-                find(rows, workload, op, "paimon-crate", "14"),
-            ) {
+            let v14 = |memory| find(rows, workload, op, "paimon-wire", "14", memory);
+            let crate_v14 = |memory| find(rows, workload, op, "paimon-crate", "14", memory);
+            if let (Some(ours), Some(theirs)) = (v14(GLIBC), crate_v14(GLIBC)) {
                 let r = theirs.nanos / ours.nanos;
+                let kept_ratio = match (v14(KEPT_HEAP), crate_v14(KEPT_HEAP)) {
+                    (Some(o), Some(t)) => Some(t.nanos / o.nanos),
+                    _ => None,
+                };
                 let _ = writeln!(
                     out,
-                    "- {workload} {op} ≥ 2× the paimon crate (v14, same bytes): {r:.2}× — {}",
-                    verdict(r >= 2.0)
+                    "- {workload} {op} ≥ 2× the paimon crate (v14, same bytes): {r:.2}×{} — {}{}",
+                    kept(kept_ratio),
+                    verdict(r >= 2.0),
+                    bound(theirs, crate_v14(KEPT_HEAP))
                 );
             }
         }
@@ -270,21 +333,36 @@ fn report(rows: &[Row], memory: &str) -> String {
             let r = peak / bytes;
             let _ = writeln!(
                 out,
-                "- {} v{} decode peak ≤ 3×S: S = {:.1} MB, peak extra {:.1} MB = {r:.2}×S (the messages keep {:.2}×S) — {}",
+                "- {} v{} decode peak ≤ 3×S: S = {:.2} MB, peak extra {:.2} MB = {r:.2}×S (the messages keep {:.2}×S; {} allocations) — {}",
                 f.get("workload").unwrap_or(&"?"),
                 f.get("version").unwrap_or(&"?"),
                 bytes / 1e6,
                 peak / 1e6,
                 retained / bytes,
+                f.get("allocations").unwrap_or(&"?"),
                 verdict(r <= 3.0)
             );
         }
     }
-    if let Some(w3) = find(rows, "W3", "decode+validate+merge", "paimon-wire", "14") {
-        let seconds = w3.nanos / 1e9;
+    let w3 = |memory| {
+        find(
+            rows,
+            "W3",
+            "decode+validate+merge",
+            "paimon-wire",
+            "14",
+            memory,
+        )
+    };
+    if let Some(row) = w3(GLIBC) {
+        let seconds = row.nanos / 1e9;
         let _ = writeln!(
             out,
-            "- W3 (1,000 payloads, 100,000 files) decoded, validated and merged < 0.5 s: {seconds:.3} s — {}",
+            "- W3 (1,000 payloads, 100,000 files) decoded, validated and merged < 0.5 s: {seconds:.3} s{} — {}",
+            match w3(KEPT_HEAP) {
+                Some(k) => format!(" ({:.3} s kept heap)", k.nanos / 1e9),
+                None => String::new(),
+            },
             verdict(seconds < 0.5)
         );
     }
@@ -293,6 +371,7 @@ fn report(rows: &[Row], memory: &str) -> String {
 
 fn main() -> Result<(), Box<dyn Error>> {
     let mut criterion = None;
+    let mut kept_heap = None;
     let mut java = None;
     let mut memory = None;
     let mut args = std::env::args().skip(1);
@@ -300,13 +379,18 @@ fn main() -> Result<(), Box<dyn Error>> {
         let value = args.next().map(PathBuf::from);
         match flag.as_str() {
             "--criterion" => criterion = value,
+            "--criterion-kept-heap" => kept_heap = value,
             "--java" => java = value,
             "--memory" => memory = value,
             _ => return Err(format!("unknown argument {flag}").into()),
         }
     }
-    let usage = "usage: bench-report --criterion DIR --java FILE --memory FILE";
-    let mut rows = criterion_rows(&criterion.ok_or(usage)?)?;
+    let usage =
+        "usage: bench-report --criterion DIR [--criterion-kept-heap DIR] --java FILE --memory FILE";
+    let mut rows = criterion_rows(&criterion.ok_or(usage)?, GLIBC)?;
+    if let Some(dir) = kept_heap {
+        rows.extend(criterion_rows(&dir, KEPT_HEAP)?);
+    }
     rows.extend(java_rows(&java.ok_or(usage)?)?);
     let memory = std::fs::read_to_string(memory.ok_or(usage)?)?;
     print!("{}", report(&rows, &memory));

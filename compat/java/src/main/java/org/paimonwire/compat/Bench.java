@@ -32,6 +32,8 @@ import java.util.List;
  *       {@code CommitMessageSerializer.serialize} and {@code ManifestCommittableSerializer} do.
  *   <li>{@code encode-buffer}: {@code serializeList} into a fresh {@code DataOutputSerializer},
  *       keeping its buffer without a final copy (Paimon's fastest output view).
+ *   <li>{@code encode-reuse}: {@code serializeList} into one {@code DataOutputSerializer} reused
+ *       across operations ({@code clear()} before each), so no output memory is allocated.
  * </ul>
  *
  * <p>Output, one line per file and operation on stdout (details on stderr):
@@ -72,6 +74,13 @@ final class Bench {
                         serializer.serializeList(messages, out);
                         return out.length() + out.getSharedBuffer().length;
                     };
+            DataOutputSerializer reused = new DataOutputSerializer(4096);
+            Op encodeReuse =
+                    () -> {
+                        reused.clear();
+                        serializer.serializeList(messages, reused);
+                        return reused.length();
+                    };
             // The encoders must reproduce the payload, or the comparison is meaningless.
             ByteArrayOutputStream check = new ByteArrayOutputStream();
             serializer.serializeList(messages, new DataOutputViewStreamWrapper(check));
@@ -79,8 +88,8 @@ final class Bench {
                 System.err.println(name + ": re-encoding does not reproduce the payload");
                 return 1;
             }
-            String[] names = {"decode", "encode-stream", "encode-buffer"};
-            Op[] ops = {decode, encodeStream, encodeBuffer};
+            String[] names = {"decode", "encode-stream", "encode-buffer", "encode-reuse"};
+            Op[] ops = {decode, encodeStream, encodeBuffer, encodeReuse};
             for (int i = 0; i < ops.length; i++) {
                 long[] nanos = measure(ops[i], warmupSeconds, iterations, minIterationMs);
                 System.out.println(
