@@ -1,0 +1,211 @@
+"""The Ray Data sink on a local Ray cluster (one session for the module: Ray starts slowly)."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+import pytest
+import ray
+from conftest import create_orders, data_files, pypaimon_files, read_with_pypaimon, rows, sorted_ids
+from ray.data.datasource.datasink import WriteResult
+
+import paimon_wire as pw
+from paimon_wire.ray import PaimonDatasink
+
+ROWS = 20_000
+TASKS = 6
+
+
+@pytest.fixture(scope="module", autouse=True)
+def ray_cluster():
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        configure_logging=False,
+        log_to_driver=False,
+    )
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = False
+    # Ray Data reserves half the CPUs per operator by default, which on two CPUs runs the
+    # write tasks one at a time; the tests want them side by side.
+    context.op_resource_reservation_enabled = False
+    yield
+    ray.shutdown()
+
+
+class RecordingSink(PaimonDatasink):
+    """Keeps what Ray handed to the driver, to commit it again, and which processes wrote."""
+
+    write_result: WriteResult | None = None
+
+    def on_write_complete(self, write_result):
+        self.write_result = write_result
+        super().on_write_complete(write_result)
+
+    def write(self, blocks, ctx):
+        payload, version = super().write(blocks, ctx)
+        return payload, version, os.getpid()
+
+    def _commit(self, payloads):
+        return super()._commit([(p, v) for p, v, _pid in payloads])
+
+    def _discard_untracked(self, committed):
+        super()._discard_untracked([(p, v) for p, v, _pid in committed])
+
+
+def dataset_of(ids: range, blocks: int) -> ray.data.Dataset:
+    step = -(-len(ids) // blocks)
+    parts = [rows(ids[i : i + step], worker=i // step) for i in range(0, len(ids), step)]
+    return ray.data.from_arrow(parts)
+
+
+def test_workers_write_a_partitioned_table_committed_once(warehouse):
+    table = create_orders(warehouse)
+    sink = RecordingSink(warehouse, "db.orders")
+
+    dataset_of(range(ROWS), TASKS).write_datasink(sink, concurrency=2)
+
+    assert (sink.outcome.status, sink.outcome.snapshot_id) == ("committed", 1)
+    returns = sink.write_result.write_returns
+    assert len(returns) == TASKS
+    assert len({pid for _, _, pid in returns}) >= 2, "several worker processes wrote"
+    snapshot = table.latest_snapshot()
+    assert snapshot["id"] == 1
+    assert snapshot["commit_user"] == sink.commit_user
+    assert snapshot["commit_identifier"] == sink.commit_identifier
+    assert snapshot["total_record_count"] == ROWS
+    # Every row exactly once, by two independent readers.
+    assert sorted_ids(read_with_pypaimon(warehouse)) == list(range(ROWS))
+    assert sorted_ids(table.read()) == list(range(ROWS))
+    partitions = {partition for partition, *_ in pypaimon_files(warehouse)}
+    assert partitions == {(f"region-{p}",) for p in range(4)}
+    # No file but the committed ones (no orphans from the tracker or retries).
+    committed = sorted(
+        f"region={partition[0]}/bucket-{bucket}/{name}"
+        for partition, bucket, name, _ in pypaimon_files(warehouse)
+    )
+    assert data_files(table) == committed
+
+    # The driver committing the same job again commits nothing.
+    first_identifier = sink.commit_identifier
+    sink.on_write_complete(sink.write_result)
+    assert (sink.outcome.status, sink.outcome.snapshot_id) == ("already_committed", 1)
+    assert sink.commit_identifier == first_identifier
+    assert table.latest_snapshot()["id"] == 1
+    assert sorted_ids(table.read()) == list(range(ROWS))
+
+    # A second job through the same sink gets a higher identifier and a snapshot of its own.
+    dataset_of(range(ROWS, ROWS + 100), 2).write_datasink(sink)
+    assert sink.commit_identifier > first_identifier
+    assert (sink.outcome.status, sink.outcome.snapshot_id) == ("committed", 2)
+    assert sorted_ids(read_with_pypaimon(warehouse)) == list(range(ROWS + 100))
+
+
+class InjectedFailure(RuntimeError):
+    pass
+
+
+class FailingSink(PaimonDatasink):
+    """The task holding row 0 writes its first block, waits until another task has prepared
+    its payload, then fails: a failure mid-write while another task's files wait for the
+    commit."""
+
+    def write(self, blocks, ctx):
+        def first_block_then_failure():
+            for block in blocks:
+                yield block
+                if 0 in block["id"].to_pylist():
+                    self._fail_after_another_task_prepared()
+
+        return super().write(first_block_then_failure(), ctx)
+
+    def _fail_after_another_task_prepared(self):
+        deadline = time.monotonic() + 120
+        while not (payloads := ray.get(self._tracker.payloads.remote())):
+            assert time.monotonic() < deadline, "no other write task prepared in time"
+            time.sleep(0.1)
+        prepared = {
+            f["file_name"]
+            for payload, version in payloads
+            for message in pw.inspect(payload, version)
+            for f in message["new_files"]
+        }
+        on_disk = {
+            os.path.basename(f) for f in data_files(pw.open_table(self.warehouse, self.table))
+        }
+        raise InjectedFailure(
+            f"injected failure mid-write: {len(on_disk - prepared)} unprepared and "
+            f"{len(prepared & on_disk)} prepared data files on disk"
+        )
+
+
+def test_a_task_failing_mid_write_leaves_no_data_and_no_files(warehouse):
+    # Small files, so the failing task has rolled files onto disk before it fails.
+    table = create_orders(warehouse, **{"target-file-size": "8 kb"})
+    sink = FailingSink(warehouse, "db.orders")
+    # Two tasks on two CPUs run at once; no retries, so the failure ends the job.
+    dataset = ray.data.from_arrow([rows(range(0, 5000)), rows(range(5000, 10_000), worker=1)])
+
+    with pytest.raises(Exception) as raised:
+        dataset.write_datasink(sink, concurrency=2, ray_remote_args={"max_retries": 0})
+
+    found = re.search(
+        r"injected failure mid-write: (\d+) unprepared and (\d+) prepared data files",
+        str(raised.value),
+    )
+    assert found, str(raised.value)
+    unprepared, prepared = int(found.group(1)), int(found.group(2))
+    # The failing task had files on disk, and the other task had prepared files for the commit.
+    assert unprepared >= 1 and prepared >= 1
+    assert sink.outcome is None
+    assert table.latest_snapshot() is None
+    assert data_files(table) == []
+    assert read_with_pypaimon(warehouse).num_rows == 0
+
+
+def test_an_empty_dataset_commits_nothing(warehouse):
+    table = create_orders(warehouse)
+    sink = PaimonDatasink(warehouse, "db.orders", commit_user="empty-job")
+    ray.data.from_arrow([rows([])]).write_datasink(sink)
+    assert sink.outcome.status == "nothing_to_commit"
+    assert table.latest_snapshot() is None
+
+
+def test_overwrite_replaces_the_partitions_written(warehouse):
+    table = create_orders(warehouse)
+    dataset_of(range(400), 2).write_datasink(PaimonDatasink(warehouse, "db.orders"))
+    # Ids 1000.. land in region-0 and region-1 only (partitions=2).
+    replacement = ray.data.from_arrow([rows(range(1000, 1010), partitions=2)])
+    sink = PaimonDatasink(warehouse, "db.orders", overwrite=True, commit_identifier=1)
+    replacement.write_datasink(sink)
+    assert sink.outcome.status == "committed"
+    kept = [i for i in range(400) if i % 4 in (2, 3)]
+    assert sorted_ids(read_with_pypaimon(warehouse)) == kept + list(range(1000, 1010))
+    assert table.latest_snapshot()["commit_kind"] == "OVERWRITE"
+
+
+def test_the_sink_refuses_a_missing_table(warehouse):
+    create_orders(warehouse)
+    with pytest.raises(pw.TableNotFoundError):
+        PaimonDatasink(warehouse, "db.missing")
+
+
+def test_blocks_with_columns_in_another_order_are_written(warehouse):
+    create_orders(warehouse)
+    shuffled = rows(range(100)).select(["note", "amount", "region", "id"])
+    sink = PaimonDatasink(warehouse, "db.orders")
+    ray.data.from_arrow([shuffled]).write_datasink(sink)
+    assert sink.outcome.status == "committed"
+    got = read_with_pypaimon(warehouse)
+    assert got.column_names == ["id", "region", "amount", "note"]
+    assert sorted_ids(got) == list(range(100))
+
+
+def test_pandas_blocks(warehouse):
+    create_orders(warehouse)
+    frame = rows(range(50)).to_pandas()
+    sink = PaimonDatasink(warehouse, "db.orders")
+    ray.data.from_pandas([frame]).write_datasink(sink)
+    assert sorted_ids(read_with_pypaimon(warehouse)) == list(range(50))
