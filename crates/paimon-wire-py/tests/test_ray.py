@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pathlib
 import re
 import time
 
@@ -209,3 +210,58 @@ def test_pandas_blocks(warehouse):
     sink = PaimonDatasink(warehouse, "db.orders")
     ray.data.from_pandas([frame]).write_datasink(sink)
     assert sorted_ids(read_with_pypaimon(warehouse)) == list(range(50))
+
+
+class _CommitsThenLosesTheAnswer:
+    """A coordinator whose commit goes through but whose caller never hears back: the
+    outcome is unknown to the driver."""
+
+    def __init__(self, coordinator):
+        self._coordinator = coordinator
+
+    def __getattr__(self, name):
+        return getattr(self._coordinator, name)
+
+    def commit(self, messages, identifier):
+        self._coordinator.commit(messages, identifier)
+        raise pw.PaimonError("injected: the connection dropped before the commit answered")
+
+
+class LostAnswerSink(PaimonDatasink):
+    lose_next_answer = True
+
+    def _coordinator(self):
+        coordinator = super()._coordinator()
+        if self.lose_next_answer:
+            self.lose_next_answer = False
+            return _CommitsThenLosesTheAnswer(coordinator)
+        return coordinator
+
+
+def test_a_commit_with_an_unknown_outcome_keeps_the_files_and_retries_once(warehouse):
+    table = create_orders(warehouse)
+    sink = LostAnswerSink(warehouse, "db.orders")
+    with pytest.raises(Exception, match="injected: the connection dropped"):
+        dataset_of(range(1000), 2).write_datasink(sink, concurrency=2)
+
+    # on_write_failed must not delete files a snapshot may reference: this one does.
+    assert table.latest_snapshot()["id"] == 1
+    assert sorted_ids(read_with_pypaimon(warehouse)) == list(range(1000))
+    outcome = sink.retry_commit()
+    assert (outcome.status, outcome.snapshot_id) == ("already_committed", 1)
+    assert table.latest_snapshot()["id"] == 1
+    assert sorted_ids(table.read()) == list(range(1000))
+    with pytest.raises(RuntimeError, match="no commit of this sink is waiting"):
+        sink.retry_commit()
+
+
+def test_the_readme_example_runs(tmp_path):
+    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
+    example = readme.split("## Ray Data\n\n```python\n", 1)[1].split("```", 1)[0]
+    warehouse = str(tmp_path / "warehouse")
+    namespace: dict = {}
+    exec(compile(example.replace("/data/warehouse", warehouse), "README.md", "exec"), namespace)
+    assert (namespace["sink"].outcome.status, namespace["sink"].outcome.snapshot_id) == ("committed", 1)
+    events = read_with_pypaimon(warehouse, "db.events")
+    assert sorted(events.column("id").to_pylist()) == list(range(100_000))
+    assert set(events.column("kind").to_pylist()) == {"odd", "even"}
