@@ -54,6 +54,13 @@ def create_orders(warehouse: os.PathLike | str, name: str = TABLE, **options: st
     )
 
 
+def prepare(table: pw.Table, ids: Iterable[int], version: int | None = None) -> tuple[bytes, int]:
+    """The payload of one writer of job `job-1` that wrote rows `ids`."""
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(ids))
+        return writer.prepare_commit(version)
+
+
 def data_files(table: pw.Table) -> list[str]:
     """Every file under the table's directory that is not metadata: data files, committed
     or orphaned."""

@@ -12,6 +12,7 @@ from conftest import (
     TABLE,
     create_orders,
     data_files,
+    prepare,
     read_with_pypaimon,
     rows,
     run_cli,
@@ -67,9 +68,7 @@ def test_an_identifier_commits_once(warehouse):
 
 def test_a_retried_worker_payload_is_merged_once(warehouse):
     table = create_orders(warehouse)
-    with table.new_writer("job-1") as writer:
-        writer.write(rows(range(100)))
-        payload = writer.prepare_commit()
+    payload = prepare(table, range(100))
     coordinator = table.new_coordinator("job-1")
     merged = coordinator.merge([coordinator.deserialize(*payload), coordinator.deserialize(*payload)])
     assert merged.reported_row_count == 100
@@ -189,9 +188,7 @@ def test_inspect_matches_the_cli(warehouse, cli, tmp_path):
     import json
 
     table = create_orders(warehouse)
-    with table.new_writer("job-1") as writer:
-        writer.write(rows(range(100)))
-        payload, version = writer.prepare_commit()
+    payload, version = prepare(table, range(100))
     path = tmp_path / "payload.bin"
     path.write_bytes(payload)
 
@@ -205,9 +202,7 @@ def test_inspect_matches_the_cli(warehouse, cli, tmp_path):
 
 def test_codec_errors_carry_the_cli_message_and_location(warehouse, cli, tmp_path):
     table = create_orders(warehouse)
-    with table.new_writer("job-1") as writer:
-        writer.write(rows(range(10)))
-        payload, version = writer.prepare_commit()
+    payload, version = prepare(table, range(10))
     truncated = payload[:-3]
     path = tmp_path / "truncated.bin"
     path.write_bytes(truncated)
@@ -230,9 +225,7 @@ def test_validation_errors_name_the_rule_as_the_cli_does(tmp_path, cli):
     warehouse = str(tmp_path / "warehouse")
     four = pw.create_table(warehouse, "db.four", SCHEMA, options={"bucket": "4", "bucket-key": "id"})
     two = pw.create_table(warehouse, "db.two", SCHEMA, options={"bucket": "2", "bucket-key": "id"})
-    with four.new_writer("job-1") as writer:
-        writer.write(rows(range(100)))
-        payload, version = writer.prepare_commit()
+    payload, version = prepare(four, range(100))
     path = tmp_path / "four.bin"
     path.write_bytes(payload)
     cli_error = run_cli(
@@ -253,9 +246,7 @@ def test_validation_errors_name_the_rule_as_the_cli_does(tmp_path, cli):
 
 def test_envelopes(warehouse):
     table = create_orders(warehouse)
-    with table.new_writer("job-1") as writer:
-        writer.write(rows(range(10)))
-        payload, version = writer.prepare_commit()
+    payload, version = prepare(table, range(10))
     framed = pw.wrap_envelope(payload, version)
     assert pw.is_envelope(framed) and not pw.is_envelope(payload)
     assert pw.unwrap_envelope(framed) == (payload, version)
@@ -276,9 +267,7 @@ def test_envelopes(warehouse):
 
 def test_messages_belong_to_their_coordinator(warehouse):
     table = create_orders(warehouse)
-    with table.new_writer("job-1") as writer:
-        writer.write(rows(range(10)))
-        payload = writer.prepare_commit()
+    payload = prepare(table, range(10))
     bound = table.new_coordinator("job-1").deserialize(*payload)
     with pytest.raises(pw.ForeignMessagesError, match="deserialize the payload again"):
         table.new_coordinator("job-1").commit(bound, 1)
@@ -286,9 +275,7 @@ def test_messages_belong_to_their_coordinator(warehouse):
 
 def test_older_serializer_versions(warehouse):
     table = create_orders(warehouse)
-    with table.new_writer("job-1") as writer:
-        writer.write(rows(range(10)))
-        payload, version = writer.prepare_commit(version=11)
+    payload, version = prepare(table, range(10), version=11)
     assert version == 11
     assert table.new_coordinator("job-1").commit_payloads([(payload, 11)], 1).status == "committed"
     with table.new_writer("job-1") as writer:
