@@ -136,6 +136,8 @@ pub(crate) enum Error {
     },
     /// Arrow data that cannot be imported.
     Arrow(String),
+    /// An object used in a way it does not allow (a closed writer, say).
+    Usage(String),
 }
 
 /// Results of work done on the Rust side.
@@ -240,6 +242,7 @@ impl From<Error> for PyErr {
                 paimon_exception(&source, message)
             }
             Error::Arrow(message) => ArrowError::new_err(message),
+            Error::Usage(message) => PaimonWireError::new_err(message),
         })
     }
 }

@@ -1,16 +1,15 @@
 //! `Writer`: one worker's side of a distributed write. Rows go through the paimon crate's
 //! `TableWrite`; `prepare_commit` turns its commit messages into a Java-compatible payload.
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 use paimon_wire::paimon::table::TableWrite;
 use paimon_wire::{paimon, serialize_list, SerializerVersion};
-use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
 use crate::arrow_input::ArrowInput;
-use crate::errors::{Error, PaimonWireError};
+use crate::errors::Error;
 use crate::payload::serializer_version;
 use crate::runtime;
 
@@ -54,20 +53,39 @@ impl Writer {
         })
     }
 
-    /// The open paimon writer, or an error if the writer was closed.
-    fn open_write<'a>(
-        guard: &'a mut MutexGuard<'_, Option<TableWrite>>,
-    ) -> Result<&'a mut TableWrite, String> {
-        guard
-            .as_mut()
-            .ok_or_else(|| "the writer is closed; make a new one with Table.new_writer".to_string())
+    /// Runs `work` on the open paimon writer with the GIL released. The writer's lock is
+    /// taken without the GIL too: a thread waiting for it while holding the GIL would keep
+    /// the thread that holds it from ever returning.
+    fn with_open_write<M, T>(&self, py: Python<'_>, work: M) -> PyResult<T>
+    where
+        M: AsyncFnOnce(&mut TableWrite) -> Result<T, Error> + Send,
+        T: Send,
+    {
+        let state = &self.write;
+        let result = runtime::block_on(py, move || async move {
+            let mut guard = state.lock().map_err(|_| {
+                Error::Usage(
+                    "the writer is unusable after an internal error in an earlier call; \
+                     close it"
+                        .to_string(),
+                )
+            })?;
+            let write = guard.as_mut().ok_or_else(|| {
+                Error::Usage("the writer is closed; make a new one with Table.new_writer".into())
+            })?;
+            work(write).await
+        })?;
+        Ok(result?)
     }
 
-    fn lock(&self) -> PyResult<MutexGuard<'_, Option<TableWrite>>> {
-        self.write.lock().map_err(|_| {
-            PyRuntimeError::new_err(
-                "the writer is unusable after an internal error in an earlier call; close it",
-            )
+    /// The paimon writer, taken out of this one (None if closed), with the GIL released.
+    fn take(&self, py: Python<'_>) -> Option<TableWrite> {
+        let state = &self.write;
+        py.detach(move || {
+            state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take()
         })
     }
 }
@@ -80,10 +98,8 @@ impl Writer {
     /// partition and bucket. Returns the number of rows written.
     fn write(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<u64> {
         let input = ArrowInput::import(data)?;
-        let mut guard = self.lock()?;
-        let write = Self::open_write(&mut guard).map_err(PaimonWireError::new_err)?;
         let table_name = &self.table_name;
-        let rows = runtime::block_on(py, move || async move {
+        self.with_open_write(py, async move |write| {
             let mut rows = 0u64;
             for batch in input.batches() {
                 let batch = batch?;
@@ -92,9 +108,8 @@ impl Writer {
                 })?;
                 rows += batch.num_rows() as u64;
             }
-            Ok::<_, Error>(rows)
-        })??;
-        Ok(rows)
+            Ok(rows)
+        })
     }
 
     /// Flushes the files written so far and returns `(payload, version)`: the commit
@@ -114,15 +129,13 @@ impl Writer {
             Some(version) => serializer_version(version)?,
             None => SerializerVersion::CURRENT,
         };
-        let mut guard = self.lock()?;
-        let write = Self::open_write(&mut guard).map_err(PaimonWireError::new_err)?;
         let table_name = &self.table_name;
-        let payload = runtime::block_on(py, move || async move {
+        let payload = self.with_open_write(py, async move |write| {
             let messages = write.prepare_commit().await.map_err(|e| {
                 Error::paimon(format!("preparing the commit of table {table_name}"), e)
             })?;
-            Ok::<_, Error>(serialize_list(&messages, version)?)
-        })??;
+            Ok(serialize_list(&messages, version)?)
+        })?;
         let bytes = PyBytes::new(py, &payload);
         (bytes, version.as_i32()).into_pyobject(py)
     }
@@ -131,8 +144,7 @@ impl Writer {
     /// handed out in payloads belong to the coordinator) and closes the writer. Closing a
     /// closed writer does nothing.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
-        let taken = self.lock()?.take();
-        if let Some(mut write) = taken {
+        if let Some(mut write) = self.take(py) {
             runtime::block_on(py, move || async move { write.close().await })?;
         }
         Ok(())
@@ -140,8 +152,14 @@ impl Writer {
 
     /// Whether `close()` was called.
     #[getter]
-    fn closed(&self) -> PyResult<bool> {
-        Ok(self.lock()?.is_none())
+    fn closed(&self, py: Python<'_>) -> bool {
+        let state = &self.write;
+        py.detach(move || {
+            state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .is_none()
+        })
     }
 
     /// The commit user the writer was made with.

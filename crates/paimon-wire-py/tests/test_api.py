@@ -184,6 +184,35 @@ def test_writes_release_the_gil(warehouse):
     assert during > 1000
 
 
+def test_threads_sharing_one_writer_take_turns(warehouse):
+    table = create_orders(warehouse)
+    writer = table.new_writer("job-1")
+    errors = []
+
+    def write(ids):
+        try:
+            writer.write(rows(ids))
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [
+        threading.Thread(target=write, args=(range(i * 100_000, (i + 1) * 100_000),), daemon=True)
+        for i in range(3)
+    ]
+    for thread in threads:
+        thread.start()
+    # A thread waiting for the writer while holding the GIL would stop the one inside it.
+    assert not writer.closed
+    for thread in threads:
+        thread.join(timeout=120)
+        assert not thread.is_alive(), "deadlock: a writer call never returned"
+    assert errors == []
+    payload = writer.prepare_commit()
+    writer.close()
+    table.new_coordinator("job-1").commit_payloads([payload], 1)
+    assert sorted_ids(table.read()) == list(range(300_000))
+
+
 def test_inspect_matches_the_cli(warehouse, cli, tmp_path):
     import json
 

@@ -3,16 +3,43 @@
 import os
 from collections.abc import Mapping, Sequence
 from types import TracebackType
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal, Optional, Union, final
 
 import pyarrow
+
+__all__ = [
+    "__version__",
+    "CURRENT_SERIALIZER_VERSION",
+    "open_table",
+    "create_table",
+    "inspect",
+    "wrap_envelope",
+    "unwrap_envelope",
+    "is_envelope",
+    "Table",
+    "Writer",
+    "Coordinator",
+    "BoundMessages",
+    "CommitOutcome",
+    "PaimonWireError",
+    "CodecError",
+    "EnvelopeError",
+    "ValidationError",
+    "MergeConflictError",
+    "ForeignMessagesError",
+    "InvalidTableNameError",
+    "TableNotFoundError",
+    "UnsupportedError",
+    "ArrowError",
+    "PaimonError",
+]
 
 __version__: str
 CURRENT_SERIALIZER_VERSION: int
 """The newest serializer version (Paimon Java's ``CommitMessageSerializer``) this library
 writes; ``Writer.prepare_commit()`` uses it by default."""
 
-Payload = Union[tuple[bytes, int], bytes]
+_Payload = Union[tuple[bytes, int], bytes]
 """A payload as it travels: ``(bytes, version)``, or the bytes of a PWIR envelope."""
 
 class PaimonWireError(Exception):
@@ -79,13 +106,14 @@ def create_table(
     table: str,
     schema: pyarrow.Schema,
     *,
-    partition_keys: Sequence[str] = (),
-    primary_keys: Sequence[str] = (),
-    options: Mapping[str, str] = {},
+    partition_keys: Sequence[str] = ...,
+    primary_keys: Sequence[str] = ...,
+    options: Mapping[str, str] = ...,
     ignore_if_exists: bool = False,
 ) -> Table:
     """Creates ``table`` (and its database if needed) with the columns of ``schema`` and
-    opens it. ``options`` are Paimon table options, e.g. ``{"bucket": "-1"}``."""
+    opens it. ``partition_keys`` and ``primary_keys`` default to none, ``options`` (Paimon
+    table options, e.g. ``{"bucket": "-1"}``) to none."""
 
 def inspect(payload: bytes, version: Optional[int] = None) -> list[dict[str, Any]]:
     """Decodes a payload into one dict per message (the schema ``paimon-wire inspect``
@@ -101,6 +129,7 @@ def unwrap_envelope(data: bytes) -> tuple[bytes, int]:
 def is_envelope(data: bytes) -> bool:
     """Whether ``data`` starts with the envelope magic ``PWIR``."""
 
+@final
 class Table:
     """A Paimon table in a filesystem warehouse. Pickles as its warehouse and name."""
 
@@ -141,6 +170,7 @@ class Table:
     ) -> Coordinator:
         """The coordinator of the job ``commit_user`` on this table."""
 
+@final
 class Writer:
     """One worker's writer. ``write()`` batches, then ``prepare_commit()``; ``close()`` (or
     leaving a ``with`` block) discards what was not prepared."""
@@ -168,19 +198,20 @@ class Writer:
         tb: Optional[TracebackType],
     ) -> bool: ...
 
+@final
 class Coordinator:
     """The coordinator of one commit job: decodes and validates payloads against the bound
     table, merges them and commits once per identifier (identifiers increase per commit
     user; committing an identifier again commits nothing)."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         table: Table,
         commit_user: str,
         *,
         overwrite: bool = False,
         postpone_fixed_bucket: bool = False,
-    ) -> None: ...
+    ) -> Coordinator: ...
     @property
     def commit_user(self) -> str: ...
     @property
@@ -194,13 +225,14 @@ class Coordinator:
     def commit(self, messages: BoundMessages, identifier: int) -> CommitOutcome:
         """Commits once under ``identifier``. After a ``PaimonError`` the outcome may be
         unknown: commit again with the same identifier, never ``abort``."""
-    def commit_payloads(self, payloads: Sequence[Payload], identifier: int) -> CommitOutcome:
+    def commit_payloads(self, payloads: Sequence[_Payload], identifier: int) -> CommitOutcome:
         """Deserializes, merges and commits ``payloads`` once under ``identifier``."""
     def abort(self, messages: BoundMessages) -> None:
         """Deletes the files of messages that will never be committed (best effort)."""
     def commit_status(self, identifier: int) -> Optional[CommitOutcome]:
         """An ``already_committed`` outcome if ``identifier`` is committed, else None."""
 
+@final
 class BoundMessages:
     """Messages validated and bound to one coordinator."""
 
@@ -212,6 +244,7 @@ class BoundMessages:
         """The messages in the schema of ``inspect``."""
     def __len__(self) -> int: ...
 
+@final
 class CommitOutcome:
     """What a commit did."""
 

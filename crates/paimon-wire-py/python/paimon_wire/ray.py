@@ -64,10 +64,9 @@ Payload = tuple[bytes, int]
 """What a write task returns: ``Writer.prepare_commit()``'s ``(payload, version)``."""
 
 
-@ray.remote(num_cpus=0)
-class _PreparedPayloads:
+class _PayloadTracker:
     """Collects the payloads write tasks prepared, so the driver can delete their files if
-    the job fails (Ray passes ``on_write_failed`` only the error)."""
+    the job fails (Ray passes ``on_write_failed`` only the error). Runs as an actor."""
 
     def __init__(self) -> None:
         self._payloads: list[Payload] = []
@@ -77,6 +76,9 @@ class _PreparedPayloads:
 
     def payloads(self) -> list[Payload]:
         return list(self._payloads)
+
+
+_PreparedPayloads = ray.remote(num_cpus=0)(_PayloadTracker)
 
 
 def _in_table_order(data: pyarrow.Table, field_names: list[str]) -> pyarrow.Table:
