@@ -14,6 +14,11 @@ use paimon_wire::{
 };
 use paimon_wire_bench::{create_w3_table, w1, w2, w3_workers, W3_WORKERS};
 
+/// With the `mimalloc` feature the whole process allocates through mimalloc.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Samples per benchmark.
 const SAMPLES: usize = 10;
 
@@ -78,7 +83,7 @@ fn bench_workload(c: &mut Criterion, name: &str, messages: Vec<CommitMessage>) {
     // values (a clone makes exactly the allocations a decode makes, and copies the same bytes)
     // and dropping them again, as every decode benchmark above drops its result.
     group.bench_function("floor/clone+drop/-", |b| b.iter(|| messages.clone()));
-    group.bench_function("drop/messages/-", |b| {
+    group.bench_function("floor/drop-only/-", |b| {
         b.iter_batched(|| messages.clone(), drop, BatchSize::LargeInput)
     });
     group.finish();

@@ -2,12 +2,14 @@
 //! paimon-wire and the `paimon` crate, the Java harness's `bench` lines, and the
 //! `decode-memory` lines, with throughput, ratios and the targets of issue 6.
 //!
-//! `bench-report --criterion DIR [--criterion-kept-heap DIR] --java FILE --memory FILE`
+//! `bench-report --criterion DIR [--criterion-kept-heap DIR] [--criterion-mimalloc DIR]
+//! --java FILE --memory FILE`
 //!
 //! `--criterion-kept-heap` holds a second criterion run of the same benchmarks in a process
 //! whose allocator keeps freed memory (`scripts/bench` sets glibc's trim and mmap thresholds),
 //! as a JVM keeps its committed heap: the difference is the kernel's cost of handing fresh
-//! pages to a process that gave its memory back.
+//! pages to a process that gave its memory back. `--criterion-mimalloc` holds a run with
+//! mimalloc as the process's allocator (the bench crate's `mimalloc` feature).
 //!
 //! Ratios compare the time one implementation takes for the whole workload (the same
 //! messages), so they equal the ratio of messages/s. Java 2.0.0 reads and writes version 12
@@ -29,7 +31,7 @@ struct Row {
     op: String,
     version: String,
     /// Whose memory policy the run used: `glibc` (the process default), `kept heap` (glibc
-    /// told to keep freed memory) or `JVM`.
+    /// told to keep freed memory), `mimalloc` or `JVM`.
     memory: &'static str,
     bytes: u64,
     messages: u64,
@@ -204,8 +206,11 @@ fn verdict(met: bool) -> &'static str {
 
 const GLIBC: &str = "glibc";
 const KEPT_HEAP: &str = "kept heap";
+const MIMALLOC: &str = "mimalloc";
+/// The memory policies shown beside the default one.
+const ALTERNATIVES: [&str; 2] = [KEPT_HEAP, MIMALLOC];
 
-fn report(rows: &[Row], memory: &str) -> String {
+fn report<'r>(rows: &'r [Row], memory: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -224,7 +229,7 @@ fn report(rows: &[Row], memory: &str) -> String {
         (
             r.workload.clone(),
             kind(&r.op).to_string(),
-            r.memory == KEPT_HEAP,
+            ALTERNATIVES.iter().position(|m| *m == r.memory),
             implementation,
             r.op.clone(),
             r.version.clone(),
@@ -267,59 +272,64 @@ fn report(rows: &[Row], memory: &str) -> String {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "Targets (paimon-wire with the default allocator; with a kept heap in parentheses):"
+        "Targets (paimon-wire with the default allocator; other allocators in parentheses):"
     );
-    let kept = |r: Option<f64>| match r {
-        Some(r) => format!(" ({r:.2}× kept heap)"),
-        None => String::new(),
+    // " (1.23× kept heap, 2.34× mimalloc)" for the alternatives `ratio` has numbers for.
+    let others = |ratio: &dyn Fn(&'static str) -> Option<f64>| {
+        let parts: Vec<String> = ALTERNATIVES
+            .iter()
+            .filter_map(|memory| ratio(memory).map(|r| format!("{r:.2}× {memory}")))
+            .collect();
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", parts.join(", "))
+        }
     };
     for workload in ["W1", "W2"] {
         for op in ["decode", "encode"] {
             let java = best(rows, workload, op, "java", None);
-            let v12 = |memory| find(rows, workload, op, "paimon-wire", "12", memory);
-            // For decoding, the clone of the same messages bounds any decoder's ratio.
-            let floor = |memory| {
+            let v12 = |memory: &'static str| find(rows, workload, op, "paimon-wire", "12", memory);
+            let v14 = |memory: &'static str| find(rows, workload, op, "paimon-wire", "14", memory);
+            let crate_v14 =
+                |memory: &'static str| find(rows, workload, op, "paimon-crate", "14", memory);
+            // For decoding, a clone of the same messages bounds any decoder's ratio.
+            let floor = |memory: &'static str| {
                 (op == "decode")
                     .then(|| find(rows, workload, "floor", "clone+drop", "-", memory))
                     .flatten()
             };
-            // `reference` under the default allocator, `kept_reference` with a kept heap.
-            let bound = |reference: &Row, kept_reference: Option<&Row>| match floor(GLIBC) {
-                Some(glibc_floor) => format!(
-                    "; bound: a decoder as fast as a clone of its output would reach {:.2}×{}",
-                    reference.nanos / glibc_floor.nanos,
-                    kept(match (kept_reference, floor(KEPT_HEAP)) {
-                        (Some(r), Some(f)) => Some(r.nanos / f.nanos),
-                        _ => None,
-                    })
+            let ratio = |reference: Option<&Row>, row: Option<&Row>| match (reference, row) {
+                (Some(reference), Some(row)) => Some(reference.nanos / row.nanos),
+                _ => None,
+            };
+            let bound = |reference: &dyn Fn(&'static str) -> Option<&'r Row>| match ratio(
+                reference(GLIBC),
+                floor(GLIBC),
+            ) {
+                Some(r) => format!(
+                    "; bound: a decoder as fast as a clone of its output would reach {r:.2}×{}",
+                    others(&|memory| ratio(reference(memory), floor(memory)))
                 ),
                 None => String::new(),
             };
-            if let (Some(java), Some(ours)) = (java, v12(GLIBC)) {
-                let r = java.nanos / ours.nanos;
+            if let Some(r) = ratio(java, v12(GLIBC)) {
                 let _ = writeln!(
                     out,
                     "- {workload} {op} ≥ 3× Java (v12, same bytes; Java's fastest: {}): {r:.2}×{} — {}{}",
-                    java.op,
-                    kept(v12(KEPT_HEAP).map(|k| java.nanos / k.nanos)),
+                    java.map_or("?", |j| j.op.as_str()),
+                    others(&|memory| ratio(java, v12(memory))),
                     verdict(r >= 3.0),
-                    bound(java, Some(java))
+                    bound(&|_: &'static str| java)
                 );
             }
-            let v14 = |memory| find(rows, workload, op, "paimon-wire", "14", memory);
-            let crate_v14 = |memory| find(rows, workload, op, "paimon-crate", "14", memory);
-            if let (Some(ours), Some(theirs)) = (v14(GLIBC), crate_v14(GLIBC)) {
-                let r = theirs.nanos / ours.nanos;
-                let kept_ratio = match (v14(KEPT_HEAP), crate_v14(KEPT_HEAP)) {
-                    (Some(o), Some(t)) => Some(t.nanos / o.nanos),
-                    _ => None,
-                };
+            if let Some(r) = ratio(crate_v14(GLIBC), v14(GLIBC)) {
                 let _ = writeln!(
                     out,
                     "- {workload} {op} ≥ 2× the paimon crate (v14, same bytes): {r:.2}×{} — {}{}",
-                    kept(kept_ratio),
+                    others(&|memory| ratio(crate_v14(memory), v14(memory))),
                     verdict(r >= 2.0),
-                    bound(theirs, crate_v14(KEPT_HEAP))
+                    bound(&crate_v14)
                 );
             }
         }
@@ -359,9 +369,16 @@ fn report(rows: &[Row], memory: &str) -> String {
         let _ = writeln!(
             out,
             "- W3 (1,000 payloads, 100,000 files) decoded, validated and merged < 0.5 s: {seconds:.3} s{} — {}",
-            match w3(KEPT_HEAP) {
-                Some(k) => format!(" ({:.3} s kept heap)", k.nanos / 1e9),
-                None => String::new(),
+            {
+                let parts: Vec<String> = ALTERNATIVES
+                    .iter()
+                    .filter_map(|memory| w3(memory).map(|k| format!("{:.3} s {memory}", k.nanos / 1e9)))
+                    .collect();
+                if parts.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", parts.join(", "))
+                }
             },
             verdict(seconds < 0.5)
         );
@@ -372,6 +389,7 @@ fn report(rows: &[Row], memory: &str) -> String {
 fn main() -> Result<(), Box<dyn Error>> {
     let mut criterion = None;
     let mut kept_heap = None;
+    let mut mimalloc = None;
     let mut java = None;
     let mut memory = None;
     let mut args = std::env::args().skip(1);
@@ -380,6 +398,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         match flag.as_str() {
             "--criterion" => criterion = value,
             "--criterion-kept-heap" => kept_heap = value,
+            "--criterion-mimalloc" => mimalloc = value,
             "--java" => java = value,
             "--memory" => memory = value,
             _ => return Err(format!("unknown argument {flag}").into()),
@@ -390,6 +409,9 @@ fn main() -> Result<(), Box<dyn Error>> {
     let mut rows = criterion_rows(&criterion.ok_or(usage)?, GLIBC)?;
     if let Some(dir) = kept_heap {
         rows.extend(criterion_rows(&dir, KEPT_HEAP)?);
+    }
+    if let Some(dir) = mimalloc {
+        rows.extend(criterion_rows(&dir, MIMALLOC)?);
     }
     rows.extend(java_rows(&java.ok_or(usage)?)?);
     let memory = std::fs::read_to_string(memory.ok_or(usage)?)?;

@@ -13,6 +13,11 @@ use paimon_wire::{
     deserialize_list, serialize_list, Binding, CommitMessage, Coordinator, SerializerVersion,
 };
 
+/// With the `mimalloc` feature the whole process allocates through mimalloc.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[inline(never)]
 fn run(op: &str, messages: &[CommitMessage], version: SerializerVersion, payload: &[u8]) -> usize {
     match op {
