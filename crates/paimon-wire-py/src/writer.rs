@@ -1,12 +1,11 @@
 //! `Writer`: one worker's side of a distributed write. Rows go through the paimon crate's
 //! `TableWrite`; `prepare_commit` turns its commit messages into a Java-compatible payload.
 
-use std::sync::Mutex;
-
 use paimon_wire::paimon::table::TableWrite;
 use paimon_wire::{paimon, serialize_list, SerializerVersion};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
+use tokio::sync::Mutex;
 
 use crate::arrow_input::ArrowInput;
 use crate::errors::Error;
@@ -63,13 +62,7 @@ impl Writer {
     {
         let state = &self.write;
         let result = runtime::block_on(py, move || async move {
-            let mut guard = state.lock().map_err(|_| {
-                Error::Usage(
-                    "the writer is unusable after an internal error in an earlier call; \
-                     close it"
-                        .to_string(),
-                )
-            })?;
+            let mut guard = state.lock().await;
             let write = guard.as_mut().ok_or_else(|| {
                 Error::Usage("the writer is closed; make a new one with Table.new_writer".into())
             })?;
@@ -81,12 +74,7 @@ impl Writer {
     /// The paimon writer, taken out of this one (None if closed), with the GIL released.
     fn take(&self, py: Python<'_>) -> Option<TableWrite> {
         let state = &self.write;
-        py.detach(move || {
-            state
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .take()
-        })
+        py.detach(move || state.blocking_lock().take())
     }
 }
 
@@ -154,12 +142,7 @@ impl Writer {
     #[getter]
     fn closed(&self, py: Python<'_>) -> bool {
         let state = &self.write;
-        py.detach(move || {
-            state
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .is_none()
-        })
+        py.detach(move || state.blocking_lock().is_none())
     }
 
     /// The commit user the writer was made with.
