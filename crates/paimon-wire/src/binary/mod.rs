@@ -48,7 +48,10 @@ fn read_var_slot<'a>(
     } else {
         let offset = (word >> 32) as usize;
         let len = (word & 0xffff_ffff) as usize;
-        match offset.checked_add(len).and_then(|end| data.get(offset..end)) {
+        match offset
+            .checked_add(len)
+            .and_then(|end| data.get(offset..end))
+        {
             Some(bytes) => Ok(bytes),
             None => Err(outside_value(field, base + slot, offset, len, data.len())),
         }
