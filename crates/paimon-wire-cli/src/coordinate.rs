@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use paimon_wire::coordinator::{Binding, BoundMessages, CommitOutcome, Coordinator};
-use paimon_wire::SerializerVersion;
+use paimon_wire::{DecodeLimits, SerializerVersion};
 
 use crate::error::{CliError, CliResult};
 use crate::output::stdout_line;
@@ -26,9 +26,29 @@ pub struct PayloadFiles {
     /// postpone tables, `bucket = -2`).
     #[arg(long)]
     pub postpone_fixed_bucket: bool,
+    /// Refuse a payload of more bytes than this.
+    #[arg(long, value_name = "BYTES", default_value_t = DecodeLimits::DEFAULT_MAX_PAYLOAD_BYTES)]
+    pub max_payload_bytes: usize,
+    /// Refuse a payload of more commit messages than this.
+    #[arg(long, value_name = "N", default_value_t = DecodeLimits::DEFAULT_MAX_MESSAGES)]
+    pub max_messages: usize,
+    /// Refuse a payload naming more files than this (over all its file lists).
+    #[arg(long, value_name = "N", default_value_t = DecodeLimits::DEFAULT_MAX_FILES)]
+    pub max_files: usize,
     /// The payload files (one per worker), or `-` for one payload on stdin.
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
+}
+
+impl PayloadFiles {
+    /// The limits each payload is decoded under (see SECURITY.md).
+    fn decode_limits(&self) -> DecodeLimits {
+        DecodeLimits {
+            max_payload_bytes: self.max_payload_bytes,
+            max_messages: self.max_messages,
+            max_files: self.max_files,
+        }
+    }
 }
 
 /// A summary of merged messages, for printing.
@@ -90,7 +110,9 @@ pub fn validate(table: &TableArgs, payloads: &PayloadFiles) -> CliResult<()> {
     block_on(async {
         let table_handle = open(table).await?;
         let coordinator =
-            Coordinator::bind(table_handle, binding(VALIDATE_COMMIT_USER, false, payloads)).await?;
+            Coordinator::bind(table_handle, binding(VALIDATE_COMMIT_USER, false, payloads))
+                .await?
+                .with_decode_limits(payloads.decode_limits());
         let merged = load(&coordinator, payloads)?;
         stdout_line(format_args!(
             "valid: {} payload(s) for table {}: {} after merging",
@@ -129,7 +151,8 @@ pub fn commit(
             table_handle,
             binding(&options.commit_user, options.overwrite, payloads),
         )
-        .await?;
+        .await?
+        .with_decode_limits(payloads.decode_limits());
         let merged = load(&coordinator, payloads)?;
         let what = summary(&merged);
         match coordinator.commit(merged, options.identifier).await? {

@@ -286,6 +286,32 @@ fn validate_accepts_real_payloads_and_rejects_a_crafted_one() {
 }
 
 #[test]
+fn validate_and_commit_refuse_a_payload_over_the_decode_limits() {
+    let w = written(1, 100, &[]);
+    // The worker wrote 3 partitions: 3 messages, one data file each.
+    let mut args = validate_args(&w, &w.payload_paths());
+    args.extend(["--max-messages", "3", "--max-files", "3"]);
+    success(&run(&args, None));
+
+    let mut args = validate_args(&w, &w.payload_paths());
+    args.extend(["--max-files", "2"]);
+    let line = failure(&run(&args, None), 1);
+    assert!(line.contains("worker-0.bin"), "{line}");
+    assert!(
+        line.contains("decode limit max_files = 2: it has 3 files"),
+        "{line}"
+    );
+
+    let size = std::fs::metadata(&w.payloads[0]).unwrap().len();
+    let too_small = (size - 1).to_string();
+    let mut args = commit_args(&w, "1", &w.payload_paths());
+    args.extend(["--max-payload-bytes", &too_small]);
+    let line = failure(&run(&args, None), 1);
+    assert!(line.contains("max_payload_bytes"), "{line}");
+    assert_eq!(count_rows(&w.warehouse, TABLE), 0);
+}
+
+#[test]
 fn two_payloads_naming_one_file_differently_do_not_merge() {
     let w = written(2, 100, &[]);
     let conflicting = crafted(&w, "conflicting.bin", |messages| {
