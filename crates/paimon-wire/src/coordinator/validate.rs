@@ -244,7 +244,7 @@ impl TableRules {
         check.partition(&message.partition)?;
         check.bucket(message.bucket, message.total_buckets)?;
         if let Some(snapshot) = message.check_from_snapshot {
-            check.non_negative("check_from_snapshot".into(), snapshot)?;
+            check.non_negative(|| "check_from_snapshot".into(), snapshot)?;
         }
         for (list, files) in [
             ("compact_before", message.compact_before.len()),
@@ -279,7 +279,7 @@ impl TableRules {
             ("new_changelog_files", &message.new_changelog_files),
         ] {
             for (i, file) in files.iter().enumerate() {
-                check.data_file(&format!("{list}[{i}]"), file)?;
+                check.data_file(&ListElement(list, i), file)?;
             }
         }
         for (list, files) in [
@@ -287,7 +287,7 @@ impl TableRules {
             ("deleted_index_files", &message.deleted_index_files),
         ] {
             for (i, file) in files.iter().enumerate() {
-                check.index_file(&format!("{list}[{i}]"), file)?;
+                check.index_file(&ListElement(list, i), file)?;
             }
         }
         match self.write_kind {
@@ -450,20 +450,28 @@ impl Check<'_> {
         }
     }
 
-    fn plain_name(&self, field: String, name: &str) -> Result<(), ValidationError> {
+    fn plain_name(
+        &self,
+        field: impl FnOnce() -> String,
+        name: &str,
+    ) -> Result<(), ValidationError> {
         match plain_file_name_problem(name) {
             None => Ok(()),
             Some(problem) => Err(self.fail(
-                field,
+                field(),
                 Rule::PlainFileName,
                 format!("{name:?} {problem}; file names must be plain names inside the bucket"),
             )),
         }
     }
 
-    fn non_negative(&self, field: String, value: i64) -> Result<(), ValidationError> {
+    fn non_negative(
+        &self,
+        field: impl FnOnce() -> String,
+        value: i64,
+    ) -> Result<(), ValidationError> {
         if value < 0 {
-            Err(self.fail(field, Rule::NonNegative, format!("{value} is negative")))
+            Err(self.fail(field(), Rule::NonNegative, format!("{value} is negative")))
         } else {
             Ok(())
         }
@@ -471,13 +479,13 @@ impl Check<'_> {
 
     fn external_path(
         &self,
-        field: String,
+        field: impl Fn() -> String,
         path: &str,
         file_name: &str,
         roots: &[String],
         option: &str,
     ) -> Result<(), ValidationError> {
-        let fail = |reason: String| self.fail(field.clone(), Rule::ExternalPath, reason);
+        let fail = |reason: String| self.fail(field(), Rule::ExternalPath, reason);
         if roots.is_empty() {
             return Err(fail(format!(
                 "{path:?}, but table {} configures no external paths ({option})",
@@ -513,14 +521,14 @@ impl Check<'_> {
         }
     }
 
-    fn data_file(&self, at: &str, file: &DataFileMeta) -> Result<(), ValidationError> {
-        self.plain_name(format!("{at}.file_name"), &file.file_name)?;
+    fn data_file(&self, at: &ListElement<'_>, file: &DataFileMeta) -> Result<(), ValidationError> {
+        self.plain_name(|| format!("{at}.file_name"), &file.file_name)?;
         for (i, extra) in file.extra_files.iter().enumerate() {
-            self.plain_name(format!("{at}.extra_files[{i}]"), extra)?;
+            self.plain_name(|| format!("{at}.extra_files[{i}]"), extra)?;
         }
         if let Some(path) = &file.external_path {
             self.external_path(
-                format!("{at}.external_path"),
+                || format!("{at}.external_path"),
                 path,
                 &file.file_name,
                 &self.rules.data_external_roots,
@@ -544,11 +552,11 @@ impl Check<'_> {
                 ),
             ));
         }
-        self.non_negative(format!("{at}.file_size"), file.file_size)?;
-        self.non_negative(format!("{at}.row_count"), file.row_count)?;
-        self.non_negative(format!("{at}.level"), i64::from(file.level))?;
+        self.non_negative(|| format!("{at}.file_size"), file.file_size)?;
+        self.non_negative(|| format!("{at}.row_count"), file.row_count)?;
+        self.non_negative(|| format!("{at}.level"), i64::from(file.level))?;
         if let Some(deleted) = file.delete_row_count {
-            self.non_negative(format!("{at}.delete_row_count"), deleted)?;
+            self.non_negative(|| format!("{at}.delete_row_count"), deleted)?;
             if deleted > file.row_count {
                 return Err(self.fail(
                     format!("{at}.delete_row_count"),
@@ -561,12 +569,16 @@ impl Check<'_> {
             }
         }
         if let Some(first_row_id) = file.first_row_id {
-            self.non_negative(format!("{at}.first_row_id"), first_row_id)?;
+            self.non_negative(|| format!("{at}.first_row_id"), first_row_id)?;
         }
         Ok(())
     }
 
-    fn index_file(&self, at: &str, file: &IndexFileMeta) -> Result<(), ValidationError> {
+    fn index_file(
+        &self,
+        at: &ListElement<'_>,
+        file: &IndexFileMeta,
+    ) -> Result<(), ValidationError> {
         if !is_known_index_type(&file.index_type) {
             return Err(self.fail(
                 format!("{at}.index_type"),
@@ -579,32 +591,32 @@ impl Check<'_> {
                 ),
             ));
         }
-        self.plain_name(format!("{at}.file_name"), &file.file_name)?;
+        self.plain_name(|| format!("{at}.file_name"), &file.file_name)?;
         if let Some(path) = &file.external_path {
             self.external_path(
-                format!("{at}.external_path"),
+                || format!("{at}.external_path"),
                 path,
                 &file.file_name,
                 &self.rules.index_external_roots,
                 "data-file.external-paths or global-index.external-path",
             )?;
         }
-        self.non_negative(format!("{at}.file_size"), file.file_size)?;
-        self.non_negative(format!("{at}.row_count"), file.row_count)?;
+        self.non_negative(|| format!("{at}.file_size"), file.file_size)?;
+        self.non_negative(|| format!("{at}.row_count"), file.row_count)?;
         if let Some(ranges) = &file.deletion_vectors_ranges {
             for (data_file, range) in ranges {
-                let at = format!("{at}.deletion_vectors_ranges[{data_file:?}]");
-                self.plain_name(at.clone(), data_file)?;
-                self.non_negative(format!("{at}.offset"), i64::from(range.offset))?;
-                self.non_negative(format!("{at}.length"), i64::from(range.length))?;
+                let at = || format!("{at}.deletion_vectors_ranges[{data_file:?}]");
+                self.plain_name(at, data_file)?;
+                self.non_negative(|| format!("{}.offset", at()), i64::from(range.offset))?;
+                self.non_negative(|| format!("{}.length", at()), i64::from(range.length))?;
                 if let Some(cardinality) = range.cardinality {
-                    self.non_negative(format!("{at}.cardinality"), cardinality)?;
+                    self.non_negative(|| format!("{}.cardinality", at()), cardinality)?;
                 }
             }
         }
         if let Some(global) = &file.global_index_meta {
             self.non_negative(
-                format!("{at}.global_index_meta.row_range_start"),
+                || format!("{at}.global_index_meta.row_range_start"),
                 global.row_range_start,
             )?;
             if global.row_range_end < global.row_range_start {
@@ -741,6 +753,16 @@ fn key_names(fields: &[DataField]) -> String {
             .map(DataField::name)
             .collect::<Vec<_>>()
             .join(", ")
+    }
+}
+
+/// The path of one file in a message's list (`new_files[3]`), formatted only when a check
+/// fails: validation runs for every file of every payload, and almost all pass.
+struct ListElement<'a>(&'a str, usize);
+
+impl std::fmt::Display for ListElement<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}[{}]", self.0, self.1)
     }
 }
 
