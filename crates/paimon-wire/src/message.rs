@@ -192,14 +192,10 @@ pub(crate) fn encode(
                 lossy(ctx, LossyField::CheckFromSnapshot, "check_from_snapshot")?;
             }
             write_optional_i32(out, message.total_buckets);
-            write_data_files(out, ctx, &message.new_files, "new_files")?;
-            write_data_files(out, ctx, &message.deleted_files, "deleted_files")?;
-            write_data_files(
-                out,
-                ctx,
-                &message.new_changelog_files,
-                "new_changelog_files",
-            )?;
+            let [data, compact] = data_file_lists(message);
+            for (files, list) in data {
+                write_data_files(out, ctx, files, list)?;
+            }
             write_index_files(out, ctx, &message.new_index_files, "new_index_files")?;
             write_index_files(
                 out,
@@ -207,14 +203,9 @@ pub(crate) fn encode(
                 &message.deleted_index_files,
                 "deleted_index_files",
             )?;
-            write_data_files(out, ctx, &message.compact_before, "compact_before")?;
-            write_data_files(out, ctx, &message.compact_after, "compact_after")?;
-            write_data_files(
-                out,
-                ctx,
-                &message.compact_changelog_files,
-                "compact_changelog_files",
-            )?;
+            for (files, list) in compact {
+                write_data_files(out, ctx, files, list)?;
+            }
             write_index_files(
                 out,
                 ctx,
@@ -261,22 +252,9 @@ pub(crate) fn encode(
                     "it has no list of deleted index files",
                 ));
             }
-            write_data_files(out, ctx, &message.new_files, "new_files")?;
-            write_data_files(out, ctx, &message.deleted_files, "deleted_files")?;
-            write_data_files(
-                out,
-                ctx,
-                &message.new_changelog_files,
-                "new_changelog_files",
-            )?;
-            write_data_files(out, ctx, &message.compact_before, "compact_before")?;
-            write_data_files(out, ctx, &message.compact_after, "compact_after")?;
-            write_data_files(
-                out,
-                ctx,
-                &message.compact_changelog_files,
-                "compact_changelog_files",
-            )?;
+            for (files, list) in data_file_lists(message).into_iter().flatten() {
+                write_data_files(out, ctx, files, list)?;
+            }
             write_index_files(out, ctx, new_index, "new_index_files")?;
             if has_deleted_index_files {
                 write_index_files(out, ctx, deleted_index, "deleted_index_files")?;
@@ -357,6 +335,22 @@ fn refuse_format_table_message(message: &CommitMessage) -> CodecResult<()> {
         return Err(CodecError::new(CodecErrorKind::FormatTableMessage));
     }
     Ok(())
+}
+
+/// The data increment's and the compact increment's data file lists, in wire order.
+fn data_file_lists(message: &CommitMessage) -> [[(&[DataFileMeta], &'static str); 3]; 2] {
+    [
+        [
+            (&message.new_files, "new_files"),
+            (&message.deleted_files, "deleted_files"),
+            (&message.new_changelog_files, "new_changelog_files"),
+        ],
+        [
+            (&message.compact_before, "compact_before"),
+            (&message.compact_after, "compact_after"),
+            (&message.compact_changelog_files, "compact_changelog_files"),
+        ],
+    ]
 }
 
 fn write_optional_i32(out: &mut Vec<u8>, value: Option<i32>) {
