@@ -57,6 +57,16 @@ pub enum Error {
         display("Paimon data type invalid for {}", message)
     )]
     DataTypeInvalid { message: String },
+    /// A commit lost the race for the next snapshot on every attempt allowed by
+    /// `commit.max-retries` / `commit.timeout` (other writers kept committing first).
+    /// Nothing of this commit was published; retrying it later is safe.
+    #[snafu(display("Paimon commit conflict: {}", message))]
+    CommitConflict {
+        message: String,
+        #[snafu(source(false))]
+        source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    },
+
     #[snafu(
         visibility(pub(crate)),
         display("Paimon hitting unexpected error {}: {:?}", message, source)

@@ -731,6 +731,96 @@ impl FileIO {
         Ok(())
     }
 
+    /// Creates `path` holding `bs` only if nothing exists at `path` yet, atomically:
+    /// `Ok(true)` if this call created the file, `Ok(false)` if a file was already there
+    /// (another writer won). Readers never see `path` partly written.
+    ///
+    /// This is the primitive that makes publishing `snapshot-N` safe when several
+    /// committers race for the same `N` (Java guards the same step with
+    /// `Lock.runWithLock(() -> !exists(path) && write)` or an atomic catalog commit):
+    ///
+    /// - local filesystem: the content is written and synced to a unique temporary file in
+    ///   the same directory, which is then hard-linked to `path` (`link(2)` fails with
+    ///   `EEXIST` if `path` exists, and never replaces it); the temporary name is removed;
+    /// - a backend with a conditional create (opendal's `write_with_if_not_exists`: S3's
+    ///   `If-None-Match: *`, GCS, Azure, OSS, memory, ...): one conditional write;
+    /// - anything else: `Error::IoUnsupported`, never a racy check-then-write.
+    ///
+    /// An error means the outcome is unknown (the file may or may not have been created
+    /// by this call); a caller that must know reads `path` back.
+    pub async fn write_if_absent(&self, path: &str, bs: Bytes) -> Result<bool> {
+        let local_fs = matches!(
+            self.file_source(path)?,
+            FileSource::Static { local_fs: true, .. }
+        );
+        let (op, relative_path, cache_path) = self.create_with_cache_path(path).await?;
+        let created = if local_fs {
+            let target = std::path::PathBuf::from(format!(
+                "{}{}",
+                op.info().root(),
+                relative_path.trim_start_matches('/')
+            ));
+            let tmp_path = format!("{path}.{}.tmp", uuid::Uuid::new_v4());
+            self.new_output(&tmp_path)?.write(bs).await?;
+            let (_, tmp_relative, _) = self.create_with_cache_path(&tmp_path).await?;
+            let tmp = std::path::PathBuf::from(format!(
+                "{}{}",
+                op.info().root(),
+                tmp_relative.trim_start_matches('/')
+            ));
+            let linked = tokio::fs::hard_link(&tmp, &target).await;
+            let _ = tokio::fs::remove_file(&tmp).await;
+            match linked {
+                Ok(()) => {
+                    // Make the new directory entry durable (best effort: not every
+                    // filesystem lets a directory be opened and synced).
+                    if let Some(parent) = target.parent() {
+                        if let Ok(dir) = tokio::fs::File::open(parent).await {
+                            let _ = dir.sync_all().await;
+                        }
+                    }
+                    true
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => false,
+                Err(error) => {
+                    return Err(Error::IoUnexpected {
+                        message: format!(
+                            "Failed to publish '{path}' (hard link from its temporary file)"
+                        ),
+                        source: Box::new(new_std_io_error(error)),
+                    })
+                }
+            }
+        } else if op.info().capability().write_with_if_not_exists {
+            match op
+                .write_with(&relative_path, bs)
+                .if_not_exists(true)
+                .await
+            {
+                Ok(_) => true,
+                Err(error) if error.kind() == opendal::ErrorKind::ConditionNotMatch => false,
+                Err(error) => {
+                    return Err(Error::from_opendal_with_context(
+                        error,
+                        format!("Failed to create '{path}' if absent"),
+                    ))
+                }
+            }
+        } else {
+            return Err(Error::IoUnsupported {
+                message: format!(
+                    "Storage '{}' cannot create a file only if it is absent, so '{path}' \
+                     cannot be published safely against concurrent writers",
+                    op.info().scheme()
+                ),
+            });
+        };
+        if let (Some(cache), Some(cache_path)) = (&self.cache, cache_path) {
+            cache.invalidate_prefix(&cache_path).await;
+        }
+        Ok(created)
+    }
+
     /// Renames the file/directory src to dst.
     ///
     /// Reference: <https://github.com/apache/paimon/blob/release-0.8.2/paimon-common/src/main/java/org/apache/paimon/fs/FileIO.java#L159>

@@ -265,13 +265,16 @@ impl SnapshotManager {
 
     /// Atomically commit a snapshot.
     ///
-    /// Writes the snapshot JSON to the target path. Returns `false` if the
-    /// target already exists (another writer won the race).
+    /// Creates `snapshot-N` only if it does not exist yet
+    /// ([`FileIO::write_if_absent`](crate::io::FileIO::write_if_absent): a hard link on a
+    /// local filesystem, a conditional create on object stores). Returns `false` if the
+    /// file already exists (another writer won the race): the caller retries on the new
+    /// latest snapshot. A snapshot file is never replaced, so a commit that returned
+    /// `true` cannot be overwritten by a concurrent committer. Backends with neither
+    /// primitive get an error instead of a racy check-then-write.
     ///
-    /// On file systems that support atomic rename, we write to a temp file
-    /// first then rename. On backends where rename is not supported (e.g.
-    /// memory, object stores), we fall back to a direct write after an
-    /// existence check.
+    /// The LATEST hint is written afterwards and stays a hint: readers confirm it by
+    /// probing `snapshot-(hint+1)` and fall back to listing.
     pub async fn commit_snapshot(&self, snapshot: &Snapshot) -> crate::Result<bool> {
         let target_path = self.snapshot_path(snapshot.id());
 
@@ -280,35 +283,12 @@ impl SnapshotManager {
             source: Some(Box::new(e)),
         })?;
 
-        // Try rename-based atomic commit first, fall back to check-and-write.
-        //
-        // TODO: opendal's rename uses POSIX semantics which silently overwrites the target.
-        //  The exists() check below narrows the race window but does not eliminate it.
-        //  Java Paimon uses `lock.runWithLock(() -> !fileIO.exists(newPath) && callable.call())`
-        //  for full mutual exclusion. We need an external lock mechanism (like Java's Lock
-        //  interface) for backends without atomic rename-no-replace support.
-        let tmp_path = format!("{}.tmp-{}", target_path, uuid::Uuid::new_v4());
-        let output = self.file_io.new_output(&tmp_path)?;
-        output.write(bytes::Bytes::from(json.clone())).await?;
-
-        // Check before rename to avoid silent overwrite (opendal uses POSIX rename semantics)
-        if self.file_io.exists(&target_path).await? {
-            let _ = self.file_io.delete_file(&tmp_path).await;
+        if !self
+            .file_io
+            .write_if_absent(&target_path, bytes::Bytes::from(json))
+            .await?
+        {
             return Ok(false);
-        }
-
-        match self.file_io.rename(&tmp_path, &target_path).await {
-            Ok(()) => {}
-            Err(_) => {
-                // Rename not supported (e.g. memory/object store).
-                // Clean up temp file, then check-and-write.
-                let _ = self.file_io.delete_file(&tmp_path).await;
-                if self.file_io.exists(&target_path).await? {
-                    return Ok(false);
-                }
-                let output = self.file_io.new_output(&target_path)?;
-                output.write(bytes::Bytes::from(json)).await?;
-            }
         }
 
         // Update LATEST hint (best-effort)

@@ -1054,7 +1054,7 @@ impl TableCommit {
                 let elapsed_ms = current_time_millis() - start_time_ms;
                 if elapsed_ms > self.commit_timeout_ms || retry_count >= self.commit_max_retries {
                     let snap_id = duplicate_check_start_snapshot_id.unwrap_or(1);
-                    return Err(crate::Error::DataInvalid {
+                    return Err(crate::Error::CommitConflict {
                         message: format!(
                             "Commit failed for snapshot {} after {} millis with {} retries, \
                          there may exist commit conflicts between multiple jobs.",
