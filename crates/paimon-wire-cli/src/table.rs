@@ -48,6 +48,7 @@ impl From<CoordinatorError> for CliError {
     fn from(e: CoordinatorError) -> Self {
         match e {
             CoordinatorError::InvalidTableName { .. } => CliError::usage(e.to_string()),
+            CoordinatorError::CommitConflict { .. } => CliError::CommitConflict(e.to_string()),
             _ => CliError::input(e.to_string()),
         }
     }

@@ -151,6 +151,10 @@ impl From<CoordinatorError> for FfiError {
             CoordinatorError::InvalidTableName { .. } => paimon_error_code::InvalidArgument,
             CoordinatorError::Unsupported { .. } => paimon_error_code::Unsupported,
             CoordinatorError::Paimon { source, .. } => paimon_code(source),
+            CoordinatorError::CommitConflict { .. } => paimon_error_code::CommitConflict,
+            CoordinatorError::IdentifierSuperseded { .. } => {
+                paimon_error_code::IdentifierSuperseded
+            }
             _ => paimon_error_code::Paimon,
         };
         FfiError::new(code, e.to_string())

@@ -14,6 +14,8 @@
 //! ├── TableNotFoundError    the table or its database does not exist
 //! ├── UnsupportedError      a table, binding or operation the library does not support
 //! ├── ArrowError            Arrow data that cannot be imported
+//! ├── CommitConflictError   other commits took every snapshot this commit tried (retry it)
+//! ├── IdentifierSupersededError  a higher identifier of the same commit user was committed
 //! └── PaimonError           any other failure of the paimon table engine (I/O, write, commit)
 //! ```
 
@@ -90,6 +92,22 @@ create_exception!(
 );
 create_exception!(
     _native,
+    CommitConflictError,
+    PaimonWireError,
+    "Other committers took every snapshot this commit tried to publish, on every attempt the \
+     table's `commit.max-retries` allows. Nothing was committed and the prepared files are \
+     kept: commit again with the same identifier (never abort)."
+);
+create_exception!(
+    _native,
+    IdentifierSupersededError,
+    PaimonWireError,
+    "The commit identifier was never committed, but the same commit user already committed a \
+     higher one (two coordinators share a commit user). Nothing was committed; give each \
+     concurrent job its own commit user."
+);
+create_exception!(
+    _native,
     PaimonError,
     PaimonWireError,
     "Any other failure of the paimon table engine: I/O, rows that do not fit the table, a \
@@ -115,6 +133,11 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TableNotFoundError", py.get_type::<TableNotFoundError>())?;
     m.add("UnsupportedError", py.get_type::<UnsupportedError>())?;
     m.add("ArrowError", py.get_type::<ArrowError>())?;
+    m.add("CommitConflictError", py.get_type::<CommitConflictError>())?;
+    m.add(
+        "IdentifierSupersededError",
+        py.get_type::<IdentifierSupersededError>(),
+    )?;
     m.add("PaimonError", py.get_type::<PaimonError>())?;
     Ok(())
 }
@@ -218,6 +241,10 @@ fn coordinator_exception(py: Python<'_>, e: CoordinatorError) -> PyErr {
         CoordinatorError::InvalidTableName { .. } => InvalidTableNameError::new_err(message),
         CoordinatorError::Unsupported { .. } => UnsupportedError::new_err(message),
         CoordinatorError::Paimon { ref source, .. } => paimon_exception(source, message),
+        CoordinatorError::CommitConflict { .. } => CommitConflictError::new_err(message),
+        CoordinatorError::IdentifierSuperseded { .. } => {
+            IdentifierSupersededError::new_err(message)
+        }
         _ => PaimonWireError::new_err(message),
     }
 }

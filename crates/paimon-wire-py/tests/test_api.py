@@ -341,7 +341,8 @@ def test_every_error_is_a_paimon_wire_error():
     for name in [
         "CodecError", "EnvelopeError", "ValidationError", "MergeConflictError",
         "ForeignMessagesError", "InvalidTableNameError", "TableNotFoundError",
-        "UnsupportedError", "ArrowError", "PaimonError",
+        "UnsupportedError", "ArrowError", "PaimonError", "CommitConflictError",
+        "IdentifierSupersededError",
     ]:
         assert issubclass(getattr(pw, name), pw.PaimonWireError), name
     assert issubclass(pw.PaimonWireError, Exception)

@@ -26,6 +26,8 @@ __all__ = [
     "EnvelopeError",
     "ValidationError",
     "MergeConflictError",
+    "CommitConflictError",
+    "IdentifierSupersededError",
     "ForeignMessagesError",
     "InvalidTableNameError",
     "TableNotFoundError",
@@ -90,6 +92,15 @@ class UnsupportedError(PaimonWireError):
 
 class ArrowError(PaimonWireError):
     """Arrow data that cannot be imported."""
+
+class CommitConflictError(PaimonWireError):
+    """Other committers took every snapshot this commit tried to publish, on every attempt
+    the table's ``commit.max-retries`` allows. Nothing was committed; commit again with the
+    same identifier (never abort)."""
+
+class IdentifierSupersededError(PaimonWireError):
+    """The identifier was never committed, but the same commit user already committed a
+    higher one. Nothing was committed; give each concurrent job its own commit user."""
 
 class PaimonError(PaimonWireError):
     """Any other failure of the paimon table engine: I/O, rows that do not fit the table,

@@ -161,6 +161,30 @@ pub enum CoordinatorError {
         /// What is not supported, and what to do instead.
         reason: String,
     },
+    /// Other committers published every snapshot this commit tried to publish, on every
+    /// attempt the table's `commit.max-retries` and `commit.timeout` allow. Nothing of this
+    /// commit was published; the prepared files are kept, so the same commit (same
+    /// identifier) can be run again later.
+    CommitConflict {
+        /// What the coordinator was committing.
+        during: String,
+        /// The paimon crate's report (attempts, elapsed time).
+        source: paimon::Error,
+    },
+    /// The identifier was never committed, but the same commit user already committed a
+    /// higher one: identifiers must increase per commit user, so this commit can never be
+    /// made under this identifier. Happens when two coordinators share a commit user. Nothing
+    /// was committed.
+    IdentifierSuperseded {
+        /// The commit user.
+        commit_user: String,
+        /// The identifier that was to be committed.
+        identifier: i64,
+        /// The higher identifier the commit user committed.
+        committed_identifier: i64,
+        /// The snapshot that carries `committed_identifier`.
+        snapshot_id: i64,
+    },
     /// The paimon crate failed while opening the table, reading its state, committing or
     /// aborting.
     Paimon {
@@ -172,10 +196,18 @@ pub enum CoordinatorError {
 }
 
 impl CoordinatorError {
+    /// Wraps an error of the paimon crate; a lost publication race becomes
+    /// [`CoordinatorError::CommitConflict`].
     pub(crate) fn paimon(during: impl Into<String>, source: paimon::Error) -> Self {
-        CoordinatorError::Paimon {
-            during: during.into(),
-            source,
+        match source {
+            paimon::Error::CommitConflict { .. } => CoordinatorError::CommitConflict {
+                during: during.into(),
+                source,
+            },
+            source => CoordinatorError::Paimon {
+                during: during.into(),
+                source,
+            },
         }
     }
 
@@ -215,6 +247,25 @@ impl fmt::Display for CoordinatorError {
                 write!(f, "invalid table name {name:?}: {reason}")
             }
             CoordinatorError::Unsupported { reason } => write!(f, "not supported: {reason}"),
+            CoordinatorError::CommitConflict { during, source } => write!(
+                f,
+                "commit conflict while {during}: other commits took every snapshot this commit \
+                 tried to publish ({source}); nothing was committed and the prepared files are \
+                 kept: run the same commit again with the same identifier, or raise the table's \
+                 commit.max-retries"
+            ),
+            CoordinatorError::IdentifierSuperseded {
+                commit_user,
+                identifier,
+                committed_identifier,
+                snapshot_id,
+            } => write!(
+                f,
+                "identifier {identifier} of commit user {commit_user:?} was never committed, \
+                 but the same commit user already committed identifier {committed_identifier} \
+                 (snapshot {snapshot_id}); identifiers must increase per commit user, so nothing \
+                 was committed. Give each concurrent job its own commit user"
+            ),
             CoordinatorError::Paimon { during, source } => {
                 write!(f, "paimon failed while {during}: {source}")
             }
@@ -228,7 +279,8 @@ impl std::error::Error for CoordinatorError {
             CoordinatorError::Codec(e) => Some(e),
             CoordinatorError::Validation(e) => Some(e),
             CoordinatorError::Merge(e) => Some(e),
-            CoordinatorError::Paimon { source, .. } => Some(source),
+            CoordinatorError::Paimon { source, .. }
+            | CoordinatorError::CommitConflict { source, .. } => Some(source),
             _ => None,
         }
     }
