@@ -104,6 +104,15 @@ typedef enum paimon_error_code {
   PAIMON_ERROR_CODE_UNSUPPORTED = 13,
   // Any other error reported by the Paimon table engine.
   PAIMON_ERROR_CODE_PAIMON = 15,
+  // Other committers took every snapshot this commit tried to publish, on every attempt
+  // the table's `commit.max-retries` allows. Nothing was committed and the prepared files
+  // are kept: commit the same messages again with the same identifier (or raise
+  // `commit.max-retries`). Never abort them.
+  PAIMON_ERROR_CODE_COMMIT_CONFLICT = 16,
+  // The commit identifier was never committed, but the same commit user already committed
+  // a higher one (two coordinators share a commit user). Nothing was committed; give each
+  // concurrent job its own commit user.
+  PAIMON_ERROR_CODE_IDENTIFIER_SUPERSEDED = 17,
   // A bug inside the library (a Rust panic, caught at the boundary). The handle involved
   // may be unusable; free it.
   PAIMON_ERROR_CODE_INTERNAL = 99,

@@ -163,7 +163,14 @@ impl SnapshotManager {
     async fn latest_snapshot_id_from_filesystem(&self) -> crate::Result<Option<i64>> {
         let hint_path = self.latest_hint_path();
         if let Some(hint_id) = self.read_hint(&hint_path).await {
-            if hint_id > 0 {
+            // The hint is trusted only if its snapshot exists and the next one does not.
+            if hint_id > 0
+                && self
+                    .file_io
+                    .new_input(&self.snapshot_path(hint_id))?
+                    .exists()
+                    .await?
+            {
                 let next_path = self.snapshot_path(hint_id + 1);
                 let next_input = self.file_io.new_input(&next_path)?;
                 if !next_input.exists().await? {
@@ -297,12 +304,21 @@ impl SnapshotManager {
     }
 
     /// Update the LATEST hint file.
+    ///
+    /// The hint is replaced as a whole (a temporary file renamed over it where the storage
+    /// can rename; object stores replace an object atomically on write): two committers
+    /// writing it at once in place could interleave into digits no snapshot has (`"10"`
+    /// then `"9"` over it gives `"90"`).
     pub async fn write_latest_hint(&self, snapshot_id: i64) -> crate::Result<()> {
         let hint_path = self.latest_hint_path();
-        let output = self.file_io.new_output(&hint_path)?;
-        output
-            .write(bytes::Bytes::from(snapshot_id.to_string()))
-            .await
+        let content = bytes::Bytes::from(snapshot_id.to_string());
+        let tmp_path = format!("{hint_path}.{}.tmp", uuid::Uuid::new_v4());
+        self.file_io.new_output(&tmp_path)?.write(content.clone()).await?;
+        if self.file_io.rename(&tmp_path, &hint_path).await.is_ok() {
+            return Ok(());
+        }
+        let _ = self.file_io.delete_file(&tmp_path).await;
+        self.file_io.new_output(&hint_path)?.write(content).await
     }
 
     /// Delete a snapshot file by id.
