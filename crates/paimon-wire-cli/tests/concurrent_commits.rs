@@ -10,7 +10,7 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 use arrow_array::{Int64Array, RecordBatch};
 use common::{path_in, run, success};
@@ -90,9 +90,24 @@ fn spawn_commit(warehouse: &str, committer: &Committer, version: &str) -> Child 
         .expect("the commit process starts")
 }
 
-/// How a Java 2.0 coordinator ended: `Some(true)` reported committed, `Some(false)` failed.
-fn java_ended(child: Child) -> bool {
-    let out = child.wait_with_output().expect("java commit process ends");
+/// Waits for every child at once: each output with the moment its process ended.
+fn wait_all(children: Vec<Child>) -> Vec<(Output, std::time::Instant)> {
+    std::thread::scope(|scope| {
+        let waiting: Vec<_> = children
+            .into_iter()
+            .map(|child| {
+                scope.spawn(move || {
+                    let out = child.wait_with_output().expect("commit process ends");
+                    (out, std::time::Instant::now())
+                })
+            })
+            .collect();
+        waiting.into_iter().map(|w| w.join().unwrap()).collect()
+    })
+}
+
+/// Whether a Java 2.0 coordinator reported its commit.
+fn java_ended(out: Output) -> bool {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let committed = out.status.success() && stdout.contains("\ncommitted identifier");
@@ -105,8 +120,7 @@ fn java_ended(child: Child) -> bool {
     committed
 }
 
-fn ended(child: Child) -> Ended {
-    let out = child.wait_with_output().expect("commit process ends");
+fn ended(out: Output) -> Ended {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     match out.status.code() {
@@ -284,19 +298,23 @@ fn race(race: Race) -> RaceCounts {
     // Snapshot reported by each of our successful processes, and every reported success.
     let mut ours_reported: BTreeMap<i64, (String, i64)> = BTreeMap::new();
     let mut reported: Vec<&Committer> = Vec::new();
+    // A JVM takes seconds to start: Java coordinators get a head start so that both kinds
+    // publish at about the same moment. It adapts after each round to how much longer the
+    // Java processes took than ours.
+    let mut head_start = std::time::Duration::from_millis(u64::from(env_or(
+        "PAIMON_WIRE_RACE_JAVA_HEAD_START_MS",
+        1500,
+    )));
     for round in &plan {
-        // A JVM takes about a second to start: Java coordinators get a head start so that
-        // both kinds publish at about the same moment.
+        let started = std::time::Instant::now();
         let mut children = Vec::new();
         for committer in round.iter().filter(|c| c.java) {
             children.push(spawn_commit(&warehouse, committer, version));
         }
         if java > 0 {
-            std::thread::sleep(std::time::Duration::from_millis(u64::from(env_or(
-                "PAIMON_WIRE_RACE_JAVA_HEAD_START_MS",
-                900,
-            ))));
+            std::thread::sleep(head_start);
         }
+        let ours_started = std::time::Instant::now();
         for committer in round.iter().filter(|c| !c.java) {
             children.push(spawn_commit(&warehouse, committer, version));
         }
@@ -304,9 +322,12 @@ fn race(race: Race) -> RaceCounts {
             .iter()
             .filter(|c| c.java)
             .chain(round.iter().filter(|c| !c.java));
-        for (committer, child) in ordered.zip(children) {
+        let (mut java_took, mut ours_took) = (None, None);
+        for (committer, (out, ended_at)) in ordered.zip(wait_all(children)) {
             if committer.java {
-                if java_ended(child) {
+                let took = ended_at - started;
+                java_took = Some(java_took.map_or(took, |t: std::time::Duration| t.min(took)));
+                if java_ended(out) {
                     counts.java_committed += 1;
                     reported.push(committer);
                 } else {
@@ -314,7 +335,9 @@ fn race(race: Race) -> RaceCounts {
                 }
                 continue;
             }
-            match ended(child) {
+            let took = ended_at - ours_started;
+            ours_took = Some(ours_took.map_or(took, |t: std::time::Duration| t.min(took)));
+            match ended(out) {
                 Ended::Committed(snapshot) => {
                     counts.committed += 1;
                     let previous = ours_reported.insert(
@@ -335,6 +358,13 @@ fn race(race: Race) -> RaceCounts {
                     counts.superseded += 1;
                 }
             }
+        }
+        if let (Some(java_took), Some(ours_took)) = (java_took, ours_took) {
+            // Java publishes about 0.2 s before its JVM exits; sweep the offset around that
+            // point from round to round.
+            let offset =
+                std::time::Duration::from_millis(50 + 100 * (counts.java_committed as u64 % 5));
+            head_start = java_took.saturating_sub(ours_took).saturating_sub(offset);
         }
     }
 
@@ -380,9 +410,19 @@ fn race(race: Race) -> RaceCounts {
             .unwrap_or_else(|| panic!("snapshot of {owner:?} that no process reported"));
         expected_ids.extend(committer.ids.clone().map(|id| id as i64));
     }
+    // Who published each snapshot, in order (J = Java, R = ours): interleaving within a
+    // round shows that both kinds really raced.
+    let publishers: String = if java > 0 {
+        snapshots
+            .keys()
+            .map(|id| if java_owned(*id) { 'J' } else { 'R' })
+            .collect()
+    } else {
+        "all ours".to_string()
+    };
     eprintln!(
         "race: {committers} committers ({java} Java 2.0) x {rounds} rounds, shared user \
-         {shared_user}: {counts:?}; table has {} snapshots, {} rows",
+         {shared_user}: {counts:?}; table has {} snapshots, {} rows; publishers {publishers}",
         snapshots.len(),
         ids.len()
     );
@@ -440,7 +480,7 @@ fn concurrent_coordinators_sharing_a_commit_user_commit_or_refuse_each_identifie
 #[ignore = "needs Paimon Java 2.0: run by scripts/java-interop"]
 fn our_coordinators_racing_java_coordinators() {
     assert!(java_harness().is_some(), "set PAIMON_WIRE_JAVA_HARNESS");
-    let rounds = env_or("PAIMON_WIRE_RACE_JAVA_ROUNDS", 4);
+    let rounds = env_or("PAIMON_WIRE_RACE_JAVA_ROUNDS", 6);
     let counts = race(Race {
         committers: 6,
         rounds,

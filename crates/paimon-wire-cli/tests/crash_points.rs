@@ -5,7 +5,9 @@
 //! system C compiler) around link(2), which the patched paimon crate uses to publish
 //! `snapshot-N` on a local filesystem:
 //! - `before-publish`: manifests and manifest lists are written, the snapshot is not;
-//! - `after-publish`: the snapshot is published, the process never reports it.
+//! - `after-publish`: the snapshot is published, the process never reports it;
+//! - `always-lose` (no crash): every publication loses the race, as if other committers always
+//!   got there first, which must end in a commit-conflict error with nothing committed.
 
 mod common;
 
@@ -18,6 +20,9 @@ use arrow_array::RecordBatch;
 use common::{path_in, run, success};
 use futures::TryStreamExt;
 use paimon_wire::coordinator::open_table;
+use paimon_wire::paimon::catalog::{Catalog, Identifier};
+use paimon_wire::paimon::spec::SchemaChange;
+use paimon_wire::paimon::{CatalogOptions, FileSystemCatalog, Options};
 
 const TABLE: &str = "demo.events";
 const USER: &str = "crash-test-job";
@@ -224,4 +229,60 @@ fn a_coordinator_killed_at_each_crash_point_commits_exactly_once_on_rerun() {
     let end = state(&warehouse);
     assert_eq!(end.snapshots, vec![1, 2]);
     assert_eq!(end.rows, 2 * ROWS as usize, "every row exactly once");
+}
+
+/// Sets table option `key` of the demo table.
+fn set_table_option(warehouse: &str, key: &str, value: &str) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut options = Options::new();
+        options.set(CatalogOptions::WAREHOUSE, warehouse);
+        let catalog = FileSystemCatalog::new(options).unwrap();
+        catalog
+            .alter_table(
+                &Identifier::new("demo", "events"),
+                vec![SchemaChange::set_option(key.to_string(), value.to_string())],
+                false,
+            )
+            .await
+            .unwrap();
+    })
+}
+
+#[test]
+fn a_commit_that_loses_every_race_is_a_commit_conflict_and_commits_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = path_in(&dir, "warehouse");
+    let shim = build_shim(dir.path());
+    success(&run(
+        &["demo", "--rows", "0", "--warehouse", &warehouse],
+        None,
+    ));
+    // Few, short retries keep the test fast; the count is the table's own option.
+    set_table_option(&warehouse, "commit.max-retries", "2");
+    set_table_option(&warehouse, "commit.min-retry-wait", "1 ms");
+    let payload = write_payload(&dir, &warehouse, 0, 1);
+
+    let out = commit(&warehouse, &payload, 1, Some((&shim, "always-lose")));
+    assert_eq!(out.status.code(), Some(3), "exit code of a commit conflict");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("commit conflict"), "{stderr}");
+    assert!(stderr.contains("2 retries"), "{stderr}");
+    assert!(
+        out.stdout.ends_with(b"row(s)\n"),
+        "only the payload line was printed"
+    );
+    let after = state(&warehouse);
+    assert!(after.snapshots.is_empty(), "nothing was committed");
+
+    // The files were kept: the same commit succeeds once the race is over.
+    let rerun = success(&commit(&warehouse, &payload, 1, None));
+    assert!(rerun.contains("committed snapshot 1:"), "{rerun}");
+    let end = state(&warehouse);
+    assert_eq!(end.snapshots, vec![1]);
+    assert_eq!(end.rows, ROWS as usize);
 }

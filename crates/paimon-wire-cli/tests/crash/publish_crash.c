@@ -7,11 +7,14 @@
  *   before-publish  the process dies when it is about to link `snapshot-N`: manifests and
  *                   manifest lists are written, the snapshot is not;
  *   after-publish   the process dies right after the link succeeded: the snapshot is in
- *                   the table, the process never reported it.
+ *                   the table, the process never reported it;
+ *   always-lose     no crash: every link of a snapshot fails with EEXIST, as if another
+ *                   committer had always just published that snapshot.
  * Any other link passes through untouched.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -34,6 +37,10 @@ int linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
         (int (*)(int, const char *, int, const char *, int))dlsym(RTLD_NEXT, "linkat");
     int snapshot = is_snapshot(newpath);
     if (snapshot && crash_at("before-publish")) kill(getpid(), SIGKILL);
+    if (snapshot && crash_at("always-lose")) {
+        errno = EEXIST;
+        return -1;
+    }
     int rc = real_linkat(olddirfd, oldpath, newdirfd, newpath, flags);
     if (snapshot && rc == 0 && crash_at("after-publish")) kill(getpid(), SIGKILL);
     return rc;
