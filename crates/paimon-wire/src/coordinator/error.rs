@@ -161,6 +161,19 @@ pub enum CoordinatorError {
         /// What is not supported, and what to do instead.
         reason: String,
     },
+    /// The warehouse is a URI whose storage backend this build does not have. Rebuild with
+    /// the named cargo feature (of paimon-wire, the CLI, the C library or the Python module).
+    StorageBackendNotCompiled {
+        /// The warehouse's URI scheme (`s3`, `oss`, ...).
+        scheme: String,
+        /// The cargo feature that compiles the backend in (`storage-s3`, ...).
+        feature: &'static str,
+    },
+    /// The warehouse is a URI whose scheme no storage backend of the paimon crate serves.
+    UnknownStorageScheme {
+        /// The warehouse's URI scheme.
+        scheme: String,
+    },
     /// The paimon crate failed while opening the table, reading its state, committing or
     /// aborting.
     Paimon {
@@ -215,6 +228,16 @@ impl fmt::Display for CoordinatorError {
                 write!(f, "invalid table name {name:?}: {reason}")
             }
             CoordinatorError::Unsupported { reason } => write!(f, "not supported: {reason}"),
+            CoordinatorError::StorageBackendNotCompiled { scheme, feature } => write!(
+                f,
+                "the storage backend for {scheme}:// warehouses is not compiled in; build with \
+                 the cargo feature `{feature}`"
+            ),
+            CoordinatorError::UnknownStorageScheme { scheme } => write!(
+                f,
+                "no storage backend serves {scheme}:// warehouses (known: file, memory, s3, \
+                 s3a, oss, gs, gcs, abfs, abfss, az, cos, cosn, obs, hdfs)"
+            ),
             CoordinatorError::Paimon { during, source } => {
                 write!(f, "paimon failed while {during}: {source}")
             }
