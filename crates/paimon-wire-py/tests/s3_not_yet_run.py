@@ -1,4 +1,7 @@
-"""An s3:// warehouse on a real S3 server (S3Proxy 3.0.0 on loopback, started by
+"""NOT YET RUN (written at the deadline of issue 12; pytest does not collect this file until it
+is renamed test_s3.py after a passing run of scripts/test-python).
+
+An s3:// warehouse on a real S3 server (S3Proxy 3.0.0 on loopback, started by
 scripts/services/s3proxy for this module): catalog options through open_table, create_table
 and the Ray Data sink (to every write task), read back by pypaimon's own S3 client, and no
 secret in any error or repr."""
@@ -63,7 +66,27 @@ def read_with_pypaimon(warehouse: str, options: dict[str, str], name: str):
     return builder.new_read().to_arrow(builder.new_scan().plan().splits())
 
 
+def seed_database(s3, warehouse: str, database: str) -> None:
+    """Puts an empty object under `<database>.db/`: S3Proxy 3.0.0 does not list the directory
+    marker a filesystem catalog creates (real S3 does), so without an object under the prefix
+    the paimon crate would find no database (see scripts/s3/common.sh, seed_database)."""
+    path = warehouse.removeprefix(f"s3://{s3['S3_BUCKET']}/")
+    subprocess.run(
+        [
+            "curl", "-sf", "-o", "/dev/null",
+            "--aws-sigv4", f"aws:amz:{s3['S3_REGION']}:s3",
+            "--user", f"{s3['S3_ACCESS_KEY_ID']}:{s3['S3_SECRET_ACCESS_KEY']}",
+            "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD",
+            "-X", "PUT", "--data-binary", "",
+            f"{s3['S3_ENDPOINT']}/{s3['S3_BUCKET']}/{path}/{database}.db/.s3proxy-keep",
+        ],
+        check=True,
+        timeout=30,
+    )
+
+
 def create(s3, warehouse: str) -> pw.Table:
+    seed_database(s3, warehouse, "db")
     return pw.create_table(
         warehouse,
         "db.orders",
