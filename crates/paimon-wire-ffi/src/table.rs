@@ -56,7 +56,8 @@ ffi_return!(paimon_result_table, table: *mut paimon_table = std::ptr::null_mut()
 ///   `s3.secret-key`, `s3.session.token`, `s3.path-style-access` (`true` for S3Proxy, MinIO
 ///   and most non-AWS servers); `fs.s3a.*` spellings are accepted too.
 /// - OSS: `fs.oss.endpoint`, `fs.oss.accessKeyId`, `fs.oss.accessKeySecret`.
-/// - GCS: `gcs.*`; Azure: `fs.azure.*`; COS: `cos.*`; OBS: `obs.*` (see the paimon crate).
+/// - GCS: `gcs.*` / `fs.gs.*`; Azure: `azure.*` / `fs.azure.*`; COS: `cos.*` / `fs.cosn.*`;
+///   OBS: `obs.*` / `fs.obs.*` (the paimon crate's `io/storage_*.rs` list every key).
 /// - REST catalog: `metastore=rest`, `uri`, `token.provider`, `token`, `dlf.*`.
 /// - Table options are the table's own; catalog options here only reach storage and catalog.
 ///
