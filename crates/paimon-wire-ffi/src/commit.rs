@@ -149,7 +149,11 @@ impl From<CoordinatorError> for FfiError {
             CoordinatorError::Merge(_) => paimon_error_code::MergeConflict,
             CoordinatorError::ForeignMessages { .. } => paimon_error_code::ForeignMessages,
             CoordinatorError::InvalidTableName { .. } => paimon_error_code::InvalidArgument,
-            CoordinatorError::Unsupported { .. } => paimon_error_code::Unsupported,
+            CoordinatorError::Unsupported { .. }
+            | CoordinatorError::UnknownStorageScheme { .. } => paimon_error_code::Unsupported,
+            CoordinatorError::StorageBackendNotCompiled { .. } => {
+                paimon_error_code::StorageBackendNotCompiled
+            }
             CoordinatorError::Paimon { source, .. } => paimon_code(source),
             CoordinatorError::CommitConflict { .. } => paimon_error_code::CommitConflict,
             CoordinatorError::IdentifierSuperseded { .. } => {

@@ -50,6 +50,10 @@ pub enum paimon_error_code {
     /// a higher one (two coordinators share a commit user). Nothing was committed; give each
     /// concurrent job its own commit user.
     IdentifierSuperseded = 17,
+    /// The warehouse is a URI whose storage backend (`s3`, `oss`, `gs`, `abfs`, `cos`, `obs`,
+    /// `hdfs`) this build of the library does not have; the message names the cargo feature
+    /// to build it with. Not an I/O error: no storage was touched.
+    StorageBackendNotCompiled = 18,
     /// A bug inside the library (a Rust panic, caught at the boundary). The handle involved
     /// may be unusable; free it.
     Internal = 99,

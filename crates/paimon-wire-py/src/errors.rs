@@ -86,6 +86,13 @@ create_exception!(
 );
 create_exception!(
     _native,
+    StorageBackendNotCompiledError,
+    UnsupportedError,
+    "The warehouse is a URI whose storage backend (s3, oss, gs, abfs, cos, obs, hdfs) this \
+     build does not have; the message names the cargo feature to build it with."
+);
+create_exception!(
+    _native,
     ArrowError,
     PaimonWireError,
     "Arrow data that cannot be imported (released, malformed, not a record batch)."
@@ -132,6 +139,10 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add("TableNotFoundError", py.get_type::<TableNotFoundError>())?;
     m.add("UnsupportedError", py.get_type::<UnsupportedError>())?;
+    m.add(
+        "StorageBackendNotCompiledError",
+        py.get_type::<StorageBackendNotCompiledError>(),
+    )?;
     m.add("ArrowError", py.get_type::<ArrowError>())?;
     m.add("CommitConflictError", py.get_type::<CommitConflictError>())?;
     m.add(
@@ -239,7 +250,12 @@ fn coordinator_exception(py: Python<'_>, e: CoordinatorError) -> PyErr {
         CoordinatorError::Merge(_) => MergeConflictError::new_err(message),
         CoordinatorError::ForeignMessages { .. } => ForeignMessagesError::new_err(message),
         CoordinatorError::InvalidTableName { .. } => InvalidTableNameError::new_err(message),
-        CoordinatorError::Unsupported { .. } => UnsupportedError::new_err(message),
+        CoordinatorError::Unsupported { .. } | CoordinatorError::UnknownStorageScheme { .. } => {
+            UnsupportedError::new_err(message)
+        }
+        CoordinatorError::StorageBackendNotCompiled { .. } => {
+            StorageBackendNotCompiledError::new_err(message)
+        }
         CoordinatorError::Paimon { ref source, .. } => paimon_exception(source, message),
         CoordinatorError::CommitConflict { .. } => CommitConflictError::new_err(message),
         CoordinatorError::IdentifierSuperseded { .. } => {

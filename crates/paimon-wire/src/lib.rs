@@ -54,6 +54,7 @@ mod message;
 mod options;
 mod stats;
 mod version;
+pub mod warehouse;
 
 pub use codec::{
     deserialize_list, deserialize_list_with_limits, deserialize_message, serialize_list,

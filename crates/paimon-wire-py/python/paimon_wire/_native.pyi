@@ -32,6 +32,7 @@ __all__ = [
     "InvalidTableNameError",
     "TableNotFoundError",
     "UnsupportedError",
+    "StorageBackendNotCompiledError",
     "ArrowError",
     "PaimonError",
 ]
@@ -90,6 +91,10 @@ class TableNotFoundError(PaimonWireError):
 class UnsupportedError(PaimonWireError):
     """A table, binding or operation this library does not support."""
 
+class StorageBackendNotCompiledError(UnsupportedError):
+    """The warehouse is a URI whose storage backend this build does not have; the message
+    names the cargo feature (e.g. ``storage-hdfs``) to build it with."""
+
 class ArrowError(PaimonWireError):
     """Arrow data that cannot be imported."""
 
@@ -106,9 +111,18 @@ class PaimonError(PaimonWireError):
     """Any other failure of the paimon table engine: I/O, rows that do not fit the table,
     a failed commit (whose outcome may be unknown: commit again with the same identifier)."""
 
-def open_table(warehouse: Union[str, os.PathLike[str]], table: str) -> Table:
-    """Opens ``table`` (``"database.table"``) in the filesystem warehouse ``warehouse`` (a
-    local path or a URI such as ``file:///data/warehouse``).
+def open_table(
+    warehouse: Union[str, os.PathLike[str]],
+    table: str,
+    *,
+    catalog_options: Optional[Mapping[str, str]] = None,
+) -> Table:
+    """Opens ``table`` (``"database.table"``) in the warehouse ``warehouse`` (a local path,
+    or a URI such as ``s3://bucket/warehouse`` whose storage backend is compiled in).
+    ``catalog_options`` are Paimon catalog options: storage endpoint, region and credentials
+    (``s3.endpoint``, ``s3.region``, ``s3.access-key``, ``s3.secret-key``,
+    ``s3.path-style-access``, ...) or a REST catalog (``metastore=rest``, ``uri``, ``token``).
+    Values of secret keys never appear in errors or ``repr``.
 
     Raises ``InvalidTableNameError`` or ``TableNotFoundError``."""
 
@@ -121,6 +135,7 @@ def create_table(
     primary_keys: Sequence[str] = ...,
     options: Mapping[str, str] = ...,
     ignore_if_exists: bool = False,
+    catalog_options: Optional[Mapping[str, str]] = None,
 ) -> Table:
     """Creates ``table`` (and its database if needed) with the columns of ``schema`` and
     opens it. ``partition_keys`` and ``primary_keys`` default to none, ``options`` (Paimon

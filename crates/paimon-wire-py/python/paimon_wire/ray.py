@@ -43,7 +43,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Optional
 
 import pyarrow
@@ -105,6 +105,10 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
             milliseconds.
         min_rows_per_write: Passed to Ray: rows each write task should get at least (fewer,
             larger files).
+        catalog_options: Paimon catalog options (storage endpoint, region, credentials, e.g.
+            ``{"s3.endpoint": ..., "s3.access-key": ..., "s3.secret-key": ...}``). They travel
+            with the sink to every write task (Ray pickles it), so every task reaches the same
+            warehouse; they never appear in ``repr`` or log lines.
 
     After a job, ``outcome`` holds the ``CommitOutcome`` and ``commit_identifier`` the
     identifier used.
@@ -119,8 +123,10 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         overwrite: bool = False,
         commit_identifier: Optional[int] = None,
         min_rows_per_write: Optional[int] = None,
+        catalog_options: Optional[Mapping[str, str]] = None,
     ) -> None:
-        opened = open_table(warehouse, table)
+        self._catalog_options = dict(catalog_options or {})
+        opened = open_table(warehouse, table, catalog_options=self._catalog_options)
         self.warehouse = opened.warehouse
         self.table = opened.name
         self.commit_user = commit_user or f"ray-data-{uuid.uuid4().hex}"
@@ -138,7 +144,7 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
     # --- driver side -------------------------------------------------------------------
 
     def _open(self) -> Table:
-        return open_table(self.warehouse, self.table)
+        return open_table(self.warehouse, self.table, catalog_options=self._catalog_options)
 
     def _coordinator(self) -> Coordinator:
         return Coordinator(self._open(), self.commit_user, overwrite=self.overwrite)
@@ -287,6 +293,10 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
     @property
     def min_rows_per_write(self) -> Optional[int]:
         return self._min_rows_per_write
+
+    def __repr__(self) -> str:
+        # Never the catalog options: they may hold credentials.
+        return f"PaimonDatasink({self.table!r}, warehouse={self.warehouse!r})"
 
     def __getstate__(self) -> dict[str, Any]:
         # Workers need the table, the binding and the tracker, not the driver's job state.

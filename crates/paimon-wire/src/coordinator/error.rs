@@ -185,6 +185,19 @@ pub enum CoordinatorError {
         /// The snapshot that carries `committed_identifier`.
         snapshot_id: i64,
     },
+    /// The warehouse is a URI whose storage backend this build does not have. Rebuild with
+    /// the named cargo feature (of paimon-wire, the CLI, the C library or the Python module).
+    StorageBackendNotCompiled {
+        /// The warehouse's URI scheme (`s3`, `oss`, ...).
+        scheme: String,
+        /// The cargo feature that compiles the backend in (`storage-s3`, ...).
+        feature: &'static str,
+    },
+    /// The warehouse is a URI whose scheme no storage backend of the paimon crate serves.
+    UnknownStorageScheme {
+        /// The warehouse's URI scheme.
+        scheme: String,
+    },
     /// The paimon crate failed while opening the table, reading its state, committing or
     /// aborting.
     Paimon {
@@ -265,6 +278,16 @@ impl fmt::Display for CoordinatorError {
                  but the same commit user already committed identifier {committed_identifier} \
                  (snapshot {snapshot_id}); identifiers must increase per commit user, so nothing \
                  was committed. Give each concurrent job its own commit user"
+            ),
+            CoordinatorError::StorageBackendNotCompiled { scheme, feature } => write!(
+                f,
+                "the storage backend for {scheme}:// warehouses is not compiled in; build with \
+                 the cargo feature `{feature}`"
+            ),
+            CoordinatorError::UnknownStorageScheme { scheme } => write!(
+                f,
+                "no storage backend serves {scheme}:// warehouses (known: file, memory, s3, \
+                 s3a, oss, gs, gcs, abfs, abfss, az, cos, cosn, obs, hdfs)"
             ),
             CoordinatorError::Paimon { during, source } => {
                 write!(f, "paimon failed while {during}: {source}")

@@ -115,7 +115,7 @@ pub use commit::CommitOutcome;
 pub use error::{
     CoordinatorError, CoordinatorResult, MergeConflict, MessageOrigin, Rule, ValidationError,
 };
-pub use table::{open_table, parse_table_name};
+pub use table::{open_table, open_table_with_options, parse_table_name};
 pub use validate::BucketMode;
 
 use validate::TableRules;
