@@ -397,7 +397,10 @@ async fn external_paths_are_accepted_under_the_configured_root_only() {
             path.replace("external-root", "external-root/../elsewhere"),
             "is not where this table keeps file",
         ),
-        (format!("{path}.other"), "is not where this table keeps file"),
+        (
+            format!("{path}.other"),
+            "is not where this table keeps file",
+        ),
     ] {
         let mut crafted = messages.clone();
         crafted[0].new_files[0].external_path = Some(bad.clone());

@@ -20,8 +20,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use paimon::spec::{FileKind, IndexManifest, ManifestList, Snapshot};
 use paimon::spec::Manifest;
+use paimon::spec::{FileKind, IndexManifest, ManifestList, Snapshot};
 use paimon::table::CommitMessage;
 
 use super::error::{CoordinatorError, CoordinatorResult, Rule, ValidationError};
@@ -283,7 +283,10 @@ async fn read_live_files(
     );
     // Net count per (bucket, level, name): an ADD counts +1, a DELETE -1, in manifest order.
     let mut net: HashMap<(BucketKey, i32, String), i32> = HashMap::new();
-    for list in [snapshot.base_manifest_list(), snapshot.delta_manifest_list()] {
+    for list in [
+        snapshot.base_manifest_list(),
+        snapshot.delta_manifest_list(),
+    ] {
         let metas = ManifestList::read(file_io, &snapshots.manifest_path(list)).await?;
         for meta in metas {
             if let (Some(lo), Some(hi)) = (meta.min_bucket(), meta.max_bucket()) {
@@ -351,7 +354,9 @@ pub(crate) async fn referenced_files(
         .await
         .map_err(|e| {
             CoordinatorError::paimon(
-                format!("reading the snapshots of table {table_name} to check what abort may delete"),
+                format!(
+                    "reading the snapshots of table {table_name} to check what abort may delete"
+                ),
                 e,
             )
         })

@@ -114,7 +114,10 @@ fn canonical_root(root: &str) -> String {
     let root = canonical_path(root);
     let path_start = match root.find("://") {
         Some(i) => root[i + 3..].find('/').map_or(root.len(), |j| i + 3 + j),
-        None => root.find(':').filter(|i| !root[..*i].contains('/')).map_or(0, |i| i + 1),
+        None => root
+            .find(':')
+            .filter(|i| !root[..*i].contains('/'))
+            .map_or(0, |i| i + 1),
     };
     let (head, path) = root.split_at(path_start);
     let mut out = String::with_capacity(root.len());
@@ -230,12 +233,10 @@ impl TableRules {
             .collect();
         schema_ids.insert(schema.id());
         let data_external_roots = configured_roots(schema.options(), DATA_EXTERNAL_PATHS_OPTION);
-        let global_index_external_root = configured_roots(
-            schema.options(),
-            GLOBAL_INDEX_EXTERNAL_PATH_OPTION,
-        )
-        .into_iter()
-        .next();
+        let global_index_external_root =
+            configured_roots(schema.options(), GLOBAL_INDEX_EXTERNAL_PATH_OPTION)
+                .into_iter()
+                .next();
         let entropy_inject = schema
             .options()
             .get(DATA_EXTERNAL_PATHS_STRATEGY_OPTION)
@@ -605,10 +606,7 @@ impl Check<'_> {
                     return Err(self.fail(
                         format!("{list}[{i}]"),
                         Rule::ChangeKind,
-                        format!(
-                            "deletion-vector index file {:?}: {opt_in}",
-                            file.file_name
-                        ),
+                        format!("deletion-vector index file {:?}: {opt_in}", file.file_name),
                     ));
                 }
             }
@@ -642,10 +640,7 @@ impl Check<'_> {
     /// [`TableRules::relative_bucket_path`]).
     fn relative_bucket_path(&self) -> Option<&str> {
         self.relative_bucket_path
-            .get_or_init(|| {
-                self.rules
-                    .relative_bucket_path(self.partition, self.bucket)
-            })
+            .get_or_init(|| self.rules.relative_bucket_path(self.partition, self.bucket))
             .as_deref()
     }
 
@@ -754,7 +749,11 @@ impl Check<'_> {
             ));
         }
         self.bounded(|| format!("{at}.file_size"), file.file_size, MAX_FILE_SIZE)?;
-        self.bounded(|| format!("{at}.row_count"), file.row_count, MAX_FILE_ROW_COUNT)?;
+        self.bounded(
+            || format!("{at}.row_count"),
+            file.row_count,
+            MAX_FILE_ROW_COUNT,
+        )?;
         self.non_negative(|| format!("{at}.level"), i64::from(file.level))?;
         for (name, sequence) in [
             ("min_sequence_number", file.min_sequence_number),
@@ -764,7 +763,9 @@ impl Check<'_> {
                 return Err(self.fail(
                     format!("{at}.{name}"),
                     Rule::Bounds,
-                    format!("{sequence} is beyond the coordinator's bound ±{MAX_SEQUENCE_OR_ROW_ID}"),
+                    format!(
+                        "{sequence} is beyond the coordinator's bound ±{MAX_SEQUENCE_OR_ROW_ID}"
+                    ),
                 ));
             }
         }
@@ -824,7 +825,11 @@ impl Check<'_> {
             )?;
         }
         self.bounded(|| format!("{at}.file_size"), file.file_size, MAX_FILE_SIZE)?;
-        self.bounded(|| format!("{at}.row_count"), file.row_count, MAX_FILE_ROW_COUNT)?;
+        self.bounded(
+            || format!("{at}.row_count"),
+            file.row_count,
+            MAX_FILE_ROW_COUNT,
+        )?;
         if let Some(ranges) = &file.deletion_vectors_ranges {
             for (data_file, range) in ranges {
                 let at = || format!("{at}.deletion_vectors_ranges[{data_file:?}]");
@@ -1035,10 +1040,16 @@ mod tests {
 
     #[test]
     fn java_and_rust_spellings_of_a_file_uri_compare_equal_and_nothing_else_is_rewritten() {
-        assert_eq!(canonical_path("file:///tmp/a/x"), canonical_path("file:/tmp/a/x"));
+        assert_eq!(
+            canonical_path("file:///tmp/a/x"),
+            canonical_path("file:/tmp/a/x")
+        );
         // The reader strips only a lower-case `file:/`, and a bare `/tmp/..` resolves
         // against the warehouse's file system: neither is the same path.
-        assert_ne!(canonical_path("FILE:///tmp/a/x"), canonical_path("file:/tmp/a/x"));
+        assert_ne!(
+            canonical_path("FILE:///tmp/a/x"),
+            canonical_path("file:/tmp/a/x")
+        );
         assert_ne!(canonical_path("/tmp/a/x"), canonical_path("file:/tmp/a/x"));
         assert_eq!(canonical_path("s3://bucket/root/x"), "s3://bucket/root/x");
         assert!(is_entropy_segment(0, "0101") && is_entropy_segment(3, "01010101"));

@@ -6,9 +6,7 @@ use indexmap::IndexMap;
 use paimon::spec::{DeletionVectorMeta, GlobalIndexMeta, IndexFileMeta};
 use paimon::table::{CommitMessage, Table};
 use paimon_wire::coordinator::validate::{MAX_FILE_ROW_COUNT, MAX_TOTAL_BUCKETS};
-use paimon_wire::coordinator::{
-    Binding, CommitOutcome, Coordinator, CoordinatorError, Rule,
-};
+use paimon_wire::coordinator::{Binding, CommitOutcome, Coordinator, CoordinatorError, Rule};
 use paimon_wire::{serialize_list, SerializerVersion};
 
 use super::support::{
@@ -33,7 +31,11 @@ impl Unchanged {
     }
 
     async fn assert_still(&self, table: &Table, what: &str) {
-        assert_eq!(snapshot_count(table).await, self.snapshots, "{what}: snapshots");
+        assert_eq!(
+            snapshot_count(table).await,
+            self.snapshots,
+            "{what}: snapshots"
+        );
         assert_eq!(read_rows(table).await, self.rows, "{what}: rows");
     }
 }
@@ -82,7 +84,10 @@ async fn external_paths_must_be_exactly_the_files_own_bucket_path_under_a_root()
     let table = warehouse.create("ext", Kind::ExternalAppend).await;
     let messages = worker_messages(&table, &[(1, "a"), (2, "a")]).await;
     let file = &messages[0].new_files[0];
-    let path = file.external_path.clone().expect("the writer used the external root");
+    let path = file
+        .external_path
+        .clone()
+        .expect("the writer used the external root");
     let name = file.file_name.clone();
     let root = warehouse.external_root();
     let root = root.to_str().unwrap();
@@ -108,7 +113,9 @@ async fn external_paths_must_be_exactly_the_files_own_bucket_path_under_a_root()
         let error = send(&coordinator, &crafted, 1).await.unwrap_err();
         assert_eq!(rule_of(&error), Rule::ExternalPath, "{bad}: {error}");
         assert!(
-            error.to_string().contains("is not where this table keeps file"),
+            error
+                .to_string()
+                .contains("is not where this table keeps file"),
             "{bad}: {error}"
         );
         before.assert_still(&table, &bad).await;
@@ -143,8 +150,7 @@ async fn a_crafted_external_path_cannot_make_abort_delete_another_tables_files()
 
     let mut crafted = messages.clone();
     crafted[0].new_files[0].file_name = "LATEST".into();
-    crafted[0].new_files[0].external_path =
-        Some(format!("file:{}", victim.to_str().unwrap()));
+    crafted[0].new_files[0].external_path = Some(format!("file:{}", victim.to_str().unwrap()));
     let coordinator = append_coordinator(&table).await;
     let error = coordinator
         .deserialize(V, &serialize_list(&crafted, V).unwrap())
@@ -194,7 +200,11 @@ async fn committed_data_files_sent_as_changelog_files_are_refused() {
     let coordinator = append_coordinator(&table).await;
     let error = send(&coordinator, &as_changelog, 2).await.unwrap_err();
     assert_eq!(rule_of(&error), Rule::AlreadyLive, "{error}");
-    assert!(error.as_validation().unwrap().field.starts_with("new_changelog_files"));
+    assert!(error
+        .as_validation()
+        .unwrap()
+        .field
+        .starts_with("new_changelog_files"));
     before.assert_still(&table, "changelog resend").await;
 }
 
@@ -261,14 +271,18 @@ async fn an_append_binding_refuses_deletes_unless_it_opts_in() {
         .unwrap_err();
     assert_eq!(rule_of(&error), Rule::ChangeKind, "{error}");
     assert!(error.to_string().contains("with_deletes"), "{error}");
-    before.assert_still(&table, "append with deleted_files").await;
+    before
+        .assert_still(&table, "append with deleted_files")
+        .await;
 
     let overwrite = bind(&table, Binding::overwrite(USER)).await;
     let error = overwrite
         .deserialize(V, &serialize_list(&deleting, V).unwrap())
         .unwrap_err();
     assert_eq!(rule_of(&error), Rule::ChangeKind, "{error}");
-    before.assert_still(&table, "overwrite with deleted_files").await;
+    before
+        .assert_still(&table, "overwrite with deleted_files")
+        .await;
 
     // Deletion-vector index files and deleted index files too.
     let dv = IndexFileMeta {
@@ -335,7 +349,9 @@ async fn abort_of_a_committed_payload_deletes_nothing_and_says_why() {
             file.file_name
         );
     }
-    before.assert_still(&table, "abort of committed files").await;
+    before
+        .assert_still(&table, "abort of committed files")
+        .await;
 
     // An uncommitted payload in the same buckets is deleted and reported.
     let fresh = worker_messages(&table, &[(3, "a")]).await;
@@ -343,7 +359,10 @@ async fn abort_of_a_committed_payload_deletes_nothing_and_says_why() {
         .deserialize(V, &serialize_list(&fresh, V).unwrap())
         .unwrap();
     let report = coordinator.abort(&bound).await.unwrap();
-    assert_eq!(report.deleted, vec![fresh[0].new_files[0].file_name.clone()]);
+    assert_eq!(
+        report.deleted,
+        vec![fresh[0].new_files[0].file_name.clone()]
+    );
     assert!(find_files(warehouse.dir.path(), &report.deleted[0]).is_empty());
     before.assert_still(&table, "abort of fresh files").await;
 }
@@ -400,7 +419,10 @@ async fn numbers_that_would_overflow_the_commit_are_refused_before_it() {
         .collect();
     let error = send(&coordinator, &many, 2).await.unwrap_err();
     assert_eq!(rule_of(&error), Rule::Bounds, "{error}");
-    assert!(error.to_string().contains("past the coordinator's bound"), "{error}");
+    assert!(
+        error.to_string().contains("past the coordinator's bound"),
+        "{error}"
+    );
     before.assert_still(&table, "sum of row counts").await;
 }
 
