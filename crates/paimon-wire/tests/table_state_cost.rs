@@ -63,7 +63,10 @@ async fn table_state_check_cost_at_many_live_files() {
         started.elapsed().as_secs_f64()
     );
 
-    for (case, template) in [("touched-partition-holds-all", &in_a), ("new-partition", &in_b)] {
+    for (case, template) in [
+        ("touched-partition-holds-all", &in_a),
+        ("new-partition", &in_b),
+    ] {
         let probe = with_files(template, "probe", 100);
         let bound = coordinator.bind_messages(vec![probe]).expect("valid");
         let runs = 5;

@@ -485,7 +485,8 @@ async fn index_entries_are_checked_against_their_file_and_the_schema() {
         crafted[0].new_index_files = vec![file];
         crafted
     };
-    let cases: [(&str, Rule, Box<dyn Fn(&mut IndexFileMeta)>); 3] = [
+    type IndexEdit = Box<dyn Fn(&mut IndexFileMeta)>;
+    let cases: [(&str, Rule, IndexEdit); 3] = [
         (
             "upper-case global index type",
             Rule::IndexType,
