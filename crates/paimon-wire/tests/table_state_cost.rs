@@ -17,18 +17,24 @@
 #[allow(dead_code)]
 mod support;
 
+use std::path::Path;
 use std::time::Instant;
 
 use paimon::table::CommitMessage;
-use support::{append_coordinator, worker_messages, Kind, Warehouse};
+use support::{append_coordinator, find_files, worker_messages, Kind, Warehouse};
 
-fn with_files(template: &CommitMessage, prefix: &str, count: usize) -> CommitMessage {
+/// `template` with `count` data files instead of its one; each exists on disk as an empty
+/// file (the paimon crate checks that committed files exist; nothing here reads them).
+fn with_files(root: &Path, template: &CommitMessage, prefix: &str, count: usize) -> CommitMessage {
     let file = template.new_files[0].clone();
+    let real = find_files(root, &file.file_name).remove(0);
+    let directory = real.parent().unwrap().to_path_buf();
     let mut message = template.clone();
     message.new_files = (0..count)
         .map(|i| {
             let mut f = file.clone();
             f.file_name = format!("data-{prefix}-{i:07}.parquet");
+            std::fs::write(directory.join(&f.file_name), b"").unwrap();
             f
         })
         .collect();
@@ -47,11 +53,12 @@ async fn table_state_check_cost_at_many_live_files() {
     let coordinator = append_coordinator(&table).await;
     let in_a = worker_messages(&table, &[(1, "a")]).await.remove(0);
     let in_b = worker_messages(&table, &[(2, "b")]).await.remove(0);
+    let root = warehouse.dir.path();
 
     let started = Instant::now();
     let commits = 10;
     for c in 0..commits {
-        let message = with_files(&in_a, &format!("live{c}"), live_files / commits);
+        let message = with_files(root, &in_a, &format!("live{c}"), live_files / commits);
         let bound = coordinator.bind_messages(vec![message]).expect("valid");
         coordinator
             .commit(bound, c as i64 + 1)
@@ -67,7 +74,7 @@ async fn table_state_check_cost_at_many_live_files() {
         ("touched-partition-holds-all", &in_a),
         ("new-partition", &in_b),
     ] {
-        let probe = with_files(template, "probe", 100);
+        let probe = with_files(root, template, "probe", 100);
         let bound = coordinator.bind_messages(vec![probe]).expect("valid");
         let runs = 5;
         let mut times = Vec::with_capacity(runs);
