@@ -515,3 +515,50 @@ fn inspect_and_convert_detect_envelopes() {
         serialize_list(&common::messages_for_v7(), SerializerVersion::V12).unwrap()
     );
 }
+
+#[test]
+fn commit_refuses_deletes_unless_allowed_and_refuses_files_already_committed() {
+    let w = written(2, 200, &[]);
+    let first = w.payloads[0].as_str();
+    success(&run(&commit_args(&w, "1", &[first]), None));
+    assert_eq!(count_rows(&w.warehouse, TABLE), 100);
+
+    // Worker 1's files, plus messages deleting worker 0's (committed) files.
+    let deleting = {
+        let read = |path: &str| {
+            deserialize_list(SerializerVersion::V14, &std::fs::read(path).unwrap()).unwrap()
+        };
+        let mut messages = read(&w.payloads[1]);
+        for mut committed in read(&w.payloads[0]) {
+            committed.deleted_files = std::mem::take(&mut committed.new_files);
+            messages.push(committed);
+        }
+        let path = path_in(&w.dir, "deleting.bin");
+        std::fs::write(
+            &path,
+            serialize_list(&messages, SerializerVersion::V14).unwrap(),
+        )
+        .unwrap();
+        path
+    };
+    let refused = failure(&run(&commit_args(&w, "2", &[&deleting]), None), 1);
+    assert!(refused.contains("rule change-kind broken"), "{refused}");
+    assert!(refused.contains("--allow-deletes"), "{refused}");
+    assert_eq!(count_rows(&w.warehouse, TABLE), 100);
+
+    // Worker 0's committed files sent again at level 1: refused against the table's state.
+    let again = crafted(&w, "again.bin", |messages| {
+        for file in messages.iter_mut().flat_map(|m| m.new_files.iter_mut()) {
+            file.level = 1;
+        }
+    });
+    let refused = failure(&run(&commit_args(&w, "2", &[&again]), None), 1);
+    assert!(refused.contains("rule already-live broken"), "{refused}");
+    assert_eq!(count_rows(&w.warehouse, TABLE), 100);
+
+    // With --allow-deletes the deletion commits: worker 0's rows go, worker 1's arrive.
+    let mut args = commit_args(&w, "2", &[&deleting]);
+    args.push("--allow-deletes");
+    success(&run(&args, None));
+    assert_eq!(count_rows(&w.warehouse, TABLE), 100);
+}

@@ -315,6 +315,19 @@ struct paimon_result_table_commit paimon_table_commit_new(const struct paimon_ta
                                                           bool overwrite,
                                                           int32_t write_kind);
 
+// `paimon_table_commit_new` for a job that deletes: its messages may name deleted data
+// files, carry deletion-vector index files and delete index files (a primary-key table's
+// deletion-vector maintenance, row-level deletes). `paimon_table_commit_new` refuses such
+// messages with `PAIMON_ERROR_CODE_VALIDATION_FAILED` (rule `change-kind`), so a payload
+// alone cannot turn an append job into one that removes rows.
+//
+// # Safety
+// As `paimon_table_commit_new`.
+struct paimon_result_table_commit paimon_table_commit_new_with_deletes(const struct paimon_table *table,
+                                                                       const char *commit_user,
+                                                                       bool overwrite,
+                                                                       int32_t write_kind);
+
 // Merges `count` message sets (`parts[0..count]`, each from
 // `paimon_commit_messages_deserialize` or an earlier merge on this same `commit`) into one new
 // set owned by the caller. The parts are only read; free them as usual.
@@ -346,7 +359,9 @@ struct paimon_result_commit paimon_table_commit_commit(const struct paimon_table
                                                        int64_t commit_identifier);
 
 // Deletes the data files `messages` prepared, for a write that is abandoned and will never be
-// committed (best effort: files already gone are ignored). Never abort after a commit whose
+// committed (best effort: files already gone are ignored). Deletes only files no snapshot of
+// the table references; files a snapshot lists (a payload that was committed after all) and
+// the files a message deletes are left alone. Never abort after a commit whose
 // outcome is unknown: call `paimon_table_commit_commit` again with the same identifier
 // instead. `messages` must be bound to `commit`. Returns NULL on success.
 //

@@ -189,6 +189,38 @@ pub unsafe extern "C" fn paimon_table_commit_new(
     overwrite: bool,
     write_kind: i32,
 ) -> paimon_result_table_commit {
+    // SAFETY: forwarded from the caller.
+    unsafe { table_commit_new(table, commit_user, overwrite, write_kind, false) }
+}
+
+/// `paimon_table_commit_new` for a job that deletes: its messages may name deleted data
+/// files, carry deletion-vector index files and delete index files (a primary-key table's
+/// deletion-vector maintenance, row-level deletes). `paimon_table_commit_new` refuses such
+/// messages with `PAIMON_ERROR_CODE_VALIDATION_FAILED` (rule `change-kind`), so a payload
+/// alone cannot turn an append job into one that removes rows.
+///
+/// # Safety
+/// As `paimon_table_commit_new`.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_table_commit_new_with_deletes(
+    table: *const paimon_table,
+    commit_user: *const c_char,
+    overwrite: bool,
+    write_kind: i32,
+) -> paimon_result_table_commit {
+    // SAFETY: forwarded from the caller.
+    unsafe { table_commit_new(table, commit_user, overwrite, write_kind, true) }
+}
+
+/// # Safety
+/// As `paimon_table_commit_new`.
+unsafe fn table_commit_new(
+    table: *const paimon_table,
+    commit_user: *const c_char,
+    overwrite: bool,
+    write_kind: i32,
+    allow_deletes: bool,
+) -> paimon_result_table_commit {
     guard(|| {
         // SAFETY: forwarded from the caller.
         let (table, commit_user) = unsafe {
@@ -200,6 +232,7 @@ pub unsafe extern "C" fn paimon_table_commit_new(
         let write_kind = write_kind_arg(write_kind)?;
         let binding = Binding {
             write_kind: write_kind.into(),
+            allow_deletes,
             ..if overwrite {
                 Binding::overwrite(commit_user)
             } else {
@@ -306,7 +339,9 @@ pub unsafe extern "C" fn paimon_table_commit_commit(
 }
 
 /// Deletes the data files `messages` prepared, for a write that is abandoned and will never be
-/// committed (best effort: files already gone are ignored). Never abort after a commit whose
+/// committed (best effort: files already gone are ignored). Deletes only files no snapshot of
+/// the table references; files a snapshot lists (a payload that was committed after all) and
+/// the files a message deletes are left alone. Never abort after a commit whose
 /// outcome is unknown: call `paimon_table_commit_commit` again with the same identifier
 /// instead. `messages` must be bound to `commit`. Returns NULL on success.
 ///
@@ -329,6 +364,7 @@ pub unsafe extern "C" fn paimon_table_commit_abort(
         commit
             .runtime
             .block_on(commit.coordinator.abort(bound))
+            .map(drop)
             .map_err(FfiError::from)
     })
 }

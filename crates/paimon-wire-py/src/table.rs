@@ -290,12 +290,15 @@ impl Table {
     }
 
     /// The coordinator of one commit job on this table; see `Coordinator`.
-    #[pyo3(signature = (commit_user, *, overwrite=false, postpone_fixed_bucket=false))]
+    #[pyo3(signature = (
+        commit_user, *, overwrite=false, postpone_fixed_bucket=false, allow_deletes=false
+    ))]
     fn new_coordinator(
         slf: &Bound<'_, Self>,
         commit_user: &str,
         overwrite: bool,
         postpone_fixed_bucket: bool,
+        allow_deletes: bool,
     ) -> PyResult<Coordinator> {
         Coordinator::bind(
             slf.py(),
@@ -303,6 +306,7 @@ impl Table {
             commit_user,
             overwrite,
             postpone_fixed_bucket,
+            allow_deletes,
         )
     }
 

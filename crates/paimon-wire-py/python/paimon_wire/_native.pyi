@@ -193,6 +193,7 @@ class Table:
         *,
         overwrite: bool = False,
         postpone_fixed_bucket: bool = False,
+        allow_deletes: bool = False,
     ) -> Coordinator:
         """The coordinator of the job ``commit_user`` on this table."""
 
@@ -237,6 +238,7 @@ class Coordinator:
         *,
         overwrite: bool = False,
         postpone_fixed_bucket: bool = False,
+        allow_deletes: bool = False,
     ) -> Coordinator: ...
     @property
     def commit_user(self) -> str: ...
@@ -253,8 +255,9 @@ class Coordinator:
         unknown: commit again with the same identifier, never ``abort``."""
     def commit_payloads(self, payloads: Sequence[_Payload], identifier: int) -> CommitOutcome:
         """Deserializes, merges and commits ``payloads`` once under ``identifier``."""
-    def abort(self, messages: BoundMessages) -> None:
-        """Deletes the files of messages that will never be committed (best effort)."""
+    def abort(self, messages: BoundMessages) -> dict[str, list[Any]]:
+        """Deletes the files of messages that will never be committed (best effort), only
+        files no snapshot references: ``{"deleted": [name], "skipped": [(name, reason)]}``."""
     def commit_status(self, identifier: int) -> Optional[CommitOutcome]:
         """An ``already_committed`` outcome if ``identifier`` is committed, else None."""
 

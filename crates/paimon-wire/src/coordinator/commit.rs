@@ -157,6 +157,7 @@ pub(crate) async fn commit_once(
     if let Some(snapshot_id) = find_committed(coordinator, identifier).await? {
         return Ok(CommitOutcome::AlreadyCommitted { snapshot_id });
     }
+    super::table_state::check(coordinator, &messages).await?;
     let table_commit = TableCommit::new(
         coordinator.table.clone(),
         coordinator.binding.commit_user.clone(),
@@ -211,15 +212,79 @@ pub(crate) async fn commit_once(
     }
 }
 
+/// What [`Coordinator::abort`](super::Coordinator::abort) did with each file the messages
+/// name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AbortReport {
+    /// Files handed to deletion (data, changelog and index file names; a data file's extra
+    /// files go with it). Deleting is best effort: a file already gone is not an error.
+    pub deleted: Vec<String>,
+    /// Files left alone, each with the reason.
+    pub skipped: Vec<SkippedFile>,
+}
+
+/// A file [`Coordinator::abort`](super::Coordinator::abort) did not delete.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedFile {
+    /// The file name.
+    pub file_name: String,
+    /// Why it was kept.
+    pub reason: String,
+}
+
+/// Deletes only files abort can prove this job wrote and nobody uses: files that no snapshot
+/// of the table references (in the messages' partitions and buckets). External paths were
+/// checked at deserialization to be exactly this table's layout for the file. Everything
+/// else is skipped and reported.
 pub(crate) async fn abort(
     coordinator: &Coordinator,
     messages: &[CommitMessage],
-) -> CoordinatorResult<()> {
+) -> CoordinatorResult<AbortReport> {
+    let referenced = super::table_state::referenced_files(coordinator, messages).await?;
+    let mut report = AbortReport::default();
+    let mut deletable = Vec::with_capacity(messages.len());
+    for message in messages {
+        let key = super::table_state::message_bucket_key(coordinator, message);
+        let mut keep = |name: &str| {
+            if referenced.contains(&(key.clone(), name.to_string())) {
+                report.skipped.push(SkippedFile {
+                    file_name: name.to_string(),
+                    reason: "a snapshot of the table references it (was this payload \
+                             committed? rerun the commit with the same identifier instead)"
+                        .into(),
+                });
+                false
+            } else {
+                report.deleted.push(name.to_string());
+                true
+            }
+        };
+        let mut message = message.clone();
+        message.new_files.retain(|f| keep(&f.file_name));
+        message.new_changelog_files.retain(|f| keep(&f.file_name));
+        message.new_index_files.retain(|f| keep(&f.file_name));
+        for (list, files) in [
+            ("deleted_files", message.deleted_files.len()),
+            ("deleted_index_files", message.deleted_index_files.len()),
+        ] {
+            if files > 0 {
+                report.skipped.push(SkippedFile {
+                    file_name: format!("{files} file(s) in {list}"),
+                    reason: "abort deletes only files the job wrote, never the files a \
+                             message deletes"
+                        .into(),
+                });
+            }
+        }
+        message.deleted_files.clear();
+        message.deleted_index_files.clear();
+        deletable.push(message);
+    }
     TableCommit::new(
         coordinator.table.clone(),
         coordinator.binding.commit_user.clone(),
     )
-    .abort(messages)
+    .abort(&deletable)
     .await
     .map_err(|e| {
         CoordinatorError::paimon(
@@ -230,5 +295,6 @@ pub(crate) async fn abort(
             ),
             e,
         )
-    })
+    })?;
+    Ok(report)
 }

@@ -36,6 +36,22 @@ pub enum Rule {
     IndexType,
     /// The message carries a compaction result, which the coordinator does not commit.
     CompactIncrement,
+    /// The message carries a kind of change the binding does not allow: deleted data files,
+    /// deletion-vector index entries or deleted index files on a binding that did not opt in
+    /// to deletes ([`crate::coordinator::Binding::with_deletes`]).
+    ChangeKind,
+    /// A number that feeds the commit's arithmetic (row counts, sizes, sequence numbers, row
+    /// ids, bucket counts, and their sums) is beyond the coordinator's bounds, or a range
+    /// lies outside the file it points into.
+    Bounds,
+    /// A file the message adds (data, changelog or index file) is already live in the table,
+    /// at any level.
+    AlreadyLive,
+    /// A file the message deletes is not live in the table.
+    NotLive,
+    /// One file appears in two roles (e.g. added as data and as changelog, or added and
+    /// deleted).
+    TwoRoles,
 }
 
 impl Rule {
@@ -51,6 +67,11 @@ impl Rule {
             Rule::NonNegative => "non-negative",
             Rule::IndexType => "index-type",
             Rule::CompactIncrement => "compact-increment",
+            Rule::ChangeKind => "change-kind",
+            Rule::Bounds => "bounds",
+            Rule::AlreadyLive => "already-live",
+            Rule::NotLive => "not-live",
+            Rule::TwoRoles => "two-roles",
         }
     }
 }
