@@ -113,6 +113,10 @@ typedef enum paimon_error_code {
   // a higher one (two coordinators share a commit user). Nothing was committed; give each
   // concurrent job its own commit user.
   PAIMON_ERROR_CODE_IDENTIFIER_SUPERSEDED = 17,
+  // The warehouse is a URI whose storage backend (`s3`, `oss`, `gs`, `abfs`, `cos`, `obs`,
+  // `hdfs`) this build of the library does not have; the message names the cargo feature
+  // to build it with. Not an I/O error: no storage was touched.
+  PAIMON_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED = 18,
   // A bug inside the library (a Rust panic, caught at the boundary). The handle involved
   // may be unusable; free it.
   PAIMON_ERROR_CODE_INTERNAL = 99,
@@ -467,14 +471,32 @@ void paimon_bytes_free(struct paimon_bytes bytes);
 
 // Opens table `table_name` (`database.table`) in the warehouse at `warehouse`.
 //
-// `warehouse` is a local path (`/data/warehouse` or `file:///data/warehouse`) or any URI the
-// Paimon crate was built to reach. `option_keys` / `option_values` are `option_count` extra
-// catalog options (e.g. storage credentials); both may be NULL when `option_count` is 0.
+// `warehouse` is a local path (`/data/warehouse` or `file:///data/warehouse`), a URI whose
+// storage backend this library was built with (by default every object store: `s3://`,
+// `s3a://`, `oss://`, `gs://`, `abfs[s]://`, `cos://`, `obs://`; `hdfs://` with the
+// `storage-hdfs` feature), or a REST catalog's warehouse name (with `metastore=rest`).
+// `option_keys` / `option_values` are `option_count` catalog options; both may be NULL when
+// `option_count` is 0. The keys are Paimon's (same as Java's catalog options), e.g.:
+//
+// - S3 and S3-compatible stores: `s3.endpoint`, `s3.region`, `s3.access-key`,
+//   `s3.secret-key`, `s3.session.token`, `s3.path-style-access` (`true` for S3Proxy, MinIO
+//   and most non-AWS servers); `fs.s3a.*` spellings are accepted too.
+// - OSS: `fs.oss.endpoint`, `fs.oss.accessKeyId`, `fs.oss.accessKeySecret`.
+// - GCS: `gcs.*` / `fs.gs.*`; Azure: `azure.*` / `fs.azure.*`; COS: `cos.*` / `fs.cosn.*`;
+//   OBS: `obs.*` / `fs.obs.*` (the paimon crate's `io/storage_*.rs` list every key).
+// - REST catalog: `metastore=rest`, `uri`, `token.provider`, `token`, `dlf.*`.
+// - Table options are the table's own; catalog options here only reach storage and catalog.
+//
+// Option values are copied; values of keys naming a secret, key, token, password or
+// credential never appear in error messages.
 //
 // Every string is NUL-terminated UTF-8, borrowed for the duration of the call only.
 // Returns a table owned by the caller (free with `paimon_table_free`) or an error:
 // `PAIMON_ERROR_CODE_TABLE_NOT_FOUND` when the database or table does not exist,
-// `PAIMON_ERROR_CODE_INVALID_ARGUMENT` for a malformed name or option.
+// `PAIMON_ERROR_CODE_INVALID_ARGUMENT` for a malformed name or option,
+// `PAIMON_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED` for a URI whose backend this build lacks
+// (the message names the cargo feature), `PAIMON_ERROR_CODE_UNSUPPORTED` for a URI scheme no
+// backend serves.
 //
 // # Safety
 // Pointer arguments are NULL or valid as described above.
