@@ -486,12 +486,27 @@ impl Coordinator {
     }
 
     /// Whether `identifier` is already committed for this commit user:
-    /// `Some(CommitOutcome::AlreadyCommitted { .. })` if it is, `None` if not. Reads the
-    /// table's snapshots; commits nothing.
+    /// `Some(CommitOutcome::AlreadyCommitted { .. })` if it is (or a higher identifier of
+    /// the user supersedes it and its snapshot may have expired), `None` if not — also when
+    /// a higher identifier supersedes one that was provably never committed (committing it
+    /// would then fail with [`CoordinatorError::IdentifierSuperseded`]). Reads the table's
+    /// snapshots; commits nothing.
     pub async fn commit_status(&self, identifier: i64) -> CoordinatorResult<Option<CommitOutcome>> {
-        Ok(commit::find_committed(self, identifier)
-            .await?
-            .map(|snapshot_id| CommitOutcome::AlreadyCommitted { snapshot_id }))
+        use commit::IdentifierStatus;
+        Ok(match commit::identifier_status(self, identifier).await? {
+            IdentifierStatus::Committed(snapshot_id) => Some(CommitOutcome::AlreadyCommitted {
+                snapshot_id: Some(snapshot_id),
+            }),
+            IdentifierStatus::Superseded {
+                never_committed: false,
+                ..
+            } => Some(CommitOutcome::AlreadyCommitted { snapshot_id: None }),
+            IdentifierStatus::Superseded {
+                never_committed: true,
+                ..
+            }
+            | IdentifierStatus::NotCommitted => None,
+        })
     }
 
     fn check_owner(&self, messages: &BoundMessages) -> CoordinatorResult<()> {
