@@ -12,10 +12,8 @@ mod common;
 use std::collections::BTreeMap;
 use std::process::{Child, Command, Output, Stdio};
 
-use arrow_array::{Int64Array, RecordBatch};
-use common::{path_in, run, success};
-use futures::TryStreamExt;
-use paimon_wire::coordinator::open_table;
+use arrow_array::Int64Array;
+use common::{path_in, read_table, run, success};
 
 const TABLE: &str = "demo.events";
 /// Rows in each payload.
@@ -144,12 +142,12 @@ fn ended(out: Output) -> Ended {
 
 /// Snapshot id -> (commit user, commit identifier), and every row id in the table.
 fn table_state(warehouse: &str) -> (BTreeMap<i64, (String, i64)>, Vec<i64>) {
+    let (table, batches) = read_table(warehouse, TABLE);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
-    runtime.block_on(async {
-        let table = open_table(warehouse, TABLE).await.unwrap();
+    let snapshots = runtime.block_on(async {
         let manager = table.snapshot_manager();
         let mut snapshots = BTreeMap::new();
         for id in manager.list_all_ids().await.unwrap() {
@@ -162,28 +160,19 @@ fn table_state(warehouse: &str) -> (BTreeMap<i64, (String, i64)>, Vec<i64>) {
                 ),
             );
         }
-        let builder = table.new_read_builder();
-        let plan = builder.new_scan().plan().await.unwrap();
-        let batches: Vec<RecordBatch> = builder
-            .new_read()
+        snapshots
+    });
+    let mut ids = Vec::new();
+    for batch in &batches {
+        let column = batch
+            .column_by_name("id")
             .unwrap()
-            .to_arrow(plan.splits())
-            .unwrap()
-            .try_collect()
-            .await
+            .as_any()
+            .downcast_ref::<Int64Array>()
             .unwrap();
-        let mut ids = Vec::new();
-        for batch in &batches {
-            let column = batch
-                .column_by_name("id")
-                .unwrap()
-                .as_any()
-                .downcast_ref::<Int64Array>()
-                .unwrap();
-            ids.extend(column.values().iter().copied());
-        }
-        (snapshots, ids)
-    })
+        ids.extend(column.values().iter().copied());
+    }
+    (snapshots, ids)
 }
 
 /// Counts of one race.

@@ -17,9 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use arrow_array::RecordBatch;
-use common::{path_in, run, success};
-use futures::TryStreamExt;
-use paimon_wire::coordinator::open_table;
+use common::{path_in, read_table, run, success};
 use paimon_wire::paimon::catalog::{Catalog, Identifier};
 use paimon_wire::paimon::spec::SchemaChange;
 use paimon_wire::paimon::{CatalogOptions, FileSystemCatalog, Options};
@@ -122,12 +120,12 @@ struct State {
 }
 
 fn state(warehouse: &str) -> State {
+    let (table, batches) = read_table(warehouse, TABLE);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     runtime.block_on(async {
-        let table = open_table(warehouse, TABLE).await.unwrap();
         let manager = table.snapshot_manager();
         let snapshots = manager.list_all_ids().await.unwrap();
         let mut referenced_lists = BTreeSet::new();
@@ -136,16 +134,6 @@ fn state(warehouse: &str) -> State {
             referenced_lists.insert(snapshot.base_manifest_list().to_string());
             referenced_lists.insert(snapshot.delta_manifest_list().to_string());
         }
-        let builder = table.new_read_builder();
-        let plan = builder.new_scan().plan().await.unwrap();
-        let batches: Vec<RecordBatch> = builder
-            .new_read()
-            .unwrap()
-            .to_arrow(plan.splits())
-            .unwrap()
-            .try_collect()
-            .await
-            .unwrap();
         State {
             snapshots,
             referenced_lists,

@@ -7,8 +7,6 @@ use std::path::Path;
 
 use arrow_array::RecordBatch;
 use common::{failure, path_in, run, success};
-use futures::TryStreamExt;
-use paimon_wire::coordinator::open_table;
 use paimon_wire::{deserialize_list, envelope, serialize_list, CommitMessage, SerializerVersion};
 
 const TABLE: &str = "demo.events";
@@ -16,24 +14,8 @@ const TABLE: &str = "demo.events";
 /// Rows in `table` of the warehouse at `warehouse`, read with the paimon crate directly
 /// (not through the CLI under test).
 fn count_rows(warehouse: &str, table: &str) -> usize {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let table = open_table(warehouse, table).await.unwrap();
-        let builder = table.new_read_builder();
-        let plan = builder.new_scan().plan().await.unwrap();
-        let batches: Vec<RecordBatch> = builder
-            .new_read()
-            .unwrap()
-            .to_arrow(plan.splits())
-            .unwrap()
-            .try_collect()
-            .await
-            .unwrap();
-        batches.iter().map(RecordBatch::num_rows).sum()
-    })
+    let (_, batches) = common::read_table(warehouse, table);
+    batches.iter().map(RecordBatch::num_rows).sum()
 }
 
 /// The value of the demo report line starting with `key`.
