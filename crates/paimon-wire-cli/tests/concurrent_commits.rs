@@ -143,11 +143,7 @@ fn ended(out: Output) -> Ended {
 /// Snapshot id -> (commit user, commit identifier), and every row id in the table.
 fn table_state(warehouse: &str) -> (BTreeMap<i64, (String, i64)>, Vec<i64>) {
     let (table, batches) = read_table(warehouse, TABLE);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let snapshots = runtime.block_on(async {
+    let snapshots = common::block_on(async {
         let manager = table.snapshot_manager();
         let mut snapshots = BTreeMap::new();
         for id in manager.list_all_ids().await.unwrap() {

@@ -121,11 +121,7 @@ struct State {
 
 fn state(warehouse: &str) -> State {
     let (table, batches) = read_table(warehouse, TABLE);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    common::block_on(async {
         let manager = table.snapshot_manager();
         let snapshots = manager.list_all_ids().await.unwrap();
         let mut referenced_lists = BTreeSet::new();
@@ -221,11 +217,7 @@ fn a_coordinator_killed_at_each_crash_point_commits_exactly_once_on_rerun() {
 
 /// Sets table option `key` of the demo table.
 fn set_table_option(warehouse: &str, key: &str, value: &str) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    common::block_on(async {
         let mut options = Options::new();
         options.set(CatalogOptions::WAREHOUSE, warehouse);
         let catalog = FileSystemCatalog::new(options).unwrap();

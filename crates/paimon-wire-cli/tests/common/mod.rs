@@ -160,6 +160,15 @@ pub fn path_in(dir: &tempfile::TempDir, name: &str) -> String {
     dir.path().join(name).to_string_lossy().into_owned()
 }
 
+/// Runs `future` to completion on a new single-threaded runtime.
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
 /// Every row of `table` (`database.table`) in the warehouse at `warehouse`, and the table
 /// itself, read with the paimon crate directly (not through the CLI under test).
 pub fn read_table(
@@ -170,11 +179,7 @@ pub fn read_table(
     Vec<arrow_array::RecordBatch>,
 ) {
     use futures::TryStreamExt;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    block_on(async {
         let table = paimon_wire::coordinator::open_table(warehouse, table)
             .await
             .unwrap();
