@@ -305,20 +305,16 @@ impl SnapshotManager {
 
     /// Update the LATEST hint file.
     ///
-    /// The hint is replaced as a whole (a temporary file renamed over it where the storage
-    /// can rename; object stores replace an object atomically on write): two committers
+    /// The hint is replaced as a whole ([`FileIO::overwrite_atomic`]): two committers
     /// writing it at once in place could interleave into digits no snapshot has (`"10"`
     /// then `"9"` over it gives `"90"`).
     pub async fn write_latest_hint(&self, snapshot_id: i64) -> crate::Result<()> {
-        let hint_path = self.latest_hint_path();
-        let content = bytes::Bytes::from(snapshot_id.to_string());
-        let tmp_path = format!("{hint_path}.{}.tmp", uuid::Uuid::new_v4());
-        self.file_io.new_output(&tmp_path)?.write(content.clone()).await?;
-        if self.file_io.rename(&tmp_path, &hint_path).await.is_ok() {
-            return Ok(());
-        }
-        let _ = self.file_io.delete_file(&tmp_path).await;
-        self.file_io.new_output(&hint_path)?.write(content).await
+        self.file_io
+            .overwrite_atomic(
+                &self.latest_hint_path(),
+                bytes::Bytes::from(snapshot_id.to_string()),
+            )
+            .await
     }
 
     /// Delete a snapshot file by id.
