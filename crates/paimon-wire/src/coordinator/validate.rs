@@ -1072,6 +1072,34 @@ impl std::fmt::Display for ListElement<'_> {
     }
 }
 
+/// The compaction lists of `message` with their lengths, in wire order.
+pub(crate) fn compaction_lists(
+    message: &CommitMessage,
+) -> impl Iterator<Item = (&'static str, usize)> {
+    [
+        ("compact_before", message.compact_before.len()),
+        ("compact_after", message.compact_after.len()),
+        (
+            "compact_changelog_files",
+            message.compact_changelog_files.len(),
+        ),
+        (
+            "compact_new_index_files",
+            message.compact_new_index_files.len(),
+        ),
+        (
+            "compact_deleted_index_files",
+            message.compact_deleted_index_files.len(),
+        ),
+    ]
+    .into_iter()
+}
+
+/// Whether `message` carries a compaction result.
+pub(crate) fn has_compaction(message: &CommitMessage) -> bool {
+    compaction_lists(message).any(|(_, n)| n > 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1228,32 +1256,4 @@ mod tests {
             assert!(!is_known_index_type(unknown), "{unknown}");
         }
     }
-}
-
-/// The compaction lists of `message` with their lengths, in wire order.
-pub(crate) fn compaction_lists(
-    message: &CommitMessage,
-) -> impl Iterator<Item = (&'static str, usize)> {
-    [
-        ("compact_before", message.compact_before.len()),
-        ("compact_after", message.compact_after.len()),
-        (
-            "compact_changelog_files",
-            message.compact_changelog_files.len(),
-        ),
-        (
-            "compact_new_index_files",
-            message.compact_new_index_files.len(),
-        ),
-        (
-            "compact_deleted_index_files",
-            message.compact_deleted_index_files.len(),
-        ),
-    ]
-    .into_iter()
-}
-
-/// Whether `message` carries a compaction result.
-pub(crate) fn has_compaction(message: &CommitMessage) -> bool {
-    compaction_lists(message).any(|(_, n)| n > 0)
 }
