@@ -270,8 +270,11 @@ fn a_commit_that_loses_every_race_is_a_commit_conflict_and_commits_nothing() {
 /// Payload `name` in `dir` decoded (written at version 14).
 fn decode(path: &str) -> Vec<paimon_wire::CommitMessage> {
     let bytes = std::fs::read(path).unwrap();
-    paimon_wire::deserialize_list(paimon_wire::SerializerVersion::try_from(14).unwrap(), &bytes)
-        .unwrap()
+    paimon_wire::deserialize_list(
+        paimon_wire::SerializerVersion::try_from(14).unwrap(),
+        &bytes,
+    )
+    .unwrap()
 }
 
 #[test]

@@ -130,7 +130,8 @@ final class TableOps {
      * A worker: writes the rows, prepares the commit and serializes the messages to a file. By
      * default it never compacts ({@code write-only = true}); with {@code --compact true} it is a
      * Java writer as Flink runs it by default ({@code write-only = false}) and waits for its
-     * compaction at prepare, so its messages carry compaction results.
+     * compaction at prepare, so its messages carry compaction results (with {@code
+     * num-sorted-run.compaction-trigger = 3}, so that a few rounds compact).
      */
     private static int write(Map<String, String> named) throws Exception {
         String[] range = req(named, "--rows").split(":");
@@ -142,11 +143,14 @@ final class TableOps {
         List<CommitMessage> messages;
         int compactionFiles = 0;
         try (Catalog catalog = catalog(named)) {
-            Table table =
-                    table(catalog, named)
-                            .copy(
-                                    Collections.singletonMap(
-                                            "write-only", compact ? "false" : "true"));
+            Map<String, String> options = new HashMap<>();
+            options.put("write-only", compact ? "false" : "true");
+            if (compact) {
+                // Paimon's default trigger is 5 sorted runs; 3 makes a fresh writer per round
+                // compact from the fourth round on, so a short test sees many compactions
+                options.put("num-sorted-run.compaction-trigger", "3");
+            }
+            Table table = table(catalog, named).copy(options);
             StreamWriteBuilder builder =
                     table.newStreamWriteBuilder().withCommitUser(req(named, "--commit-user"));
             try (StreamTableWrite write = builder.newWrite()) {
