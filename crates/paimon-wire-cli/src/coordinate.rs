@@ -31,6 +31,11 @@ pub struct PayloadFiles {
     /// Without it such messages are refused (rule change-kind).
     #[arg(long)]
     pub allow_deletes: bool,
+    /// Refuse messages that carry compaction results (rule compact-increment), for jobs
+    /// whose writers never compact. Without it they are committed as Java's committer does:
+    /// an APPEND snapshot of the new files, then a COMPACT snapshot, under one identifier.
+    #[arg(long)]
+    pub refuse_compaction: bool,
     /// Refuse a payload of more bytes than this.
     #[arg(long, value_name = "BYTES", default_value_t = DecodeLimits::DEFAULT_MAX_PAYLOAD_BYTES)]
     pub max_payload_bytes: usize,
@@ -105,8 +110,13 @@ fn binding(commit_user: &str, overwrite: bool, payloads: &PayloadFiles) -> Bindi
     } else {
         binding
     };
-    if payloads.allow_deletes {
+    let binding = if payloads.allow_deletes {
         binding.with_deletes()
+    } else {
+        binding
+    };
+    if payloads.refuse_compaction {
+        binding.without_compaction()
     } else {
         binding
     }

@@ -266,3 +266,91 @@ fn a_commit_that_loses_every_race_is_a_commit_conflict_and_commits_nothing() {
     assert_eq!(end.snapshots, vec![1]);
     assert_eq!(end.rows, ROWS as usize);
 }
+
+/// Payload `name` in `dir` decoded (written at version 14).
+fn decode(path: &str) -> Vec<paimon_wire::CommitMessage> {
+    let bytes = std::fs::read(path).unwrap();
+    paimon_wire::deserialize_list(
+        paimon_wire::SerializerVersion::try_from(14).unwrap(),
+        &bytes,
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_coordinator_killed_between_the_append_and_the_compact_snapshot_completes_on_rerun() {
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = path_in(&dir, "warehouse");
+    let shim = build_shim(dir.path());
+    success(&run(
+        &["demo", "--rows", "0", "--warehouse", &warehouse],
+        None,
+    ));
+    let first = write_payload(&dir, &warehouse, 0, 2);
+    success(&commit(&warehouse, &first, 1, None));
+    // Identifier 2: new rows, plus a compaction of the first payload's files into files
+    // holding the same rows (written by a second run of the same worker), as a compacting
+    // Java writer reports one.
+    let second = write_payload(&dir, &warehouse, 1, 2);
+    let rewrite_dir = tempfile::tempdir().unwrap();
+    let rewrite = write_payload(&rewrite_dir, &warehouse, 0, 2);
+    let mut messages = decode(&second);
+    let rewritten = decode(&rewrite);
+    let mut compacted = 0;
+    for before in decode(&first) {
+        let after = rewritten
+            .iter()
+            .find(|m| m.partition == before.partition && m.bucket == before.bucket)
+            .expect("the rewrite writes the same partitions");
+        let mut compaction =
+            paimon_wire::CommitMessage::new(before.partition.clone(), before.bucket, vec![]);
+        compacted += before.new_files.len();
+        compaction.compact_before = before.new_files;
+        compaction.compact_after = after.new_files.clone();
+        messages.push(compaction);
+    }
+    assert!(compacted > 0);
+    let combined = path_in(&dir, "with-compaction.bin");
+    std::fs::write(
+        &combined,
+        paimon_wire::serialize_list(
+            &messages,
+            paimon_wire::SerializerVersion::try_from(14).unwrap(),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+
+    // Killed when publishing the COMPACT snapshot: the APPEND snapshot is in.
+    killed(&commit(
+        &warehouse,
+        &combined,
+        2,
+        Some((&shim, "before-second-publish")),
+    ));
+    let after_crash = state(&warehouse);
+    assert_eq!(after_crash.snapshots, vec![1, 2]);
+    assert_eq!(after_crash.rows, 2 * ROWS as usize);
+    let kind = |id: i64| {
+        let (table, _) = read_table(&warehouse, TABLE);
+        common::block_on(async {
+            let snapshot = table.snapshot_manager().get_snapshot(id).await.unwrap();
+            (
+                snapshot.commit_kind().to_string(),
+                snapshot.commit_identifier(),
+            )
+        })
+    };
+    assert_eq!(kind(2), ("APPEND".to_string(), 2));
+
+    // The rerun commits the COMPACT part only.
+    let rerun = success(&commit(&warehouse, &combined, 2, None));
+    assert!(rerun.contains("committed snapshot 3:"), "{rerun}");
+    let end = state(&warehouse);
+    assert_eq!(end.snapshots, vec![1, 2, 3]);
+    assert_eq!(kind(3), ("COMPACT".to_string(), 2));
+    assert_eq!(end.rows, 2 * ROWS as usize, "every row exactly once");
+    let again = success(&commit(&warehouse, &combined, 2, None));
+    assert!(again.contains("already committed in snapshot 3"), "{again}");
+    assert_eq!(state(&warehouse).snapshots, vec![1, 2, 3]);
+}

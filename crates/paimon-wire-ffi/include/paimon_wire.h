@@ -332,6 +332,19 @@ struct paimon_result_table_commit paimon_table_commit_new_with_deletes(const str
                                                                        bool overwrite,
                                                                        int32_t write_kind);
 
+// `paimon_table_commit_new` for a job whose writers never compact: messages carrying
+// compaction results (`compact_before`, `compact_after`, compact changelog or index files)
+// are refused with `PAIMON_ERROR_CODE_VALIDATION_FAILED` (rule `compact-increment`).
+// `paimon_table_commit_new` commits them as Java's committer does: an APPEND snapshot of the
+// new files, then a COMPACT snapshot, under one identifier.
+//
+// # Safety
+// As `paimon_table_commit_new`.
+struct paimon_result_table_commit paimon_table_commit_new_refusing_compaction(const struct paimon_table *table,
+                                                                              const char *commit_user,
+                                                                              bool overwrite,
+                                                                              int32_t write_kind);
+
 // Merges `count` message sets (`parts[0..count]`, each from
 // `paimon_commit_messages_deserialize` or an earlier merge on this same `commit`) into one new
 // set owned by the caller. The parts are only read; free them as usual.

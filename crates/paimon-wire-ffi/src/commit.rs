@@ -190,7 +190,7 @@ pub unsafe extern "C" fn paimon_table_commit_new(
     write_kind: i32,
 ) -> paimon_result_table_commit {
     // SAFETY: forwarded from the caller.
-    unsafe { table_commit_new(table, commit_user, overwrite, write_kind, false) }
+    unsafe { table_commit_new(table, commit_user, overwrite, write_kind, false, false) }
 }
 
 /// `paimon_table_commit_new` for a job that deletes: its messages may name deleted data
@@ -209,7 +209,26 @@ pub unsafe extern "C" fn paimon_table_commit_new_with_deletes(
     write_kind: i32,
 ) -> paimon_result_table_commit {
     // SAFETY: forwarded from the caller.
-    unsafe { table_commit_new(table, commit_user, overwrite, write_kind, true) }
+    unsafe { table_commit_new(table, commit_user, overwrite, write_kind, true, false) }
+}
+
+/// `paimon_table_commit_new` for a job whose writers never compact: messages carrying
+/// compaction results (`compact_before`, `compact_after`, compact changelog or index files)
+/// are refused with `PAIMON_ERROR_CODE_VALIDATION_FAILED` (rule `compact-increment`).
+/// `paimon_table_commit_new` commits them as Java's committer does: an APPEND snapshot of the
+/// new files, then a COMPACT snapshot, under one identifier.
+///
+/// # Safety
+/// As `paimon_table_commit_new`.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_table_commit_new_refusing_compaction(
+    table: *const paimon_table,
+    commit_user: *const c_char,
+    overwrite: bool,
+    write_kind: i32,
+) -> paimon_result_table_commit {
+    // SAFETY: forwarded from the caller.
+    unsafe { table_commit_new(table, commit_user, overwrite, write_kind, false, true) }
 }
 
 /// # Safety
@@ -220,6 +239,7 @@ unsafe fn table_commit_new(
     overwrite: bool,
     write_kind: i32,
     allow_deletes: bool,
+    refuse_compaction: bool,
 ) -> paimon_result_table_commit {
     guard(|| {
         // SAFETY: forwarded from the caller.
@@ -233,6 +253,7 @@ unsafe fn table_commit_new(
         let binding = Binding {
             write_kind: write_kind.into(),
             allow_deletes,
+            allow_compaction: !refuse_compaction,
             ..if overwrite {
                 Binding::overwrite(commit_user)
             } else {

@@ -197,3 +197,85 @@ fn coordinator_killed_right_after_commit_reruns_the_same_identifier_without_comm
         vec![(1, "job-7".to_string(), 42)]
     );
 }
+
+/// The commit messages of an envelope payload file.
+fn decode_payload(path: &str) -> Vec<paimon_wire_core::CommitMessage> {
+    let bytes = std::fs::read(path).unwrap();
+    let (version, raw) = paimon_wire_core::envelope::unwrap(&bytes).unwrap();
+    paimon_wire_core::deserialize_list(version, raw).unwrap()
+}
+
+/// A commit whose messages carry compaction results, as a compacting Java writer sends them:
+/// the C coordinator commits an APPEND snapshot of the new files, then a COMPACT snapshot,
+/// under one identifier; a rerun commits nothing.
+#[test]
+fn compaction_results_commit_through_c_as_an_append_then_a_compact_snapshot() {
+    let warehouse = Warehouse::new();
+    warehouse.create_orders("orders", Layout::PrimaryKeyFixedBuckets);
+    let job = Job::new(&warehouse, "job-c", false);
+    let first = job.run_workers(0, 1, 60, PARTITIONS);
+    let first_messages = decode_payload(&first[0]);
+    job.run_coordinator(1, &first);
+    // The same worker again (same rows): the files a compaction of the first round wrote.
+    let rewrite = decode_payload(&job.run_workers(0, 1, 60, PARTITIONS)[0]);
+    let mut messages = decode_payload(&job.run_workers(1000, 1, 30, PARTITIONS)[0]);
+    for before in first_messages {
+        let after = rewrite
+            .iter()
+            .find(|m| m.partition == before.partition && m.bucket == before.bucket)
+            .expect("the rewrite writes the same buckets");
+        let mut compaction =
+            paimon_wire_core::CommitMessage::new(before.partition.clone(), before.bucket, vec![]);
+        compaction.compact_before = before.new_files;
+        compaction.compact_after = after.new_files.clone();
+        for file in &mut compaction.compact_after {
+            file.level = 5;
+        }
+        messages.push(compaction);
+    }
+    let version = paimon_wire_core::SerializerVersion::CURRENT;
+    let payload = warehouse.scratch("with-compaction.payload");
+    std::fs::write(
+        &payload,
+        paimon_wire_core::envelope::wrap(
+            version,
+            &paimon_wire_core::serialize_list(&messages, version).unwrap(),
+        ),
+    )
+    .unwrap();
+
+    let outcome = job.run_coordinator(2, std::slice::from_ref(&payload));
+    assert!(outcome.starts_with("committed snapshot=3 "), "{outcome}");
+    let kinds: Vec<String> = {
+        let table = warehouse.table("orders");
+        support::block_on(async {
+            let manager = table.snapshot_manager();
+            let mut kinds = Vec::new();
+            for id in 1..=3 {
+                let snapshot = manager.get_snapshot(id).await.unwrap();
+                kinds.push(snapshot.commit_kind().to_string());
+            }
+            kinds
+        })
+    };
+    assert_eq!(kinds, ["APPEND", "APPEND", "COMPACT"]);
+    assert_eq!(
+        warehouse.snapshots("orders"),
+        vec![
+            (1, "job-c".to_string(), 1),
+            (2, "job-c".to_string(), 2),
+            (3, "job-c".to_string(), 2)
+        ]
+    );
+    let mut expected = expected_rows(0, 60, PARTITIONS);
+    expected.extend(expected_rows(1000, 30, PARTITIONS));
+    expected.sort();
+    assert_eq!(warehouse.rows("orders"), expected, "every row once");
+
+    let again = job.run_coordinator(2, std::slice::from_ref(&payload));
+    assert!(
+        again.starts_with("already-committed snapshot=3 "),
+        "{again}"
+    );
+    assert_eq!(warehouse.snapshots("orders").len(), 3);
+}

@@ -37,6 +37,7 @@ impl Coordinator {
         overwrite: bool,
         postpone_fixed_bucket: bool,
         allow_deletes: bool,
+        refuse_compaction: bool,
     ) -> PyResult<Self> {
         let binding = if overwrite {
             Binding::overwrite(commit_user)
@@ -50,6 +51,11 @@ impl Coordinator {
         };
         let binding = if allow_deletes {
             binding.with_deletes()
+        } else {
+            binding
+        };
+        let binding = if refuse_compaction {
+            binding.without_compaction()
         } else {
             binding
         };
@@ -104,11 +110,15 @@ impl Coordinator {
     /// of the paimon crate's postpone fixed-bucket writer (postpone tables only).
     /// `allow_deletes=True` lets messages delete (deleted data files, deletion-vector index
     /// files, deleted index files); without it such messages raise `ValidationError` (rule
-    /// `change-kind`). Raises `UnsupportedError` for tables or bindings the coordinator
-    /// cannot commit.
+    /// `change-kind`). Compaction results (from writers that compact, Java's default) are
+    /// committed as Java's committer does, an APPEND then a COMPACT snapshot under one
+    /// identifier; `refuse_compaction=True` raises `ValidationError` (rule
+    /// `compact-increment`) for them instead. Raises `UnsupportedError` for tables or
+    /// bindings the coordinator cannot commit.
     #[new]
     #[pyo3(signature = (
-        table, commit_user, *, overwrite=false, postpone_fixed_bucket=false, allow_deletes=false
+        table, commit_user, *, overwrite=false, postpone_fixed_bucket=false, allow_deletes=false,
+        refuse_compaction=false
     ))]
     fn new(
         py: Python<'_>,
@@ -117,6 +127,7 @@ impl Coordinator {
         overwrite: bool,
         postpone_fixed_bucket: bool,
         allow_deletes: bool,
+        refuse_compaction: bool,
     ) -> PyResult<Self> {
         Self::bind(
             py,
@@ -125,6 +136,7 @@ impl Coordinator {
             overwrite,
             postpone_fixed_bucket,
             allow_deletes,
+            refuse_compaction,
         )
     }
 

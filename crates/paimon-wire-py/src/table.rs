@@ -291,7 +291,8 @@ impl Table {
 
     /// The coordinator of one commit job on this table; see `Coordinator`.
     #[pyo3(signature = (
-        commit_user, *, overwrite=false, postpone_fixed_bucket=false, allow_deletes=false
+        commit_user, *, overwrite=false, postpone_fixed_bucket=false, allow_deletes=false,
+        refuse_compaction=false
     ))]
     fn new_coordinator(
         slf: &Bound<'_, Self>,
@@ -299,6 +300,7 @@ impl Table {
         overwrite: bool,
         postpone_fixed_bucket: bool,
         allow_deletes: bool,
+        refuse_compaction: bool,
     ) -> PyResult<Coordinator> {
         Coordinator::bind(
             slf.py(),
@@ -307,6 +309,7 @@ impl Table {
             overwrite,
             postpone_fixed_bucket,
             allow_deletes,
+            refuse_compaction,
         )
     }
 

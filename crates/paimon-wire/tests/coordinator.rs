@@ -2,6 +2,7 @@
 //! ship Java-compatible payloads, and one coordinator validates, merges and commits once.
 
 mod coordinator {
+    pub mod compaction;
     pub mod envelope;
     pub mod hostile;
     pub mod support;

@@ -10,6 +10,10 @@
  *                   the table, the process never reported it;
  *   always-lose     no crash: every link of a snapshot fails with EEXIST, as if another
  *                   committer had always just published that snapshot.
+ *   before-second-publish
+ *                   the process dies when it is about to link its second snapshot: for a
+ *                   commit with compaction, the APPEND snapshot is published, the COMPACT
+ *                   snapshot's manifests are written, the COMPACT snapshot is not.
  * Any other link passes through untouched.
  */
 #define _GNU_SOURCE
@@ -35,13 +39,17 @@ static int crash_at(const char *point) {
 int linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags) {
     int (*real_linkat)(int, const char *, int, const char *, int) =
         (int (*)(int, const char *, int, const char *, int))dlsym(RTLD_NEXT, "linkat");
+    static int snapshots_linked = 0;
     int snapshot = is_snapshot(newpath);
     if (snapshot && crash_at("before-publish")) kill(getpid(), SIGKILL);
+    if (snapshot && crash_at("before-second-publish") && snapshots_linked >= 1)
+        kill(getpid(), SIGKILL);
     if (snapshot && crash_at("always-lose")) {
         errno = EEXIST;
         return -1;
     }
     int rc = real_linkat(olddirfd, oldpath, newdirfd, newpath, flags);
+    if (snapshot && rc == 0) snapshots_linked++;
     if (snapshot && rc == 0 && crash_at("after-publish")) kill(getpid(), SIGKILL);
     return rc;
 }

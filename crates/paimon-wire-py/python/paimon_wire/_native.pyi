@@ -194,6 +194,7 @@ class Table:
         overwrite: bool = False,
         postpone_fixed_bucket: bool = False,
         allow_deletes: bool = False,
+        refuse_compaction: bool = False,
     ) -> Coordinator:
         """The coordinator of the job ``commit_user`` on this table."""
 
@@ -239,6 +240,7 @@ class Coordinator:
         overwrite: bool = False,
         postpone_fixed_bucket: bool = False,
         allow_deletes: bool = False,
+        refuse_compaction: bool = False,
     ) -> Coordinator: ...
     @property
     def commit_user(self) -> str: ...

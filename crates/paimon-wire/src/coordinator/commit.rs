@@ -5,10 +5,19 @@
 //! the commit itself goes through the paimon crate's filtering entry points
 //! (`TableCommit::filter_and_commit_with_identifier`, `overwrite_with_identifier`), which
 //! check again under the commit's own retry loop, so a rerun never commits twice.
+//!
+//! A commit whose messages carry compaction results makes two snapshots under one
+//! identifier, as Java's `FileStoreCommitImpl` does: APPEND (the new files) and then
+//! COMPACT (the compaction). It is committed once the COMPACT snapshot is there. A
+//! coordinator that crashed between the two finds the APPEND snapshot on its rerun and
+//! commits the COMPACT part only. (Java's own committer drops the COMPACT part in that case:
+//! its `filterCommitted` sees the identifier committed; the compaction is then redone by
+//! later writes. Here the compaction the workers already wrote is kept.)
 
 use paimon::table::{CommitMessage, TableCommit};
 
 use super::error::{CoordinatorError, CoordinatorResult};
+use super::validate::has_compaction;
 use super::{CommitMode, Coordinator};
 
 /// What [`Coordinator::commit`] did.
@@ -46,16 +55,24 @@ pub(crate) enum IdentifierStatus {
         snapshot_id: i64,
         never_committed: bool,
     },
+    /// Only the APPEND snapshot (`0`) of a commit with compaction results carries the
+    /// identifier: the COMPACT snapshot is still to be made.
+    AppendOnly(i64),
     /// Not committed, and nothing of this commit user supersedes it.
     NotCommitted,
 }
 
 /// Scans the snapshots from the latest down for the coordinator's commit user and
 /// `identifier`. Identifiers increase per commit user, so the scan stops at the first
-/// snapshot of the user with a lower identifier.
+/// snapshot of the user with a lower identifier. With `with_compaction` (the commit carries
+/// compaction results) the identifier is committed only by its COMPACT snapshot, which
+/// comes after its APPEND snapshot; the APPEND snapshot alone is
+/// [`IdentifierStatus::AppendOnly`], unless a higher identifier of the user came after it
+/// (then the compaction is dropped as Java drops it, and the identifier counts as committed).
 pub(crate) async fn identifier_status(
     coordinator: &Coordinator,
     identifier: i64,
+    with_compaction: bool,
 ) -> CoordinatorResult<IdentifierStatus> {
     let table_name = coordinator.rules.table_name();
     let reading = || format!("reading the snapshots of table {table_name}");
@@ -99,6 +116,12 @@ pub(crate) async fn identifier_status(
         }
         let committed = snapshot.commit_identifier();
         if committed == identifier {
+            if with_compaction
+                && superseded_by.is_none()
+                && snapshot.commit_kind() != &paimon::spec::CommitKind::COMPACT
+            {
+                return Ok(IdentifierStatus::AppendOnly(snapshot_id));
+            }
             return Ok(IdentifierStatus::Committed(snapshot_id));
         }
         if committed < identifier {
@@ -112,16 +135,19 @@ pub(crate) async fn identifier_status(
     Ok(superseded(superseded_by, earliest <= 1))
 }
 
-/// The snapshot of the coordinator's commit user that committed `identifier`:
+/// From the [`IdentifierStatus`] of `identifier`, the snapshot of the coordinator's commit
+/// user that committed it:
 /// `Some(Some(id))` found, `Some(None)` committed by the identifier rule but no snapshot
 /// carries it any more, `None` not committed. An identifier that a higher one of the same
 /// user provably superseded without ever being committed is
 /// [`CoordinatorError::IdentifierSuperseded`].
-pub(crate) async fn find_committed(
+/// `AppendOnly` counts as not committed.
+fn committed_from(
     coordinator: &Coordinator,
     identifier: i64,
+    status: IdentifierStatus,
 ) -> CoordinatorResult<Option<Option<i64>>> {
-    match identifier_status(coordinator, identifier).await? {
+    match status {
         IdentifierStatus::Committed(snapshot_id) => Ok(Some(Some(snapshot_id))),
         IdentifierStatus::Superseded {
             never_committed: false,
@@ -137,7 +163,7 @@ pub(crate) async fn find_committed(
             committed_identifier,
             snapshot_id,
         }),
-        IdentifierStatus::NotCommitted => Ok(None),
+        IdentifierStatus::NotCommitted | IdentifierStatus::AppendOnly(_) => Ok(None),
     }
 }
 
@@ -149,12 +175,28 @@ pub(crate) async fn find_committed(
 /// (see `vendor/PATCHES.md`); a commit that loses the race for `N` retries on the new latest
 /// snapshot, re-checking conflicts, up to the table's `commit.max-retries`, and then fails
 /// with [`CoordinatorError::CommitConflict`].
+///
+/// With compaction results the outcome is the COMPACT snapshot (the APPEND snapshot of the
+/// new files is the one before it, when there are new files). A rerun after a crash between
+/// the two commits the COMPACT part only.
 pub(crate) async fn commit_once(
     coordinator: &Coordinator,
-    messages: Vec<CommitMessage>,
+    mut messages: Vec<CommitMessage>,
     identifier: i64,
 ) -> CoordinatorResult<CommitOutcome> {
-    if let Some(snapshot_id) = find_committed(coordinator, identifier).await? {
+    let with_compaction = messages.iter().any(has_compaction);
+    let status = identifier_status(coordinator, identifier, with_compaction).await?;
+    if let IdentifierStatus::AppendOnly(_) = status {
+        // The APPEND snapshot is in: commit the compaction results alone.
+        messages.retain(has_compaction);
+        for message in &mut messages {
+            message.new_files.clear();
+            message.deleted_files.clear();
+            message.new_changelog_files.clear();
+            message.new_index_files.clear();
+            message.deleted_index_files.clear();
+        }
+    } else if let Some(snapshot_id) = committed_from(coordinator, identifier, status)? {
         return Ok(CommitOutcome::AlreadyCommitted { snapshot_id });
     }
     super::table_state::check(coordinator, &messages).await?;
@@ -190,7 +232,8 @@ pub(crate) async fn commit_once(
             e,
         )
     })?;
-    match find_committed(coordinator, identifier).await? {
+    let status = identifier_status(coordinator, identifier, with_compaction).await?;
+    match committed_from(coordinator, identifier, status)? {
         Some(Some(snapshot_id)) => Ok(CommitOutcome::Committed { snapshot_id }),
         Some(None) => Ok(CommitOutcome::AlreadyCommitted { snapshot_id: None }),
         None if !commits_files => Ok(CommitOutcome::NothingToCommit),
@@ -263,9 +306,23 @@ pub(crate) async fn abort(
         message.new_files.retain(|f| keep(&f.file_name));
         message.new_changelog_files.retain(|f| keep(&f.file_name));
         message.new_index_files.retain(|f| keep(&f.file_name));
+        // A compaction result upgraded in place is the live compact_before file itself:
+        // a snapshot references it, so it is kept.
+        message.compact_after.retain(|f| keep(&f.file_name));
+        message
+            .compact_changelog_files
+            .retain(|f| keep(&f.file_name));
+        message
+            .compact_new_index_files
+            .retain(|f| keep(&f.file_name));
         for (list, files) in [
             ("deleted_files", message.deleted_files.len()),
             ("deleted_index_files", message.deleted_index_files.len()),
+            ("compact_before", message.compact_before.len()),
+            (
+                "compact_deleted_index_files",
+                message.compact_deleted_index_files.len(),
+            ),
         ] {
             if files > 0 {
                 report.skipped.push(SkippedFile {
@@ -278,6 +335,8 @@ pub(crate) async fn abort(
         }
         message.deleted_files.clear();
         message.deleted_index_files.clear();
+        message.compact_before.clear();
+        message.compact_deleted_index_files.clear();
         deletable.push(message);
     }
     TableCommit::new(

@@ -34,8 +34,15 @@ pub enum Rule {
     NonNegative,
     /// The index type is one Paimon defines.
     IndexType,
-    /// The message carries a compaction result, which the coordinator does not commit.
+    /// The message carries a compaction result, and the binding refuses compaction
+    /// ([`crate::coordinator::Binding::without_compaction`]) or commits in overwrite mode.
     CompactIncrement,
+    /// The levels of a compaction result do not fit together: a file upgraded in place
+    /// (named in `compact_before` and `compact_after`) must move to a higher level, and a
+    /// primary-key table's compaction never writes level 0.
+    CompactLevels,
+    /// A file the message says was written (a compaction result) is not in storage.
+    MissingFile,
     /// The message carries a kind of change the binding does not allow: deleted data files,
     /// deletion-vector index entries or deleted index files on a binding that did not opt in
     /// to deletes ([`crate::coordinator::Binding::with_deletes`]).
@@ -67,6 +74,8 @@ impl Rule {
             Rule::NonNegative => "non-negative",
             Rule::IndexType => "index-type",
             Rule::CompactIncrement => "compact-increment",
+            Rule::CompactLevels => "compact-levels",
+            Rule::MissingFile => "missing-file",
             Rule::ChangeKind => "change-kind",
             Rule::Bounds => "bounds",
             Rule::AlreadyLive => "already-live",

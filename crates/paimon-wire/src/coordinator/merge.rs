@@ -1,7 +1,8 @@
 //! Merging the messages of many workers into one set.
 //!
 //! Decision: a file is identified by its list (`new_files`, `deleted_files`,
-//! `new_changelog_files`, `new_index_files`, `deleted_index_files`) and its name. Paimon file
+//! `new_changelog_files`, `new_index_files`, `deleted_index_files`, and the five lists of the
+//! compact increment) and its name. Paimon file
 //! names carry a random UUID, so the same name twice is the same file reported twice — a
 //! worker retried, or the engine delivered a payload twice:
 //!
@@ -41,16 +42,19 @@ pub(crate) fn dedup(
         check_total_buckets_per_partition(&messages, &origins)?;
     }
     // Decide, for every file of every message, whether it is a duplicate to drop.
-    let mut drop: Vec<[Vec<bool>; 5]> = Vec::with_capacity(messages.len());
+    let mut drop: Vec<[Vec<bool>; 10]> = Vec::with_capacity(messages.len());
     {
         let mut data_seen: HashMap<(&'static str, &str), FirstSeen<'_, _>> = HashMap::new();
         let mut index_seen: HashMap<(&'static str, &str), FirstSeen<'_, _>> = HashMap::new();
         for (message, origin) in messages.iter().zip(&origins) {
-            let mut drops: [Vec<bool>; 5] = Default::default();
+            let mut drops: [Vec<bool>; 10] = Default::default();
             for (slot, (list, files)) in [
                 ("new_files", &message.new_files),
                 ("deleted_files", &message.deleted_files),
                 ("new_changelog_files", &message.new_changelog_files),
+                ("compact_before", &message.compact_before),
+                ("compact_after", &message.compact_after),
+                ("compact_changelog_files", &message.compact_changelog_files),
             ]
             .into_iter()
             .enumerate()
@@ -69,12 +73,17 @@ pub(crate) fn dedup(
             for (slot, (list, files)) in [
                 ("new_index_files", &message.new_index_files),
                 ("deleted_index_files", &message.deleted_index_files),
+                ("compact_new_index_files", &message.compact_new_index_files),
+                (
+                    "compact_deleted_index_files",
+                    &message.compact_deleted_index_files,
+                ),
             ]
             .into_iter()
             .enumerate()
             {
                 for file in files {
-                    drops[3 + slot].push(seen_before(
+                    drops[6 + slot].push(seen_before(
                         &mut index_seen,
                         list,
                         &file.file_name,
@@ -90,17 +99,27 @@ pub(crate) fn dedup(
     let mut kept_messages = Vec::with_capacity(messages.len());
     let mut kept_origins = Vec::with_capacity(messages.len());
     for ((mut message, origin), drops) in messages.into_iter().zip(origins).zip(drop) {
-        let [new, deleted, changelog, new_index, deleted_index] = drops;
+        let [new, deleted, changelog, before, after, compact_changelog, new_index, deleted_index, compact_new_index, compact_deleted_index] =
+            drops;
         retain_unmarked(&mut message.new_files, &new);
         retain_unmarked(&mut message.deleted_files, &deleted);
         retain_unmarked(&mut message.new_changelog_files, &changelog);
+        retain_unmarked(&mut message.compact_before, &before);
+        retain_unmarked(&mut message.compact_after, &after);
+        retain_unmarked(&mut message.compact_changelog_files, &compact_changelog);
         retain_unmarked(&mut message.new_index_files, &new_index);
         retain_unmarked(&mut message.deleted_index_files, &deleted_index);
+        retain_unmarked(&mut message.compact_new_index_files, &compact_new_index);
+        retain_unmarked(
+            &mut message.compact_deleted_index_files,
+            &compact_deleted_index,
+        );
         let has_files = !(message.new_files.is_empty()
             && message.deleted_files.is_empty()
             && message.new_changelog_files.is_empty()
             && message.new_index_files.is_empty()
-            && message.deleted_index_files.is_empty());
+            && message.deleted_index_files.is_empty())
+            || super::validate::has_compaction(&message);
         if has_files {
             kept_messages.push(message);
             kept_origins.push(origin);

@@ -61,8 +61,14 @@
 //! - **index-type**: `DELETION_VECTORS`, `HASH`, or a global index type the paimon crate
 //!   knows (`btree`, `bitmap`, `multivalue`, `fm`, `full-text`, `lumina`, `ivf-*`,
 //!   `diskann`);
-//! - **compact-increment**: compaction results are refused (the paimon crate commits those
-//!   in a separate COMPACT snapshot, which is not this coordinator's job);
+//! - **compact-increment**: compaction results (`compact_before`, `compact_after`, compact
+//!   changelog and index files) are taken by default — Java writers compact by default — and
+//!   committed as Java's committer does (see *Compaction* below); a binding that refuses them
+//!   ([`Binding::without_compaction`]) and overwrite mode refuse them by this rule. Their
+//!   files pass every per-file rule above;
+//! - **compact-levels**: a file upgraded in place (in `compact_before` and `compact_after`)
+//!   moves to a higher level, and a primary-key table's compaction result is not at level 0
+//!   (postpone tables exempt);
 //! - **change-kind**: unless the binding opts in ([`Binding::with_deletes`]), no deleted data
 //!   files, no deletion-vector index files (added or deleted) and no deleted index files
 //!   other than a HASH index the same message replaces: the binding, not the payload,
@@ -78,7 +84,11 @@
 //! or index file is not already live at any level (**already-live**), a deleted file is
 //! live at the level named (**not-live**), one file has one role (**two-roles**), and the
 //! snapshot's record count and next row id plus every added row stay within 2^62 with
-//! checked arithmetic (**bounds**). A refusal commits nothing.
+//! checked arithmetic (**bounds**). For compaction results: each `compact_before` file is
+//! live at the level named or added at that level by the same commit (**not-live**), each
+//! `compact_after` and compact changelog file is new unless upgraded in place
+//! (**already-live**) and exists in storage with its extra files (**missing-file**), and
+//! compact index files are checked as the other index files. A refusal commits nothing.
 //!
 //! What the coordinator passes on as given: `check_from_snapshot` beyond its sign (the
 //! snapshot from which the paimon crate checks write conflicts; it takes the smallest one).
@@ -109,13 +119,28 @@
 //! coordinator marks each message for the fixed-bucket overwrite path, as
 //! `CommitMessage::deserialize_for_fixed_bucket_overwrite` does.
 //!
+//! # Compaction
+//!
+//! A commit whose messages carry compaction results makes two snapshots under its one
+//! identifier, as Java's `FileStoreCommitImpl#commit` does: APPEND (or OVERWRITE, when the
+//! data increment deletes) for the new files, then COMPACT for the compaction, which the
+//! paimon crate checks as Java does — every file it removes must still be live in the latest
+//! snapshot, or the COMPACT part fails (a lost publication race is retried; files removed by
+//! a concurrent commit are an error). [`CommitOutcome::Committed`] then names the COMPACT
+//! snapshot. Who compacts a table that only native (paimon crate) workers write: nobody in
+//! this library — run a Java dedicated compaction job (see the README).
+//!
 //! # Exactly once
 //!
 //! [`Coordinator::commit`] takes a commit identifier. Identifiers must increase for one
 //! `commit_user`; a snapshot records the user and identifier it committed. Committing an
 //! identifier that a snapshot of this user already carries (or that is below the user's
 //! latest identifier) commits nothing and returns [`CommitOutcome::AlreadyCommitted`], so a
-//! coordinator that crashed mid-commit can rerun the same commit safely. Never
+//! coordinator that crashed mid-commit can rerun the same commit safely. With compaction
+//! results, the identifier is committed once its COMPACT snapshot is there: a rerun after a
+//! crash between the APPEND and the COMPACT snapshot commits the COMPACT part only (Java's
+//! committer would drop it). [`Coordinator::commit_status`] does not see the messages, so it
+//! reports an identifier with only its APPEND snapshot as committed. Never
 //! [`Coordinator::abort`] messages whose commit outcome is unknown: commit them again with
 //! the same identifier instead.
 
@@ -197,6 +222,12 @@ pub struct Binding {
     /// rows; a job that deletes rows or maintains deletion vectors opts in with
     /// [`Binding::with_deletes`].
     pub allow_deletes: bool,
+    /// Whether messages may carry compaction results (`compact_before`, `compact_after`,
+    /// compact changelog and index files), committed as a COMPACT snapshot after the
+    /// APPEND snapshot of the new files, as Java's committer does. `true` by default,
+    /// because Java writers compact by default (`write-only = false`); a job whose writers
+    /// never compact can refuse them with [`Binding::without_compaction`].
+    pub allow_compaction: bool,
 }
 
 impl Binding {
@@ -207,6 +238,7 @@ impl Binding {
             mode: CommitMode::Append,
             write_kind: WriteKind::Standard,
             allow_deletes: false,
+            allow_compaction: true,
         }
     }
 
@@ -217,6 +249,7 @@ impl Binding {
             mode: CommitMode::Overwrite,
             write_kind: WriteKind::Standard,
             allow_deletes: false,
+            allow_compaction: true,
         }
     }
 
@@ -230,6 +263,14 @@ impl Binding {
     /// for jobs that do row-level deletes or maintain deletion vectors.
     pub fn with_deletes(mut self) -> Self {
         self.allow_deletes = true;
+        self
+    }
+
+    /// The same binding, refusing messages that carry compaction results (rule
+    /// `compact-increment`): for jobs whose writers never compact (`write-only` writers,
+    /// the paimon crate's writers), so a payload cannot rewrite the table's files.
+    pub fn without_compaction(mut self) -> Self {
+        self.allow_compaction = false;
         self
     }
 }
@@ -329,7 +370,7 @@ impl Coordinator {
                     .into(),
             });
         }
-        let rules = TableRules::load(&table, binding.write_kind, binding.allow_deletes).await?;
+        let rules = TableRules::load(&table, &binding).await?;
         Ok(Self {
             id: CoordinatorId::next(),
             table,
@@ -493,20 +534,25 @@ impl Coordinator {
     /// snapshots; commits nothing.
     pub async fn commit_status(&self, identifier: i64) -> CoordinatorResult<Option<CommitOutcome>> {
         use commit::IdentifierStatus;
-        Ok(match commit::identifier_status(self, identifier).await? {
-            IdentifierStatus::Committed(snapshot_id) => Some(CommitOutcome::AlreadyCommitted {
-                snapshot_id: Some(snapshot_id),
-            }),
-            IdentifierStatus::Superseded {
-                never_committed: false,
-                ..
-            } => Some(CommitOutcome::AlreadyCommitted { snapshot_id: None }),
-            IdentifierStatus::Superseded {
-                never_committed: true,
-                ..
-            }
-            | IdentifierStatus::NotCommitted => None,
-        })
+        Ok(
+            match commit::identifier_status(self, identifier, false).await? {
+                IdentifierStatus::Committed(snapshot_id)
+                | IdentifierStatus::AppendOnly(snapshot_id) => {
+                    Some(CommitOutcome::AlreadyCommitted {
+                        snapshot_id: Some(snapshot_id),
+                    })
+                }
+                IdentifierStatus::Superseded {
+                    never_committed: false,
+                    ..
+                } => Some(CommitOutcome::AlreadyCommitted { snapshot_id: None }),
+                IdentifierStatus::Superseded {
+                    never_committed: true,
+                    ..
+                }
+                | IdentifierStatus::NotCommitted => None,
+            },
+        )
     }
 
     fn check_owner(&self, messages: &BoundMessages) -> CoordinatorResult<()> {

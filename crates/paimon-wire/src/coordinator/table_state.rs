@@ -7,7 +7,16 @@
 //!   committed data file sent as a changelog file would be deleted by changelog expiry;
 //! - a file the messages delete must be live (a data file at the level named, an index file
 //!   of the type named);
-//! - one file must not appear in two roles (added and deleted, data and changelog);
+//! - one file must not appear in two roles (added and deleted, data and changelog), except
+//!   the roles a compaction gives it: a file this commit adds may be compacted away by the
+//!   same commit (`new_files` and `compact_before`), and a file upgraded in place is in
+//!   `compact_before` and `compact_after` (at a higher level);
+//! - a compaction result: each `compact_before` file is live at the level named, or added
+//!   at that level by this commit's `new_files` (Java's APPEND snapshot comes first); each
+//!   `compact_after` and compact changelog file is new (not live, unless it is an in-place
+//!   upgrade of a `compact_before` file) and exists in storage, with its extra files; compact
+//!   index files are checked like the other index files (a deleted one is live, or added by
+//!   this commit);
 //! - the sums the commit computes (the snapshot's record count plus every added row, the
 //!   next row id plus every added row) must fit the coordinator's bounds, so the paimon
 //!   crate's arithmetic never overflows.
@@ -88,6 +97,23 @@ pub(crate) async fn check(
             .map_err(|e| CoordinatorError::paimon(reading(), e))?,
         None => LiveFiles::default(),
     };
+    // Files this commit adds, which its own compaction may remove (Java commits the APPEND
+    // snapshot first).
+    let mut added: HashSet<(BucketKey, &str, i32)> = HashSet::new();
+    let mut added_index: HashSet<(BucketKey, &str, &str)> = HashSet::new();
+    for message in messages {
+        let key = bucket_key(partitioned, &message.partition, message.bucket);
+        for file in &message.new_files {
+            added.insert((key.clone(), file.file_name.as_str(), file.level));
+        }
+        for file in &message.new_index_files {
+            added_index.insert((
+                key.clone(),
+                file.file_name.as_str(),
+                file.index_type.as_str(),
+            ));
+        }
+    }
     for (index, message) in messages.iter().enumerate() {
         let key = bucket_key(partitioned, &message.partition, message.bucket);
         let where_ = || {
@@ -101,11 +127,22 @@ pub(crate) async fn check(
                 }
             )
         };
+        let upgraded: HashSet<&str> = message
+            .compact_before
+            .iter()
+            .map(|f| f.file_name.as_str())
+            .collect();
         for (list, files) in [
             ("new_files", &message.new_files),
             ("new_changelog_files", &message.new_changelog_files),
+            ("compact_after", &message.compact_after),
+            ("compact_changelog_files", &message.compact_changelog_files),
         ] {
             for (i, file) in files.iter().enumerate() {
+                if list == "compact_after" && upgraded.contains(file.file_name.as_str()) {
+                    // An in-place upgrade: live (or new) at the level compact_before names.
+                    continue;
+                }
                 if let Some(levels) = live.data.get(&(key.clone(), file.file_name.clone())) {
                     return Err(refuse(
                         index,
@@ -123,12 +160,27 @@ pub(crate) async fn check(
                 }
             }
         }
-        for (i, file) in message.deleted_files.iter().enumerate() {
+        let deleted = message.deleted_files.iter().map(|f| ("deleted_files", f));
+        let compacted = message.compact_before.iter().map(|f| ("compact_before", f));
+        let mut positions: HashMap<&str, usize> = HashMap::new();
+        for (list, file) in deleted.chain(compacted) {
+            let position = positions.entry(list).or_insert(0);
+            let i = *position;
+            *position += 1;
             let levels = live.data.get(&(key.clone(), file.file_name.clone()));
-            if !levels.is_some_and(|levels| levels.contains(&file.level)) {
+            if levels.is_some_and(|levels| levels.contains(&file.level)) {
+                continue;
+            }
+            // A file this commit adds may be compacted away by the same commit.
+            if list == "compact_before"
+                && added.contains(&(key.clone(), file.file_name.as_str(), file.level))
+            {
+                continue;
+            }
+            {
                 return Err(refuse(
                     index,
-                    format!("deleted_files[{i}].file_name"),
+                    format!("{list}[{i}].file_name"),
                     Rule::NotLive,
                     format!(
                         "{:?} at level {} is not live in {} (live at level(s) {:?}); only a \
@@ -141,14 +193,20 @@ pub(crate) async fn check(
                 ));
             }
         }
-        for (i, file) in message.new_index_files.iter().enumerate() {
-            if live
-                .index
-                .contains_key(&(key.clone(), file.file_name.clone()))
-            {
+        for (list, files) in [
+            ("new_index_files", &message.new_index_files),
+            ("compact_new_index_files", &message.compact_new_index_files),
+        ] {
+            for (i, file) in files.iter().enumerate() {
+                if !live
+                    .index
+                    .contains_key(&(key.clone(), file.file_name.clone()))
+                {
+                    continue;
+                }
                 return Err(refuse(
                     index,
-                    format!("new_index_files[{i}].file_name"),
+                    format!("{list}[{i}].file_name"),
                     Rule::AlreadyLive,
                     format!(
                         "index file {:?} is already live in {}",
@@ -158,12 +216,31 @@ pub(crate) async fn check(
                 ));
             }
         }
-        for (i, file) in message.deleted_index_files.iter().enumerate() {
-            let live_type = live.index.get(&(key.clone(), file.file_name.clone()));
-            if live_type != Some(&file.index_type) {
+        for (list, files) in [
+            ("deleted_index_files", &message.deleted_index_files),
+            (
+                "compact_deleted_index_files",
+                &message.compact_deleted_index_files,
+            ),
+        ] {
+            for (i, file) in files.iter().enumerate() {
+                let live_type = live.index.get(&(key.clone(), file.file_name.clone()));
+                if live_type == Some(&file.index_type) {
+                    continue;
+                }
+                // An index file this commit adds may be replaced by its compaction.
+                if list == "compact_deleted_index_files"
+                    && added_index.contains(&(
+                        key.clone(),
+                        file.file_name.as_str(),
+                        file.index_type.as_str(),
+                    ))
+                {
+                    continue;
+                }
                 return Err(refuse(
                     index,
-                    format!("deleted_index_files[{i}].file_name"),
+                    format!("{list}[{i}].file_name"),
                     Rule::NotLive,
                     format!(
                         "{} index file {:?} is not live in {}{}; only a live index file can \
@@ -177,51 +254,148 @@ pub(crate) async fn check(
             }
         }
     }
-    Ok(())
+    check_compaction_results_exist(coordinator, messages).await
 }
 
-/// One file name in one role only, across all messages: a data file is new, deleted or a
-/// changelog file; an index file is new or deleted.
-fn check_roles(messages: &[CommitMessage]) -> CoordinatorResult<()> {
-    let mut data_roles: HashMap<&str, &'static str> = HashMap::new();
-    let mut index_roles: HashMap<&str, &'static str> = HashMap::new();
+/// Every `compact_after` and compact changelog file, with its extra files, exists in
+/// storage (rule `missing-file`): the COMPACT snapshot replaces live files with them, so a
+/// missing one would lose rows. One existence check per file.
+async fn check_compaction_results_exist(
+    coordinator: &Coordinator,
+    messages: &[CommitMessage],
+) -> CoordinatorResult<()> {
+    let table = coordinator.table();
+    let table_name = coordinator.rules.table_name();
+    let paths = paimon::table::TableCommit::new(table.clone(), String::new());
     for (index, message) in messages.iter().enumerate() {
-        for (list, files) in [
-            ("new_files", &message.new_files),
-            ("deleted_files", &message.deleted_files),
-            ("new_changelog_files", &message.new_changelog_files),
-        ] {
-            for (i, file) in files.iter().enumerate() {
-                claim_role(&mut data_roles, index, list, i, &file.file_name)?;
-            }
+        if message.compact_after.is_empty() && message.compact_changelog_files.is_empty() {
+            continue;
         }
+        let bucket_path = paths
+            .bucket_path(&message.partition, message.bucket)
+            .map_err(|e| {
+                CoordinatorError::paimon(
+                    format!("computing a bucket directory of table {table_name}"),
+                    e,
+                )
+            })?;
         for (list, files) in [
-            ("new_index_files", &message.new_index_files),
-            ("deleted_index_files", &message.deleted_index_files),
+            ("compact_after", &message.compact_after),
+            ("compact_changelog_files", &message.compact_changelog_files),
         ] {
             for (i, file) in files.iter().enumerate() {
-                claim_role(&mut index_roles, index, list, i, &file.file_name)?;
+                for path in file.collect_files(&bucket_path) {
+                    let exists = table.file_io().exists(&path).await.map_err(|e| {
+                        CoordinatorError::paimon(
+                            format!("checking that compaction result {path} exists"),
+                            e,
+                        )
+                    })?;
+                    if !exists {
+                        return Err(refuse(
+                            index,
+                            format!("{list}[{i}].file_name"),
+                            Rule::MissingFile,
+                            format!(
+                                "{:?} is a compaction result, but {path} does not exist; a \
+                                 compaction result must be written before it is committed",
+                                file.file_name
+                            ),
+                        ));
+                    }
+                }
             }
         }
     }
     Ok(())
 }
 
-fn claim_role<'a>(
-    roles: &mut HashMap<&'a str, &'static str>,
-    message_index: usize,
-    list: &'static str,
-    position: usize,
-    file_name: &'a str,
-) -> CoordinatorResult<()> {
-    match roles.insert(file_name, list) {
-        Some(other) if other != list => Err(refuse(
-            message_index,
-            format!("{list}[{position}].file_name"),
-            Rule::TwoRoles,
-            format!("{file_name:?} is in {list} and also in {other}; a file has one role"),
-        )),
-        _ => Ok(()),
+/// One file name in one role only, across all messages: a data file is new, deleted or a
+/// changelog file; an index file is new or deleted. A compaction adds the roles Java gives
+/// a file within one commit: a new file compacted away by the same commit (`new_files` and
+/// `compact_before`), a file upgraded in place (`compact_before` and `compact_after`, also
+/// with `new_files`), and an index file added and replaced by the compaction
+/// (`new_index_files` and `compact_deleted_index_files`).
+fn check_roles(messages: &[CommitMessage]) -> CoordinatorResult<()> {
+    const DATA_ROLE_SETS: [&[&str]; 3] = [
+        &["new_files", "compact_before"],
+        &["compact_before", "compact_after"],
+        &["new_files", "compact_before", "compact_after"],
+    ];
+    const INDEX_ROLE_SETS: [&[&str]; 1] = [&["new_index_files", "compact_deleted_index_files"]];
+    let mut data_roles = Roles::default();
+    let mut index_roles = Roles::default();
+    for (index, message) in messages.iter().enumerate() {
+        for (list, files) in [
+            ("new_files", &message.new_files),
+            ("deleted_files", &message.deleted_files),
+            ("new_changelog_files", &message.new_changelog_files),
+            ("compact_before", &message.compact_before),
+            ("compact_after", &message.compact_after),
+            ("compact_changelog_files", &message.compact_changelog_files),
+        ] {
+            for (i, file) in files.iter().enumerate() {
+                data_roles.claim(index, list, i, &file.file_name);
+            }
+        }
+        for (list, files) in [
+            ("new_index_files", &message.new_index_files),
+            ("deleted_index_files", &message.deleted_index_files),
+            ("compact_new_index_files", &message.compact_new_index_files),
+            (
+                "compact_deleted_index_files",
+                &message.compact_deleted_index_files,
+            ),
+        ] {
+            for (i, file) in files.iter().enumerate() {
+                index_roles.claim(index, list, i, &file.file_name);
+            }
+        }
+    }
+    data_roles.check(&DATA_ROLE_SETS)?;
+    index_roles.check(&INDEX_ROLE_SETS)
+}
+
+/// The lists each file name appears in, with where it first appears in each, in the order
+/// the names were first seen.
+#[derive(Default)]
+struct Roles<'a> {
+    order: Vec<&'a str>,
+    lists: HashMap<&'a str, Vec<(&'static str, usize, usize)>>,
+}
+
+impl<'a> Roles<'a> {
+    fn claim(&mut self, message_index: usize, list: &'static str, position: usize, name: &'a str) {
+        let lists = self.lists.entry(name).or_insert_with(|| {
+            self.order.push(name);
+            Vec::new()
+        });
+        if !lists.iter().any(|(l, _, _)| *l == list) {
+            lists.push((list, message_index, position));
+        }
+    }
+
+    /// Every name is in one list, or in exactly one of the `allowed` sets of lists.
+    fn check(&self, allowed: &[&[&str]]) -> CoordinatorResult<()> {
+        for name in &self.order {
+            let lists = &self.lists[name];
+            if lists.len() < 2
+                || allowed.iter().any(|set| {
+                    set.len() == lists.len() && lists.iter().all(|(l, _, _)| set.contains(l))
+                })
+            {
+                continue;
+            }
+            let (first, _, _) = lists[0];
+            let (list, message_index, position) = lists[1];
+            return Err(refuse(
+                message_index,
+                format!("{list}[{position}].file_name"),
+                Rule::TwoRoles,
+                format!("{name:?} is in {list} and also in {first}; a file has one role"),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -235,6 +409,8 @@ fn check_sums(messages: &[CommitMessage], snapshot: Option<&Snapshot>) -> Coordi
         for (list, files) in [
             ("new_files", &message.new_files),
             ("new_changelog_files", &message.new_changelog_files),
+            ("compact_after", &message.compact_after),
+            ("compact_changelog_files", &message.compact_changelog_files),
         ] {
             for (i, file) in files.iter().enumerate() {
                 let over = |what: &str, base: i64| {

@@ -16,7 +16,7 @@ use paimon::spec::{
 use paimon::table::{normalize_global_index_type_for_drop, CommitMessage, Table};
 
 use super::error::{CoordinatorError, CoordinatorResult, Rule, ValidationError};
-use super::{CommitMode, WriteKind};
+use super::{Binding, CommitMode, WriteKind};
 
 /// Index type of deletion-vector index files (Java `DeletionVectorsIndexFile.DELETION_VECTORS_INDEX`).
 pub const DELETION_VECTORS_INDEX_TYPE: &str = "DELETION_VECTORS";
@@ -182,6 +182,8 @@ pub(crate) struct TableRules {
     bucket_mode: BucketMode,
     write_kind: WriteKind,
     allow_deletes: bool,
+    allow_compaction: bool,
+    primary_keys: bool,
     schema_ids: BTreeSet<i64>,
     data_external_roots: Vec<String>,
     global_index_external_root: Option<String>,
@@ -189,12 +191,9 @@ pub(crate) struct TableRules {
 }
 
 impl TableRules {
-    /// Reads the rules of `table` for messages of `write_kind`.
-    pub(crate) async fn load(
-        table: &Table,
-        write_kind: WriteKind,
-        allow_deletes: bool,
-    ) -> CoordinatorResult<Self> {
+    /// Reads the rules of `table` for messages committed under `binding`.
+    pub(crate) async fn load(table: &Table, binding: &Binding) -> CoordinatorResult<Self> {
+        let write_kind = binding.write_kind;
         let schema = table.schema();
         let table_name = table.identifier().full_name();
         let options = CoreOptions::new(schema.options());
@@ -249,7 +248,9 @@ impl TableRules {
             bucket_option,
             bucket_mode,
             write_kind,
-            allow_deletes,
+            allow_deletes: binding.allow_deletes,
+            allow_compaction: binding.allow_compaction,
+            primary_keys: !schema.primary_keys().is_empty(),
             schema_ids,
             data_external_roots,
             global_index_external_root,
@@ -304,30 +305,23 @@ impl TableRules {
         if let Some(snapshot) = message.check_from_snapshot {
             check.non_negative(|| "check_from_snapshot".into(), snapshot)?;
         }
-        for (list, files) in [
-            ("compact_before", message.compact_before.len()),
-            ("compact_after", message.compact_after.len()),
-            (
-                "compact_changelog_files",
-                message.compact_changelog_files.len(),
-            ),
-            (
-                "compact_new_index_files",
-                message.compact_new_index_files.len(),
-            ),
-            (
-                "compact_deleted_index_files",
-                message.compact_deleted_index_files.len(),
-            ),
-        ] {
-            if files > 0 {
+        if let Some((list, files)) = compaction_lists(&message).find(|(_, n)| *n > 0) {
+            let refusal = if !self.allow_compaction {
+                Some(
+                    "the binding refuses compaction results (Binding::without_compaction, C \
+                     paimon_table_commit_new_refusing_compaction, CLI --refuse-compaction, \
+                     Python refuse_compaction=True)",
+                )
+            } else if mode == CommitMode::Overwrite {
+                Some("an overwrite commit does not take compaction results; commit them in append mode")
+            } else {
+                None
+            };
+            if let Some(refusal) = refusal {
                 return Err(check.fail(
                     list.to_string(),
                     Rule::CompactIncrement,
-                    format!(
-                        "{files} compaction file(s): the coordinator commits writes only; \
-                         compaction results need a separate COMPACT snapshot"
-                    ),
+                    format!("{files} compaction file(s): {refusal}"),
                 ));
             }
         }
@@ -335,6 +329,9 @@ impl TableRules {
             ("new_files", &message.new_files),
             ("deleted_files", &message.deleted_files),
             ("new_changelog_files", &message.new_changelog_files),
+            ("compact_before", &message.compact_before),
+            ("compact_after", &message.compact_after),
+            ("compact_changelog_files", &message.compact_changelog_files),
         ] {
             for (i, file) in files.iter().enumerate() {
                 check.data_file(&ListElement(list, i), file)?;
@@ -343,12 +340,18 @@ impl TableRules {
         for (list, files) in [
             ("new_index_files", &message.new_index_files),
             ("deleted_index_files", &message.deleted_index_files),
+            ("compact_new_index_files", &message.compact_new_index_files),
+            (
+                "compact_deleted_index_files",
+                &message.compact_deleted_index_files,
+            ),
         ] {
             for (i, file) in files.iter().enumerate() {
                 check.index_file(&ListElement(list, i), file)?;
             }
         }
         check.change_kinds(&message)?;
+        check.compact_levels(&message)?;
         match self.write_kind {
             WriteKind::Standard => message.total_buckets = None,
             WriteKind::PostponeFixedBucket => {
@@ -629,6 +632,50 @@ impl Check<'_> {
                         } else {
                             ""
                         }
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The levels of the message's compaction result fit together (rule `compact-levels`):
+    /// a file named in both `compact_before` and `compact_after` is Java's in-place upgrade
+    /// (`DataFileMeta#upgrade`), which only ever moves a file to a strictly higher level;
+    /// and a primary-key table's compaction writes level 1 or above (Java's universal
+    /// compaction never outputs level 0; level 0 holds only flushed writes). Postpone tables
+    /// are exempt from the second check (their compaction moves files between buckets).
+    fn compact_levels(&self, message: &CommitMessage) -> Result<(), ValidationError> {
+        let before: std::collections::HashMap<&str, i32> = message
+            .compact_before
+            .iter()
+            .map(|f| (f.file_name.as_str(), f.level))
+            .collect();
+        for (i, file) in message.compact_after.iter().enumerate() {
+            if let Some(&from) = before.get(file.file_name.as_str()) {
+                if file.level <= from {
+                    return Err(self.fail(
+                        format!("compact_after[{i}].level"),
+                        Rule::CompactLevels,
+                        format!(
+                            "{:?} is upgraded in place from level {from} to level {}; an \
+                             upgrade moves a file to a higher level",
+                            file.file_name, file.level
+                        ),
+                    ));
+                }
+            }
+            if self.rules.primary_keys
+                && self.rules.bucket_mode != BucketMode::Postpone
+                && file.level == 0
+            {
+                return Err(self.fail(
+                    format!("compact_after[{i}].level"),
+                    Rule::CompactLevels,
+                    format!(
+                        "{:?} is a compaction result at level 0; a primary-key table's \
+                         compaction writes level 1 or above",
+                        file.file_name
                     ),
                 ));
             }
@@ -1023,6 +1070,34 @@ impl std::fmt::Display for ListElement<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}[{}]", self.0, self.1)
     }
+}
+
+/// The compaction lists of `message` with their lengths, in wire order.
+pub(crate) fn compaction_lists(
+    message: &CommitMessage,
+) -> impl Iterator<Item = (&'static str, usize)> {
+    [
+        ("compact_before", message.compact_before.len()),
+        ("compact_after", message.compact_after.len()),
+        (
+            "compact_changelog_files",
+            message.compact_changelog_files.len(),
+        ),
+        (
+            "compact_new_index_files",
+            message.compact_new_index_files.len(),
+        ),
+        (
+            "compact_deleted_index_files",
+            message.compact_deleted_index_files.len(),
+        ),
+    ]
+    .into_iter()
+}
+
+/// Whether `message` carries a compaction result.
+pub(crate) fn has_compaction(message: &CommitMessage) -> bool {
+    compaction_lists(message).any(|(_, n)| n > 0)
 }
 
 #[cfg(test)]

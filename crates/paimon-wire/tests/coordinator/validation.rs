@@ -310,18 +310,39 @@ fn rejection_cases() -> Vec<Case> {
             Box::new(|m| m.check_from_snapshot = Some(-3)),
         ),
         (
-            "compaction result",
-            Rule::CompactIncrement,
-            "compact_after",
-            "COMPACT snapshot",
+            "compaction result at level 0 of a primary-key table",
+            Rule::CompactLevels,
+            "compact_after[0].level",
+            "level 1 or above",
             { Box::new(|m| m.compact_after = vec![m.new_files[0].clone()]) },
         ),
         (
-            "compaction input",
-            Rule::CompactIncrement,
-            "compact_before",
-            "COMPACT snapshot",
-            { Box::new(|m| m.compact_before = vec![m.new_files[0].clone()]) },
+            "in-place upgrade to a lower level",
+            Rule::CompactLevels,
+            "compact_after[0].level",
+            "from level 3 to level 2",
+            {
+                Box::new(|m| {
+                    let mut file = m.new_files[0].clone();
+                    file.level = 3;
+                    m.compact_before = vec![file.clone()];
+                    file.level = 2;
+                    m.compact_after = vec![file];
+                })
+            },
+        ),
+        (
+            "compaction file with a path in its name",
+            Rule::PlainFileName,
+            "compact_before[0].file_name",
+            "",
+            {
+                Box::new(|m| {
+                    let mut file = m.new_files[0].clone();
+                    file.file_name = "../escape.parquet".into();
+                    m.compact_before = vec![file];
+                })
+            },
         ),
     ]
 }
@@ -387,6 +408,21 @@ async fn every_rule_rejects_its_crafted_payload_and_nothing_is_committed() {
         .await
         .deserialize(V, &with_index)
         .unwrap();
+
+    // A binding that refuses compaction names the rule; the default binding takes it.
+    let mut compacting = valid.clone();
+    let target = compacting.len() - 1;
+    compacting[target].compact_before = vec![compacting[target].new_files[0].clone()];
+    let compacting = serialize_list(&compacting, V).unwrap();
+    let error = bind(&table, Binding::append(USER).without_compaction())
+        .await
+        .deserialize(V, &compacting)
+        .unwrap_err();
+    let rejection = error.as_validation().unwrap();
+    assert_eq!(rejection.rule, Rule::CompactIncrement, "{error}");
+    assert_eq!(rejection.field, "compact_before", "{error}");
+    assert!(error.to_string().contains("--refuse-compaction"), "{error}");
+    coordinator.deserialize(V, &compacting).unwrap();
 
     // The untouched payload still commits.
     let bound = coordinator

@@ -184,6 +184,61 @@ fn reject_compact_increment(messages: &[CommitMessage]) -> Result<()> {
     Ok(())
 }
 
+/// Split messages into their data increments (APPEND snapshot) and their compact
+/// increments (COMPACT snapshot), as Java's `ManifestEntryChanges` does. A compact part is
+/// returned as a message whose `new_files` are `compact_after`, `deleted_files`
+/// `compact_before`, and so on, so the same entry conversion applies to both.
+fn split_compact_increment(
+    messages: Vec<CommitMessage>,
+) -> (Vec<CommitMessage>, Vec<CommitMessage>) {
+    let mut append = Vec::with_capacity(messages.len());
+    let mut compact = Vec::new();
+    for mut message in messages {
+        let has_compact = !message.compact_before.is_empty()
+            || !message.compact_after.is_empty()
+            || !message.compact_changelog_files.is_empty()
+            || !message.compact_new_index_files.is_empty()
+            || !message.compact_deleted_index_files.is_empty();
+        if has_compact {
+            let mut part = CommitMessage::new(
+                message.partition.clone(),
+                message.bucket,
+                std::mem::take(&mut message.compact_after),
+            );
+            part.total_buckets = message.total_buckets;
+            part.deleted_files = std::mem::take(&mut message.compact_before);
+            part.new_changelog_files = std::mem::take(&mut message.compact_changelog_files);
+            part.new_index_files = std::mem::take(&mut message.compact_new_index_files);
+            part.deleted_index_files = std::mem::take(&mut message.compact_deleted_index_files);
+            compact.push(part);
+        }
+        let has_data = !message.new_files.is_empty()
+            || !message.deleted_files.is_empty()
+            || !message.new_changelog_files.is_empty()
+            || !message.new_index_files.is_empty()
+            || !message.deleted_index_files.is_empty();
+        if has_data || !has_compact {
+            append.push(message);
+        }
+    }
+    (append, compact)
+}
+
+/// Whether a snapshot of the committing user with identifier `committed` (of kind
+/// `committed_kind`) covers a commit of `kind` with `identifier`. Java writes the APPEND
+/// snapshot of a checkpoint before its COMPACT snapshot under the same identifier, so the
+/// COMPACT part is done only once a COMPACT snapshot carries the identifier.
+fn identifier_covers(
+    committed: i64,
+    committed_kind: &CommitKind,
+    identifier: i64,
+    kind: &CommitKind,
+) -> bool {
+    identifier < committed
+        || (identifier == committed
+            && (kind != &CommitKind::COMPACT || committed_kind == &CommitKind::COMPACT))
+}
+
 /// Table commit logic for Paimon write operations.
 ///
 /// Provides atomic commit functionality including append, overwrite and truncate
@@ -278,7 +333,12 @@ impl TableCommit {
         let latest = self.snapshot_manager.get_latest_snapshot().await?;
         let mut pending = Vec::new();
         for (id, messages) in commits {
-            if !self.is_committed_identifier(&latest, id).await? {
+            let kind = if split_compact_increment(messages.clone()).1.is_empty() {
+                CommitKind::APPEND
+            } else {
+                CommitKind::COMPACT
+            };
+            if !self.is_committed_identifier(&latest, id, &kind).await? {
                 pending.push((id, messages));
             }
         }
@@ -295,13 +355,16 @@ impl TableCommit {
     }
 
     async fn check_recovery_files(&self, messages: &[CommitMessage]) -> Result<()> {
-        reject_compact_increment(messages)?;
-        self.check_recovery_entries(
-            &self.messages_to_entries(messages),
-            &self.messages_to_changelog_entries(messages),
-            &self.messages_to_index_entries(messages),
-        )
-        .await
+        let (append, compact) = split_compact_increment(messages.to_vec());
+        for messages in [append, compact] {
+            self.check_recovery_entries(
+                &self.messages_to_entries(&messages),
+                &self.messages_to_changelog_entries(&messages),
+                &self.messages_to_index_entries(&messages),
+            )
+            .await?;
+        }
+        Ok(())
     }
 
     /// Commit new files in APPEND mode.
@@ -361,26 +424,46 @@ impl TableCommit {
         // already committed names files a snapshot references.
         CoreOptions::new(self.table.schema().options()).ensure_read_authorized()?;
         super::write_builder::ensure_table_write_allowed(&self.table)?;
-        reject_compact_increment(&commit_messages)?;
         validate_fixed_bucket_commit_mode(&commit_messages, false)?;
+        // Java FileStoreCommitImpl#commit: the data increments go into an APPEND
+        // (or OVERWRITE, for deletes) snapshot, then the compact increments into a
+        // COMPACT snapshot, both under the same identifier.
+        let (commit_messages, compact_messages) = split_compact_increment(commit_messages);
         validate_bucket_ownership(&commit_messages)?;
 
-        if commit_messages.is_empty() && self.ignore_empty_commit {
+        if !(commit_messages.is_empty() && self.ignore_empty_commit) {
+            let entries = self.messages_to_entries(&commit_messages);
+            let changelog_entries = self.messages_to_changelog_entries(&commit_messages);
+            let new_index_entries = self.messages_to_index_entries(&commit_messages);
+            let check_from_snapshot = Self::check_from_snapshot(&commit_messages)?;
+            // Never delete CommitMessage files on failure. A previous attempt may
+            // have published them even when the caller received an exception.
+            self.try_commit(
+                CommitEntriesPlan::Direct {
+                    entries,
+                    changelog_entries,
+                    new_index_entries,
+                    check_from_snapshot,
+                    compact: false,
+                },
+                None,
+                commit_identifier,
+                filter_committed,
+            )
+            .await?;
+        }
+        if compact_messages.is_empty() {
             return Ok(());
         }
-
-        let entries = self.messages_to_entries(&commit_messages);
-        let changelog_entries = self.messages_to_changelog_entries(&commit_messages);
-        let new_index_entries = self.messages_to_index_entries(&commit_messages);
-        let check_from_snapshot = Self::check_from_snapshot(&commit_messages)?;
-        // Never delete CommitMessage files on failure. A previous attempt may
-        // have published them even when the caller received an exception.
+        // Java always checks a COMPACT commit for conflicts: every file it removes
+        // must still be live in the latest snapshot.
         self.try_commit(
             CommitEntriesPlan::Direct {
-                entries,
-                changelog_entries,
-                new_index_entries,
-                check_from_snapshot,
+                entries: self.messages_to_entries(&compact_messages),
+                changelog_entries: self.messages_to_changelog_entries(&compact_messages),
+                new_index_entries: self.messages_to_index_entries(&compact_messages),
+                check_from_snapshot: None,
+                compact: true,
             },
             None,
             commit_identifier,
@@ -429,6 +512,7 @@ impl TableCommit {
                 changelog_entries,
                 new_index_entries,
                 check_from_snapshot,
+                compact: false,
             },
             Some(expected_snapshot_id),
             commit_identifier,
@@ -996,7 +1080,11 @@ impl TableCommit {
                 let latest_snapshot = self.snapshot_manager.get_latest_snapshot().await?;
                 if filter_committed {
                     if self
-                        .is_committed_identifier(&latest_snapshot, commit_identifier)
+                        .is_committed_identifier(
+                            &latest_snapshot,
+                            commit_identifier,
+                            &plan.commit_kind_hint(),
+                        )
                         .await?
                     {
                         break;
@@ -1641,12 +1729,18 @@ impl TableCommit {
         &self,
         latest_snapshot: &Option<Snapshot>,
         commit_identifier: i64,
+        commit_kind: &CommitKind,
     ) -> Result<bool> {
         let Some(latest) = latest_snapshot else {
             return Ok(false);
         };
         if latest.commit_user() == self.commit_user {
-            return Ok(commit_identifier <= latest.commit_identifier());
+            return Ok(identifier_covers(
+                latest.commit_identifier(),
+                latest.commit_kind(),
+                commit_identifier,
+                commit_kind,
+            ));
         }
         let earliest_snapshot_id = self
             .snapshot_manager
@@ -1660,7 +1754,12 @@ impl TableCommit {
                 self.snapshot_manager.get_snapshot(snapshot_id).await?
             };
             if snapshot.commit_user() == self.commit_user {
-                return Ok(commit_identifier <= snapshot.commit_identifier());
+                return Ok(identifier_covers(
+                    snapshot.commit_identifier(),
+                    snapshot.commit_kind(),
+                    commit_identifier,
+                    commit_kind,
+                ));
             }
         }
         Ok(false)
@@ -1709,10 +1808,11 @@ impl TableCommit {
                 changelog_entries,
                 new_index_entries,
                 check_from_snapshot,
+                compact,
             } => {
                 validate_file_entries(entries.iter())?;
 
-                let kind = direct_commit_kind(entries, new_index_entries);
+                let kind = direct_commit_kind(entries, new_index_entries, *compact);
                 let has_partition_bucket_counts = entries
                     .iter()
                     .any(|entry| entry.total_buckets() != self.total_buckets);
@@ -1722,6 +1822,7 @@ impl TableCommit {
                     });
                 let detect_conflicts = check_append_files
                     || kind == CommitKind::OVERWRITE
+                    || kind == CommitKind::COMPACT
                     || check_from_snapshot.is_some()
                     || has_partition_bucket_counts
                     || has_postpone_entries;
@@ -3406,6 +3507,8 @@ enum CommitEntriesPlan {
         changelog_entries: Vec<ManifestEntry>,
         new_index_entries: Vec<IndexManifestEntry>,
         check_from_snapshot: Option<i64>,
+        /// The compact increments of the messages: committed as a COMPACT snapshot.
+        compact: bool,
     },
     /// Overwrite with optional partition filter.
     Overwrite {
@@ -3426,8 +3529,9 @@ impl CommitEntriesPlan {
             CommitEntriesPlan::Direct {
                 entries,
                 new_index_entries,
+                compact,
                 ..
-            } => direct_commit_kind(entries, new_index_entries),
+            } => direct_commit_kind(entries, new_index_entries, *compact),
             CommitEntriesPlan::Overwrite { .. } => CommitKind::OVERWRITE,
         }
     }
@@ -3436,8 +3540,11 @@ impl CommitEntriesPlan {
 fn direct_commit_kind(
     entries: &[ManifestEntry],
     index_entries: &[IndexManifestEntry],
+    compact: bool,
 ) -> CommitKind {
-    if entries
+    if compact {
+        CommitKind::COMPACT
+    } else if entries
         .iter()
         .any(|entry| *entry.kind() == FileKind::Delete)
         || index_entries
@@ -4587,7 +4694,7 @@ mod tests {
         let latest = snapshot_manager.get_latest_snapshot().await.unwrap();
 
         let error = commit
-            .is_committed_identifier(&latest, 2)
+            .is_committed_identifier(&latest, 2, &CommitKind::APPEND)
             .await
             .expect_err("an unreadable active snapshot must fail identifier filtering");
         assert!(error.to_string().contains("snapshot JSON invalid"));

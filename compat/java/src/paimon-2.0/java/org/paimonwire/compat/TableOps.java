@@ -4,6 +4,8 @@ import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
@@ -11,11 +13,15 @@ import org.apache.paimon.fs.Path;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.Table;
+import org.apache.paimon.io.CompactIncrement;
 import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.CommitMessageImpl;
 import org.apache.paimon.table.sink.StreamTableCommit;
 import org.apache.paimon.table.sink.StreamTableWrite;
 import org.apache.paimon.table.sink.StreamWriteBuilder;
+import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.table.source.ReadBuilder;
+import org.apache.paimon.table.source.Split;
 import org.apache.paimon.types.DataTypes;
 import org.apache.paimon.types.RowKind;
 
@@ -24,8 +30,11 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Whole-table commands on a real filesystem warehouse (Paimon 2.0.0 only: they need the format
@@ -39,8 +48,9 @@ import java.util.Map;
  * <pre>
  * create-table --warehouse W --table DB.T --kind append|pk
  * write  --warehouse W --table DB.T --commit-user U --identifier I --rows FROM:TO
- *        [--value-prefix P] --out F.bin
+ *        [--value-prefix P] [--compact true] --out F.bin
  * commit --warehouse W --table DB.T --commit-user U --identifier I --version V F.bin...
+ * compact --warehouse W --table DB.T --commit-user U --identifier I
  * read   --warehouse W --table DB.T
  * </pre>
  */
@@ -58,6 +68,8 @@ final class TableOps {
                 return write(named);
             case "commit":
                 return commit(named, positional);
+            case "compact":
+                return compact(named);
             case "read":
                 return read(named);
             default:
@@ -114,18 +126,31 @@ final class TableOps {
 
     // ------------------------------------------------------------------ write
 
-    /** A worker: writes the rows, prepares the commit and serializes the messages to a file. */
+    /**
+     * A worker: writes the rows, prepares the commit and serializes the messages to a file. By
+     * default it never compacts ({@code write-only = true}); with {@code --compact true} it is a
+     * Java writer as Flink runs it by default ({@code write-only = false}) and waits for its
+     * compaction at prepare, so its messages carry compaction results (with {@code
+     * num-sorted-run.compaction-trigger = 3}, so that a few rounds compact).
+     */
     private static int write(Map<String, String> named) throws Exception {
         String[] range = req(named, "--rows").split(":");
         int from = Integer.parseInt(range[0]);
         int to = Integer.parseInt(range[1]);
         String prefix = named.getOrDefault("--value-prefix", "v");
         long identifier = Long.parseLong(req(named, "--identifier"));
+        boolean compact = Boolean.parseBoolean(named.getOrDefault("--compact", "false"));
         List<CommitMessage> messages;
+        int compactionFiles = 0;
         try (Catalog catalog = catalog(named)) {
-            // a worker never compacts: the coordinators commit appends only
-            Table table =
-                    table(catalog, named).copy(Collections.singletonMap("write-only", "true"));
+            Map<String, String> options = new HashMap<>();
+            options.put("write-only", compact ? "false" : "true");
+            if (compact) {
+                // Paimon's default trigger is 5 sorted runs; 3 makes a fresh writer per round
+                // compact from the fourth round on, so a short test sees many compactions
+                options.put("num-sorted-run.compaction-trigger", "3");
+            }
+            Table table = table(catalog, named).copy(options);
             StreamWriteBuilder builder =
                     table.newStreamWriteBuilder().withCommitUser(req(named, "--commit-user"));
             try (StreamTableWrite write = builder.newWrite()) {
@@ -136,8 +161,12 @@ final class TableOps {
                                     BinaryString.fromString("p" + Math.floorMod(i, 3)),
                                     BinaryString.fromString(prefix + i)));
                 }
-                messages = write.prepareCommit(false, identifier);
+                messages = write.prepareCommit(compact, identifier);
             }
+        }
+        for (CommitMessage message : messages) {
+            CompactIncrement increment = ((CommitMessageImpl) message).compactIncrement();
+            compactionFiles += increment.compactBefore().size() + increment.compactAfter().size();
         }
         byte[] bytes = Codec.serializeList(messages);
         Files.write(Paths.get(req(named, "--out")), bytes);
@@ -152,7 +181,9 @@ final class TableOps {
                         + Codec.currentVersion()
                         + ", "
                         + bytes.length
-                        + " bytes");
+                        + " bytes, "
+                        + compactionFiles
+                        + " compaction file(s)");
         return 0;
     }
 
@@ -192,6 +223,55 @@ final class TableOps {
                             + messages.size()
                             + " message(s); latest snapshot "
                             + snapshot);
+        }
+        return 0;
+    }
+
+    // ------------------------------------------------------------------ compact
+
+    /**
+     * A dedicated compaction job, as Flink's compact action runs one: a writer with {@code
+     * write-only = false} fully compacts every partition and bucket that has data, and Java's
+     * own committer commits the result (a COMPACT snapshot) under its commit user.
+     */
+    private static int compact(Map<String, String> named) throws Exception {
+        long identifier = Long.parseLong(req(named, "--identifier"));
+        try (Catalog catalog = catalog(named)) {
+            Table table =
+                    table(catalog, named).copy(Collections.singletonMap("write-only", "false"));
+            Map<BinaryRow, Set<Integer>> buckets = new LinkedHashMap<>();
+            ReadBuilder rb = table.newReadBuilder();
+            for (Split split : rb.newScan().plan().splits()) {
+                DataSplit data = (DataSplit) split;
+                buckets.computeIfAbsent(data.partition().copy(), k -> new TreeSet<>())
+                        .add(data.bucket());
+            }
+            StreamWriteBuilder builder =
+                    table.newStreamWriteBuilder().withCommitUser(req(named, "--commit-user"));
+            List<CommitMessage> messages;
+            int units = 0;
+            try (StreamTableWrite write = builder.newWrite()) {
+                for (Map.Entry<BinaryRow, Set<Integer>> e : buckets.entrySet()) {
+                    for (int bucket : e.getValue()) {
+                        write.compact(e.getKey(), bucket, true);
+                        units++;
+                    }
+                }
+                messages = write.prepareCommit(true, identifier);
+            }
+            int committed;
+            try (StreamTableCommit commit = builder.newCommit()) {
+                Map<Long, List<CommitMessage>> byIdentifier = new HashMap<>();
+                byIdentifier.put(identifier, messages);
+                committed = commit.filterAndCommit(byIdentifier);
+            }
+            Snapshot latest = table.latestSnapshot().orElse(null);
+            System.out.println(
+                    (committed == 0 ? "nothing compacted" : "compacted")
+                            + " "
+                            + units
+                            + " bucket(s); latest snapshot "
+                            + (latest == null ? "none" : latest.id() + " " + latest.commitKind()));
         }
         return 0;
     }

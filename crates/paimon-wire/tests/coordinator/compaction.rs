@@ -1,0 +1,352 @@
+//! Compaction results from writers: the coordinator commits them as Java's
+//! `FileStoreCommitImpl` does — an APPEND snapshot of the new files, then a COMPACT snapshot
+//! of the compaction, under one identifier — exactly once, and refuses results that do not
+//! fit the table.
+//!
+//! The paimon crate's writer does not compact, so a compaction is made here the way a Java
+//! writer reports one: the files of round 1 are `compact_before`, and a second writer's files
+//! holding the same rows, moved to level 5, are `compact_after`.
+
+use std::collections::BTreeSet;
+
+use paimon::spec::{CommitKind, FileKind, Manifest, ManifestList};
+use paimon::table::{CommitMessage, Table, TableCommit};
+use paimon_wire::coordinator::{Binding, CommitOutcome, Coordinator, Rule};
+use paimon_wire::{serialize_list, SerializerVersion};
+
+use super::support::{
+    append_coordinator, bind, expected, read_rows, snapshot_count, worker_messages, Kind,
+    Warehouse, USER,
+};
+
+const V: SerializerVersion = SerializerVersion::CURRENT;
+const ROUND_1: &[(i32, &str)] = &[(1, "a"), (2, "a"), (3, "b"), (4, "b"), (5, "a"), (6, "b")];
+const ROUND_2: &[(i32, &str)] = &[(11, "a"), (12, "b"), (13, "a"), (14, "b")];
+const COMPACTED_LEVEL: i32 = 5;
+
+/// The table after round 1 (committed under identifier 1), and round 2: new files plus the
+/// compaction of every round-1 file into a file at level 5 holding the same rows.
+struct Setup {
+    _warehouse: Warehouse,
+    table: Table,
+    coordinator: Coordinator,
+    round_1_files: BTreeSet<String>,
+    compacted_files: BTreeSet<String>,
+    round_2: Vec<CommitMessage>,
+}
+
+async fn setup() -> Setup {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("users", Kind::FixedBucketPk).await;
+    let coordinator = append_coordinator(&table).await;
+    let round_1 = worker_messages(&table, ROUND_1).await;
+    let bound = coordinator.bind_messages(round_1.clone()).unwrap();
+    assert_eq!(
+        coordinator.commit(bound, 1).await.unwrap(),
+        CommitOutcome::Committed { snapshot_id: 1 }
+    );
+    let rewrite = worker_messages(&table, ROUND_1).await;
+    let mut round_2 = worker_messages(&table, ROUND_2).await;
+    let mut round_1_files = BTreeSet::new();
+    let mut compacted_files = BTreeSet::new();
+    for before in &round_1 {
+        let after = rewrite
+            .iter()
+            .find(|m| m.partition == before.partition && m.bucket == before.bucket)
+            .expect("the rewrite writes the same buckets");
+        let mut compaction = CommitMessage::new(before.partition.clone(), before.bucket, vec![]);
+        compaction.compact_before = before.new_files.clone();
+        compaction.compact_after = after.new_files.clone();
+        for file in &mut compaction.compact_after {
+            file.level = COMPACTED_LEVEL;
+        }
+        round_1_files.extend(before.new_files.iter().map(|f| f.file_name.clone()));
+        compacted_files.extend(after.new_files.iter().map(|f| f.file_name.clone()));
+        round_2.push(compaction);
+    }
+    Setup {
+        _warehouse: warehouse,
+        table,
+        coordinator,
+        round_1_files,
+        compacted_files,
+        round_2,
+    }
+}
+
+/// Commit kind, user and identifier of snapshot `id`.
+async fn snapshot_kind(table: &Table, id: i64) -> (CommitKind, String, i64) {
+    let snapshot = table.snapshot_manager().get_snapshot(id).await.unwrap();
+    (
+        snapshot.commit_kind().clone(),
+        snapshot.commit_user().to_string(),
+        snapshot.commit_identifier(),
+    )
+}
+
+/// The (kind, level, file name) entries of snapshot `id`'s delta manifests.
+async fn delta_entries(table: &Table, id: i64) -> BTreeSet<(bool, i32, String)> {
+    let manager = table.snapshot_manager();
+    let snapshot = manager.get_snapshot(id).await.unwrap();
+    let io = table.file_io();
+    let mut entries = BTreeSet::new();
+    let metas = ManifestList::read(io, &manager.manifest_path(snapshot.delta_manifest_list()))
+        .await
+        .unwrap();
+    for meta in metas {
+        for entry in Manifest::read(io, &manager.manifest_path(meta.file_name()))
+            .await
+            .unwrap()
+        {
+            entries.insert((
+                *entry.kind() == FileKind::Add,
+                entry.file().level,
+                entry.file().file_name.clone(),
+            ));
+        }
+    }
+    entries
+}
+
+fn all_rows() -> Vec<(i32, String, String)> {
+    expected(&[ROUND_1, ROUND_2].concat())
+}
+
+async fn check_compact_snapshot(setup: &Setup, compact_id: i64) {
+    let table = &setup.table;
+    assert_eq!(
+        snapshot_kind(table, compact_id - 1).await,
+        (CommitKind::APPEND, USER.to_string(), 2)
+    );
+    assert_eq!(
+        snapshot_kind(table, compact_id).await,
+        (CommitKind::COMPACT, USER.to_string(), 2)
+    );
+    let entries = delta_entries(table, compact_id).await;
+    let deleted: BTreeSet<String> = entries
+        .iter()
+        .filter(|(add, level, _)| !add && *level == 0)
+        .map(|e| e.2.clone())
+        .collect();
+    let added: BTreeSet<String> = entries
+        .iter()
+        .filter(|(add, level, _)| *add && *level == COMPACTED_LEVEL)
+        .map(|e| e.2.clone())
+        .collect();
+    assert_eq!(entries.len(), deleted.len() + added.len(), "{entries:?}");
+    assert_eq!(deleted, setup.round_1_files);
+    assert_eq!(added, setup.compacted_files);
+    assert_eq!(read_rows(table).await, all_rows(), "every row once");
+}
+
+#[tokio::test]
+async fn a_commit_with_compaction_writes_append_then_compact_once() {
+    let setup = setup().await;
+    let payload = serialize_list(&setup.round_2, V).unwrap();
+    let bound = setup.coordinator.deserialize(V, &payload).unwrap();
+    assert_eq!(
+        setup.coordinator.commit(bound, 2).await.unwrap(),
+        CommitOutcome::Committed { snapshot_id: 3 }
+    );
+    check_compact_snapshot(&setup, 3).await;
+
+    // A rerun commits neither snapshot again.
+    let bound = setup.coordinator.deserialize(V, &payload).unwrap();
+    assert_eq!(
+        setup.coordinator.commit(bound, 2).await.unwrap(),
+        CommitOutcome::AlreadyCommitted {
+            snapshot_id: Some(3)
+        }
+    );
+    assert_eq!(snapshot_count(&setup.table).await, 3);
+}
+
+#[tokio::test]
+async fn a_rerun_after_the_append_snapshot_commits_the_compaction_only() {
+    let setup = setup().await;
+    // The coordinator died after publishing the APPEND snapshot: the same commit with the
+    // compaction stripped is exactly what that snapshot holds.
+    let mut data_only = setup.round_2.clone();
+    data_only.retain(|m| m.compact_before.is_empty());
+    let bound = setup.coordinator.bind_messages(data_only).unwrap();
+    assert_eq!(
+        setup.coordinator.commit(bound, 2).await.unwrap(),
+        CommitOutcome::Committed { snapshot_id: 2 }
+    );
+    assert_eq!(
+        setup.coordinator.commit_status(2).await.unwrap(),
+        Some(CommitOutcome::AlreadyCommitted {
+            snapshot_id: Some(2)
+        })
+    );
+
+    let bound = setup
+        .coordinator
+        .bind_messages(setup.round_2.clone())
+        .unwrap();
+    assert_eq!(
+        setup.coordinator.commit(bound, 2).await.unwrap(),
+        CommitOutcome::Committed { snapshot_id: 3 }
+    );
+    check_compact_snapshot(&setup, 3).await;
+    let bound = setup
+        .coordinator
+        .bind_messages(setup.round_2.clone())
+        .unwrap();
+    assert_eq!(
+        setup.coordinator.commit(bound, 2).await.unwrap(),
+        CommitOutcome::AlreadyCommitted {
+            snapshot_id: Some(3)
+        }
+    );
+    assert_eq!(snapshot_count(&setup.table).await, 3);
+}
+
+#[tokio::test]
+async fn a_new_file_compacted_by_its_own_commit_is_added_then_removed() {
+    let setup = setup().await;
+    // Java's writer may compact a file it flushed in the same round: the file is in
+    // new_files and in compact_before, and the APPEND snapshot comes first.
+    let mut round_2 = setup.round_2.clone();
+    let rewrite = worker_messages(&setup.table, ROUND_2).await;
+    let fresh = round_2[0].clone();
+    let after = rewrite
+        .iter()
+        .find(|m| m.partition == fresh.partition && m.bucket == fresh.bucket)
+        .unwrap();
+    let mut compaction = CommitMessage::new(fresh.partition.clone(), fresh.bucket, vec![]);
+    compaction.compact_before = fresh.new_files.clone();
+    compaction.compact_after = after.new_files.clone();
+    for file in &mut compaction.compact_after {
+        file.level = 1;
+    }
+    round_2.push(compaction);
+    let bound = setup.coordinator.bind_messages(round_2).unwrap();
+    assert_eq!(
+        setup.coordinator.commit(bound, 2).await.unwrap(),
+        CommitOutcome::Committed { snapshot_id: 3 }
+    );
+    let entries = delta_entries(&setup.table, 3).await;
+    for file in &fresh.new_files {
+        assert!(entries.contains(&(false, 0, file.file_name.clone())));
+    }
+    assert_eq!(read_rows(&setup.table).await, all_rows(), "every row once");
+}
+
+/// Commits `messages` under identifier 2 and returns the refusal's rule and field; checks
+/// nothing was committed.
+async fn refusal(setup: &Setup, messages: Vec<CommitMessage>) -> (Rule, String) {
+    let before = snapshot_count(&setup.table).await;
+    let error = match setup.coordinator.bind_messages(messages) {
+        Err(error) => error,
+        Ok(bound) => setup.coordinator.commit(bound, 2).await.unwrap_err(),
+    };
+    assert_eq!(snapshot_count(&setup.table).await, before, "{error}");
+    let rejection = error
+        .as_validation()
+        .unwrap_or_else(|| panic!("not a validation error: {error}"));
+    (rejection.rule, rejection.field.clone())
+}
+
+fn compaction_index(messages: &[CommitMessage]) -> usize {
+    messages
+        .iter()
+        .position(|m| !m.compact_before.is_empty())
+        .unwrap()
+}
+
+#[tokio::test]
+async fn compaction_results_that_do_not_fit_the_table_are_refused_by_rule() {
+    let setup = setup().await;
+    let at = compaction_index(&setup.round_2);
+
+    // compact_before must be live at the level named.
+    let mut messages = setup.round_2.clone();
+    messages[at].compact_before[0].level = 2;
+    assert_eq!(
+        refusal(&setup, messages).await,
+        (Rule::NotLive, "compact_before[0].file_name".into())
+    );
+
+    // compact_after must be new: a live file at another level is not a compaction result
+    // unless it is upgraded from compact_before.
+    let mut messages = setup.round_2.clone();
+    let mut live = messages[at].compact_before[0].clone();
+    live.level = COMPACTED_LEVEL;
+    messages[at].compact_after.push(live);
+    messages[at].compact_before.remove(0);
+    let (rule, _) = refusal(&setup, messages).await;
+    assert_eq!(rule, Rule::AlreadyLive);
+
+    // compact_after must exist in storage.
+    let mut messages = setup.round_2.clone();
+    messages[at].compact_after[0].file_name = "data-never-written.parquet".into();
+    assert_eq!(
+        refusal(&setup, messages).await,
+        (Rule::MissingFile, "compact_after[0].file_name".into())
+    );
+
+    // A file the commit adds may be compacted by it, but not be a compaction result too.
+    let mut messages = setup.round_2.clone();
+    let mut added = messages[0].new_files[0].clone();
+    added.level = 1;
+    messages[at].compact_after.push(added);
+    let (rule, _) = refusal(&setup, messages).await;
+    assert_eq!(rule, Rule::TwoRoles);
+
+    // The untouched commit goes through.
+    let bound = setup
+        .coordinator
+        .bind_messages(setup.round_2.clone())
+        .unwrap();
+    setup.coordinator.commit(bound, 2).await.unwrap();
+    check_compact_snapshot(&setup, 3).await;
+}
+
+#[tokio::test]
+async fn a_compaction_whose_inputs_a_concurrent_commit_removed_fails_and_commits_nothing() {
+    let setup = setup().await;
+    let compaction: Vec<CommitMessage> = setup
+        .round_2
+        .iter()
+        .filter(|m| !m.compact_before.is_empty())
+        .cloned()
+        .collect();
+    // Another job (e.g. a Java dedicated compaction job) compacts the same files first,
+    // into files of its own.
+    let rewrite = worker_messages(&setup.table, ROUND_1).await;
+    let mut theirs = compaction.clone();
+    for message in &mut theirs {
+        let after = rewrite
+            .iter()
+            .find(|m| m.partition == message.partition && m.bucket == message.bucket)
+            .unwrap();
+        message.compact_after = after.new_files.clone();
+        for file in &mut message.compact_after {
+            file.level = COMPACTED_LEVEL;
+        }
+    }
+    let other = bind(&setup.table, Binding::append("dedicated-compaction")).await;
+    let bound = other.bind_messages(theirs).unwrap();
+    assert_eq!(
+        other.commit(bound, 1).await.unwrap(),
+        CommitOutcome::Committed { snapshot_id: 2 }
+    );
+    // The coordinator's own check sees the inputs gone.
+    let bound = setup.coordinator.bind_messages(compaction.clone()).unwrap();
+    let error = setup.coordinator.commit(bound, 2).await.unwrap_err();
+    assert_eq!(
+        error.as_validation().unwrap().rule,
+        Rule::NotLive,
+        "{error}"
+    );
+    // Past that check (a commit between the check and the publication), the paimon crate's
+    // COMPACT conflict check refuses it as Java's does: files to delete must be live.
+    let error = TableCommit::new(setup.table.clone(), USER.to_string())
+        .commit_with_identifier(compaction, 2)
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("Delete conflict"), "{error}");
+    assert_eq!(snapshot_count(&setup.table).await, 2);
+    assert_eq!(read_rows(&setup.table).await, expected(ROUND_1));
+}
