@@ -186,7 +186,7 @@ pub(crate) async fn commit_once(
 ) -> CoordinatorResult<CommitOutcome> {
     let with_compaction = messages.iter().any(has_compaction);
     let status = identifier_status(coordinator, identifier, with_compaction).await?;
-    if let IdentifierStatus::AppendOnly(_) = status {
+    if let IdentifierStatus::AppendOnly(append_snapshot_id) = status {
         // The APPEND snapshot is in: commit the compaction results alone.
         messages.retain(has_compaction);
         for message in &mut messages {
@@ -196,10 +196,28 @@ pub(crate) async fn commit_once(
             message.new_index_files.clear();
             message.deleted_index_files.clear();
         }
+        match super::table_state::check(coordinator, &messages).await {
+            Ok(()) => {}
+            // A commit since the APPEND snapshot removed some of the compaction's input
+            // files (another job compacted or overwrote them; or this identifier's own
+            // COMPACT attempt lost that conflict). Committing the compaction now would
+            // bring back rows those files held, so it is dropped, as Java's committer drops
+            // it; the identifier's new files are committed in the APPEND snapshot.
+            Err(CoordinatorError::Validation(error))
+                if error.rule == super::Rule::NotLive
+                    && error.field.starts_with("compact_before") =>
+            {
+                return Ok(CommitOutcome::AlreadyCommitted {
+                    snapshot_id: Some(append_snapshot_id),
+                });
+            }
+            Err(error) => return Err(error),
+        }
     } else if let Some(snapshot_id) = committed_from(coordinator, identifier, status)? {
         return Ok(CommitOutcome::AlreadyCommitted { snapshot_id });
+    } else {
+        super::table_state::check(coordinator, &messages).await?;
     }
-    super::table_state::check(coordinator, &messages).await?;
     let table_commit = TableCommit::new(
         coordinator.table.clone(),
         coordinator.binding.commit_user.clone(),

@@ -350,3 +350,60 @@ async fn a_compaction_whose_inputs_a_concurrent_commit_removed_fails_and_commits
     assert_eq!(snapshot_count(&setup.table).await, 2);
     assert_eq!(read_rows(&setup.table).await, expected(ROUND_1));
 }
+
+#[tokio::test]
+async fn a_rerun_whose_compaction_inputs_were_removed_since_the_append_snapshot_drops_the_compaction(
+) {
+    let setup = setup().await;
+    // Identifier 2's APPEND snapshot is in (snapshot 2); the coordinator died before its
+    // COMPACT snapshot.
+    let mut data_only = setup.round_2.clone();
+    data_only.retain(|m| m.compact_before.is_empty());
+    let bound = setup.coordinator.bind_messages(data_only).unwrap();
+    assert_eq!(
+        setup.coordinator.commit(bound, 2).await.unwrap(),
+        CommitOutcome::Committed { snapshot_id: 2 }
+    );
+    // Meanwhile another job compacts the same round-1 files into files of its own
+    // (snapshot 3).
+    let rewrite = worker_messages(&setup.table, ROUND_1).await;
+    let mut theirs: Vec<CommitMessage> = setup
+        .round_2
+        .iter()
+        .filter(|m| !m.compact_before.is_empty())
+        .cloned()
+        .collect();
+    for message in &mut theirs {
+        let after = rewrite
+            .iter()
+            .find(|m| m.partition == message.partition && m.bucket == message.bucket)
+            .unwrap();
+        message.compact_after = after.new_files.clone();
+        for file in &mut message.compact_after {
+            file.level = COMPACTED_LEVEL;
+        }
+    }
+    let other = bind(&setup.table, Binding::append("dedicated-compaction")).await;
+    let bound = other.bind_messages(theirs).unwrap();
+    assert_eq!(
+        other.commit(bound, 1).await.unwrap(),
+        CommitOutcome::Committed { snapshot_id: 3 }
+    );
+    // The rerun of identifier 2 must not commit its compaction: its inputs are gone, and
+    // its results hold the same rows as the other job's. The identifier is committed by its
+    // APPEND snapshot; the rerun says so and commits nothing, and every rerun after it too.
+    for _ in 0..2 {
+        let bound = setup
+            .coordinator
+            .bind_messages(setup.round_2.clone())
+            .unwrap();
+        assert_eq!(
+            setup.coordinator.commit(bound, 2).await.unwrap(),
+            CommitOutcome::AlreadyCommitted {
+                snapshot_id: Some(2)
+            }
+        );
+    }
+    assert_eq!(snapshot_count(&setup.table).await, 3);
+    assert_eq!(read_rows(&setup.table).await, all_rows(), "every row once");
+}

@@ -1071,13 +1071,18 @@ impl TableCommit {
         let commit_empty_append =
             !self.ignore_empty_commit && matches!(plan, CommitEntriesPlan::Direct { .. });
         let check_append_files = filter_committed;
-        let mut filter_committed = filter_committed;
+        let mut recovered_files_checked = false;
 
         let mut publication_uncertain = false;
         let mut last_publication_error = None;
         let result = async {
             loop {
                 let latest_snapshot = self.snapshot_manager.get_latest_snapshot().await?;
+                // The identifier filter runs against the snapshot each attempt builds on,
+                // retries included: a commit that lost the race for a snapshot id to a
+                // higher identifier of the same commit user must not publish after it, or
+                // the user's identifiers stop increasing and a later rerun of that higher
+                // identifier no longer sees itself as committed.
                 if filter_committed {
                     if self
                         .is_committed_identifier(
@@ -1089,8 +1094,10 @@ impl TableCommit {
                     {
                         break;
                     }
-                    self.check_recovered_files_exist(&plan).await?;
-                    filter_committed = false;
+                    if !recovered_files_checked {
+                        self.check_recovered_files_exist(&plan).await?;
+                        recovered_files_checked = true;
+                    }
                 }
                 if let Some(start_snapshot_id) = duplicate_check_start_snapshot_id {
                     if self
