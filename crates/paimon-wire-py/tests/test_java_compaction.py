@@ -24,7 +24,7 @@ HARNESS = ROOT / "compat" / "java" / "harness.sh"
 RELEASE = "2.0.0"
 TABLE = "db.compacting"
 COMMIT_USER = "paimon-wire-py-compaction"
-ROUNDS = 6
+ROUNDS = 10
 
 
 def java(*args: str) -> str:
