@@ -147,6 +147,7 @@ impl From<CoordinatorError> for FfiError {
             CoordinatorError::Codec(codec) => codec_code(codec),
             CoordinatorError::Validation(_) => paimon_error_code::ValidationFailed,
             CoordinatorError::Merge(_) => paimon_error_code::MergeConflict,
+            CoordinatorError::SharedBucket(_) => paimon_error_code::SharedBucket,
             CoordinatorError::ForeignMessages { .. } => paimon_error_code::ForeignMessages,
             CoordinatorError::InvalidTableName { .. } => paimon_error_code::InvalidArgument,
             CoordinatorError::Unsupported { .. } => paimon_error_code::Unsupported,

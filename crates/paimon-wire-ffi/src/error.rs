@@ -41,6 +41,10 @@ pub enum paimon_error_code {
     Unsupported = 13,
     /// Any other error reported by the Paimon table engine.
     Paimon = 15,
+    /// Two payloads write new files into one bucket of a primary-key table (route each
+    /// (partition, bucket) to one writer; see `paimon_table_bucket_ids`); nothing was
+    /// committed.
+    SharedBucket = 16,
     /// A bug inside the library (a Rust panic, caught at the boundary). The handle involved
     /// may be unusable; free it.
     Internal = 99,

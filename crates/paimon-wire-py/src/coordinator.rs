@@ -7,10 +7,9 @@ use paimon_wire::coordinator::{
     Coordinator as CoreCoordinator,
 };
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
 
 use crate::errors::Error;
-use crate::payload::{messages_to_python, unframe};
+use crate::payload::{messages_to_python, unframe, BytesLike};
 use crate::runtime;
 use crate::table::Table;
 
@@ -82,11 +81,12 @@ impl Coordinator {
     }
 }
 
-/// One payload as Python passes it: `(bytes, version)` or the bytes of an envelope.
+/// One payload as Python passes it: `(bytes, version)` or the bytes of an envelope (any
+/// bytes-like object).
 #[derive(FromPyObject)]
 enum PayloadArg<'py> {
-    Versioned(Bound<'py, PyBytes>, i32),
-    Envelope(Bound<'py, PyBytes>),
+    Versioned(BytesLike<'py>, i32),
+    Envelope(BytesLike<'py>),
 }
 
 #[pymethods]
@@ -123,10 +123,12 @@ impl Coordinator {
     fn deserialize(
         &self,
         py: Python<'_>,
-        payload: &[u8],
+        payload: BytesLike<'_>,
         version: Option<i32>,
     ) -> PyResult<BoundMessages> {
-        Ok(BoundMessages(self.deserialize_one(py, payload, version)?))
+        Ok(BoundMessages(
+            self.deserialize_one(py, payload.as_bytes(), version)?,
+        ))
     }
 
     /// Merges message sets of this coordinator into one: a file that appears more than

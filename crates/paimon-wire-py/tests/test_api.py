@@ -345,3 +345,99 @@ def test_every_error_is_a_paimon_wire_error():
     ]:
         assert issubclass(getattr(pw, name), pw.PaimonWireError), name
     assert issubclass(pw.PaimonWireError, Exception)
+
+
+# --- bucket routing and one writer per bucket -----------------------------------------------
+
+
+def pk_table(warehouse: str, bucket: str = "4") -> pw.Table:
+    return pw.create_table(
+        warehouse,
+        "db.users",
+        SCHEMA,
+        partition_keys=["region"],
+        primary_keys=["region", "id"],
+        options={"bucket": bucket},
+    )
+
+
+def test_bucket_ids_are_the_buckets_the_writer_put_the_rows_in(warehouse):
+    table = pk_table(warehouse)
+    assert table.routing() == ("fixed-bucket", 4)
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(2_000)))
+        payload = writer.prepare_commit()
+    table.new_coordinator("job-1").commit_payloads([payload], identifier=1)
+
+    from pypaimon import CatalogFactory
+
+    reader = CatalogFactory.create({"warehouse": warehouse}).get_table("db.users")
+    builder = reader.new_read_builder()
+    seen = 0
+    for split in builder.new_scan().plan().splits():
+        data = builder.new_read().to_arrow([split])
+        assert set(table.bucket_ids(data).to_pylist()) == {split.bucket}
+        seen += data.num_rows
+    assert seen == 2_000
+    # Columns in any order; columns outside the bucket key do not matter.
+    data = rows(range(100))
+    reordered = data.select(["note", "id", "region"])
+    assert table.bucket_ids(reordered).to_pylist() == table.bucket_ids(data).to_pylist()
+
+
+def test_bucket_ids_refuse_tables_without_fixed_buckets(warehouse):
+    table = create_orders(warehouse)
+    assert table.routing() == ("any-writer", None)
+    with pytest.raises(pw.UnsupportedError, match="no fixed buckets"):
+        table.bucket_ids(rows(range(3)))
+
+
+def test_two_writers_of_one_bucket_raise_a_picklable_shared_bucket_error(warehouse):
+    import pickle
+
+    table = pk_table(warehouse)
+    payloads = []
+    for ids in (range(0, 100), range(100, 200)):
+        with table.new_writer("job-1") as writer:
+            writer.write(rows(ids))
+            payloads.append(writer.prepare_commit())
+    coordinator = table.new_coordinator("job-1")
+    with pytest.raises(pw.SharedBucketError) as raised:
+        coordinator.commit_payloads(payloads, identifier=1)
+    error = raised.value
+    assert 0 <= error.bucket < 4
+    assert error.partition.startswith("region=region-")
+    assert (error.first_payload, error.second_payload) == (0, 1)
+    assert "written by two writers" in str(error)
+    assert table.latest_snapshot() is None
+
+    assert type(error).__module__ == "paimon_wire"
+    copy = pickle.loads(pickle.dumps(error))
+    assert type(copy) is pw.SharedBucketError
+    assert isinstance(copy, pw.PaimonWireError)
+    assert str(copy) == str(error)
+    assert (copy.partition, copy.bucket, copy.first_payload, copy.second_payload) == (
+        error.partition,
+        error.bucket,
+        error.first_payload,
+        error.second_payload,
+    )
+
+
+def test_payloads_are_accepted_from_any_bytes_like_object(warehouse):
+    table = create_orders(warehouse)
+    payload, version = prepare(table, range(50))
+    framed = pw.wrap_envelope(bytearray(payload), version)
+    for blob in (bytearray(framed), memoryview(framed)):
+        assert pw.is_envelope(blob)
+        assert pw.unwrap_envelope(blob) == (payload, version)
+    assert pw.inspect(memoryview(payload), version) == pw.inspect(payload, version)
+    coordinator = table.new_coordinator("job-1")
+    assert len(coordinator.deserialize(bytearray(payload), version)) == len(
+        coordinator.deserialize(payload, version)
+    )
+    outcome = coordinator.commit_payloads([(memoryview(payload), version)], identifier=1)
+    assert outcome.status == "committed"
+    assert table.latest_snapshot()["total_record_count"] == 50
+    with pytest.raises(TypeError, match="bytes-like object"):
+        coordinator.deserialize("not bytes", version)

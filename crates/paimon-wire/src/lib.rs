@@ -52,6 +52,7 @@ mod layout;
 mod limits;
 mod message;
 mod options;
+pub mod routing;
 mod stats;
 mod version;
 
@@ -66,6 +67,7 @@ pub use envelope::EnvelopeError;
 pub use error::{CodecError, CodecErrorKind, CodecResult};
 pub use limits::{DecodeLimits, Limit};
 pub use options::{EncodeOptions, LossyField};
+pub use routing::{BucketRouter, RoutingError, RoutingKind};
 pub use stats::table_stats;
 pub use version::{current_serializer_version, SerializerVersion, CURRENT_SERIALIZER_VERSION};
 

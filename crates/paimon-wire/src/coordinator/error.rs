@@ -142,6 +142,9 @@ pub enum CoordinatorError {
     Validation(ValidationError),
     /// Two payloads disagree about one file. Nothing was committed.
     Merge(MergeConflict),
+    /// Two payloads write new files into one bucket of a primary-key table. Nothing was
+    /// committed.
+    SharedBucket(super::one_writer::SharedBucket),
     /// Messages bound to one coordinator were handed to another.
     ForeignMessages {
         /// The coordinator the messages were bound to.
@@ -203,6 +206,9 @@ impl fmt::Display for CoordinatorError {
             CoordinatorError::Merge(e) => {
                 write!(f, "payloads rejected at merge, nothing was committed: {e}")
             }
+            CoordinatorError::SharedBucket(e) => {
+                write!(f, "payloads rejected at merge, nothing was committed: {e}")
+            }
             CoordinatorError::ForeignMessages {
                 bound_to,
                 handed_to,
@@ -228,6 +234,7 @@ impl std::error::Error for CoordinatorError {
             CoordinatorError::Codec(e) => Some(e),
             CoordinatorError::Validation(e) => Some(e),
             CoordinatorError::Merge(e) => Some(e),
+            CoordinatorError::SharedBucket(e) => Some(e),
             CoordinatorError::Paimon { source, .. } => Some(source),
             _ => None,
         }

@@ -38,10 +38,11 @@ import java.util.Map;
  *
  * <pre>
  * create-table --warehouse W --table DB.T --kind append|pk
- * write  --warehouse W --table DB.T --commit-user U --identifier I --rows FROM:TO
- *        [--value-prefix P] --out F.bin
+ * write  --warehouse W --table DB.T --commit-user U --identifier I
+ *        --rows FROM:TO[:PREFIX][,...] [--value-prefix P] [--route W/N] --out F.bin
  * commit --warehouse W --table DB.T --commit-user U --identifier I --version V F.bin...
  * read   --warehouse W --table DB.T
+ * bucket-tables --warehouse W [--rows N] [--seed S]   (see {@link BucketTables})
  * </pre>
  */
 final class TableOps {
@@ -60,12 +61,14 @@ final class TableOps {
                 return commit(named, positional);
             case "read":
                 return read(named);
+            case "bucket-tables":
+                return BucketTables.create(req(named, "--warehouse"), named);
             default:
                 return null;
         }
     }
 
-    private static String req(Map<String, String> named, String key) {
+    static String req(Map<String, String> named, String key) {
         String v = named.get(key);
         if (v == null) {
             throw new IllegalArgumentException("missing " + key);
@@ -114,14 +117,25 @@ final class TableOps {
 
     // ------------------------------------------------------------------ write
 
-    /** A worker: writes the rows, prepares the commit and serializes the messages to a file. */
+    /**
+     * A worker: writes the rows, prepares the commit and serializes the messages to a file.
+     * {@code --rows} is {@code FROM:TO[:PREFIX]} ranges separated by commas (the prefix defaults
+     * to {@code --value-prefix}); with {@code --route W/N} the worker writes only the rows whose
+     * bucket ({@code TableWrite.getBucket}) is W modulo N, as an engine routing each bucket of a
+     * primary-key table to one writer does.
+     */
     private static int write(Map<String, String> named) throws Exception {
-        String[] range = req(named, "--rows").split(":");
-        int from = Integer.parseInt(range[0]);
-        int to = Integer.parseInt(range[1]);
-        String prefix = named.getOrDefault("--value-prefix", "v");
+        String defaultPrefix = named.getOrDefault("--value-prefix", "v");
+        int routeWorker = 0;
+        int routeWorkers = 0;
+        if (named.containsKey("--route")) {
+            String[] route = named.get("--route").split("/");
+            routeWorker = Integer.parseInt(route[0]);
+            routeWorkers = Integer.parseInt(route[1]);
+        }
         long identifier = Long.parseLong(req(named, "--identifier"));
         List<CommitMessage> messages;
+        int written = 0;
         try (Catalog catalog = catalog(named)) {
             // a worker never compacts: the coordinators commit appends only
             Table table =
@@ -129,12 +143,24 @@ final class TableOps {
             StreamWriteBuilder builder =
                     table.newStreamWriteBuilder().withCommitUser(req(named, "--commit-user"));
             try (StreamTableWrite write = builder.newWrite()) {
-                for (int i = from; i < to; i++) {
-                    write.write(
-                            GenericRow.of(
-                                    i,
-                                    BinaryString.fromString("p" + Math.floorMod(i, 3)),
-                                    BinaryString.fromString(prefix + i)));
+                for (String range : req(named, "--rows").split(",")) {
+                    String[] parts = range.split(":");
+                    int from = Integer.parseInt(parts[0]);
+                    int to = Integer.parseInt(parts[1]);
+                    String prefix = parts.length > 2 ? parts[2] : defaultPrefix;
+                    for (int i = from; i < to; i++) {
+                        GenericRow row =
+                                GenericRow.of(
+                                        i,
+                                        BinaryString.fromString("p" + Math.floorMod(i, 3)),
+                                        BinaryString.fromString(prefix + i));
+                        if (routeWorkers > 0
+                                && write.getBucket(row) % routeWorkers != routeWorker) {
+                            continue;
+                        }
+                        write.write(row);
+                        written++;
+                    }
                 }
                 messages = write.prepareCommit(false, identifier);
             }
@@ -142,10 +168,10 @@ final class TableOps {
         byte[] bytes = Codec.serializeList(messages);
         Files.write(Paths.get(req(named, "--out")), bytes);
         System.out.println(
-                "wrote rows "
-                        + from
-                        + ".."
-                        + to
+                "wrote "
+                        + written
+                        + " rows of "
+                        + req(named, "--rows")
                         + ": "
                         + messages.size()
                         + " message(s), version "
