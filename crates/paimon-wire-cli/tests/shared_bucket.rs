@@ -18,10 +18,7 @@ const USER: &str = "cli-pk-job";
 
 fn batch(ids: &[i32]) -> RecordBatch {
     RecordBatch::try_from_iter([
-        (
-            "id",
-            Arc::new(Int32Array::from(ids.to_vec())) as ArrayRef,
-        ),
+        ("id", Arc::new(Int32Array::from(ids.to_vec())) as ArrayRef),
         (
             "v",
             Arc::new(StringArray::from(
@@ -68,8 +65,11 @@ fn workers(dir: &tempfile::TempDir, id_sets: &[Vec<i32>]) -> (String, Vec<String
             write.write_arrow_batch(&batch(ids)).await.unwrap();
             let messages = write.prepare_commit().await.unwrap();
             let path = path_in(dir, &format!("worker-{w}.bin"));
-            std::fs::write(&path, serialize_list(&messages, SerializerVersion::V14).unwrap())
-                .unwrap();
+            std::fs::write(
+                &path,
+                serialize_list(&messages, SerializerVersion::V14).unwrap(),
+            )
+            .unwrap();
             paths.push(path);
         }
         paths
@@ -130,7 +130,11 @@ fn two_workers_of_one_bucket_are_refused_and_routed_workers_commit() {
     let (warehouse, routed) = workers(&dir, &per_bucket);
     let stdout = success(&commit(&warehouse, "1", &routed));
     assert!(
-        stdout.lines().last().unwrap().starts_with("committed snapshot"),
+        stdout
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("committed snapshot"),
         "{stdout}"
     );
 }

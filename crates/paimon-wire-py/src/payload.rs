@@ -32,7 +32,9 @@ impl<'a, 'py> FromPyObject<'a, 'py> for BytesLike<'py> {
                 "expected a bytes-like object (bytes, bytearray, memoryview, ...), got {type_name}"
             ))
         })?;
-        Ok(BytesLike(view.call_method0("tobytes")?.cast_into::<PyBytes>()?))
+        Ok(BytesLike(
+            view.call_method0("tobytes")?.cast_into::<PyBytes>()?,
+        ))
     }
 }
 
@@ -130,7 +132,10 @@ pub fn wrap_envelope<'py>(
     version: i32,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let version = serializer_version(version)?;
-    Ok(PyBytes::new(py, &envelope::wrap(version, payload.as_bytes())))
+    Ok(PyBytes::new(
+        py,
+        &envelope::wrap(version, payload.as_bytes()),
+    ))
 }
 
 /// Unwraps a PWIR envelope into `(payload, version)`. Raises `EnvelopeError` naming the

@@ -406,7 +406,7 @@ def test_two_writers_of_one_bucket_raise_a_picklable_shared_bucket_error(warehou
         coordinator.commit_payloads(payloads, identifier=1)
     error = raised.value
     assert 0 <= error.bucket < 4
-    assert error.partition.startswith("region=region-")
+    assert error.partition.startswith("region='region-")
     assert (error.first_payload, error.second_payload) == (0, 1)
     assert "written by two writers" in str(error)
     assert table.latest_snapshot() is None
@@ -441,3 +441,24 @@ def test_payloads_are_accepted_from_any_bytes_like_object(warehouse):
     assert table.latest_snapshot()["total_record_count"] == 50
     with pytest.raises(TypeError, match="bytes-like object"):
         coordinator.deserialize("not bytes", version)
+
+
+def test_commit_outcome_carries_rows_and_files_and_pickles(warehouse):
+    import pickle
+
+    table = create_orders(warehouse)
+    payloads = [prepare(table, range(0, 60)), prepare(table, range(60, 100))]
+    outcome = table.new_coordinator("job-1").commit_payloads(payloads, identifier=1)
+    assert (outcome.status, outcome.snapshot_id, outcome.rows) == ("committed", 1, 100)
+    assert outcome.files == len(data_files(table)) >= 2
+    copy = pickle.loads(pickle.dumps(outcome))
+    assert copy == outcome
+    assert (copy.status, copy.snapshot_id, copy.rows, copy.files) == (
+        "committed",
+        1,
+        100,
+        outcome.files,
+    )
+    assert "rows=100" in repr(outcome)
+    with pytest.raises(ValueError, match="status must be one of"):
+        pw.CommitOutcome("done")

@@ -27,8 +27,10 @@
 
 use std::fmt;
 
-use arrow_array::RecordBatch;
-use paimon::spec::{BucketFunctionType, CoreOptions, DataField, POSTPONE_BUCKET};
+use arrow_array::{Array, RecordBatch};
+use paimon::spec::{
+    BinaryRow, BucketFunctionType, CoreOptions, DataField, DataType, POSTPONE_BUCKET,
+};
 use paimon::table::Table;
 
 /// How rows of a table must be routed to writers when many workers write it.
@@ -204,24 +206,86 @@ impl BucketRouter {
                 })?;
             indices.push(index);
         }
-        let key = batch
-            .project(&indices)
-            .map_err(|e| RoutingError::Paimon {
-                during: "selecting the bucket-key columns".into(),
-                source: paimon::Error::DataInvalid {
-                    message: e.to_string(),
-                    source: None,
-                },
-            })?;
+        let key = batch.project(&indices).map_err(|e| RoutingError::Paimon {
+            during: "selecting the bucket-key columns".into(),
+            source: paimon::Error::DataInvalid {
+                message: e.to_string(),
+                source: None,
+            },
+        })?;
         let positions: Vec<usize> = (0..self.bucket_key.len()).collect();
-        paimon::table::batch_bucket_ids(
+        let mut buckets = paimon::table::batch_bucket_ids(
             &key,
             &positions,
             &self.bucket_key,
             self.function,
             self.buckets,
         )
-        .map_err(|source| RoutingError::Paimon {
+        .map_err(|source| self.hash_error(source))?;
+        if self.function == BucketFunctionType::Default {
+            self.fix_null_non_compact(&key, &positions, &mut buckets)?;
+        }
+        Ok(buckets)
+    }
+
+    /// Java reserves variable-length space for a null non-compact DECIMAL (precision > 18)
+    /// or TIMESTAMP (precision > 3) in a `BinaryRow`, and the `default` bucket function
+    /// hashes the row's bytes; the paimon crate's row builder does not reserve it, so its
+    /// hash of such a row differs from Java's (found by the Java 2.0 check). Rows with such
+    /// a null are hashed again from Java's exact bytes.
+    fn fix_null_non_compact(
+        &self,
+        key: &RecordBatch,
+        positions: &[usize],
+        buckets: &mut [i32],
+    ) -> Result<(), RoutingError> {
+        let non_compact: Vec<usize> = self
+            .bucket_key
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| match f.data_type() {
+                DataType::Decimal(d) => d.precision() > 18,
+                DataType::Timestamp(t) => t.precision() > 3,
+                DataType::LocalZonedTimestamp(t) => t.precision() > 3,
+                _ => false,
+            })
+            .map(|(pos, _)| pos)
+            .collect();
+        if non_compact.is_empty() {
+            return Ok(());
+        }
+        for (row, bucket) in buckets.iter_mut().enumerate() {
+            if !non_compact.iter().any(|&pos| key.column(pos).is_null(row)) {
+                continue;
+            }
+            let binary = BinaryRow::from_arrow(key, row, positions, &self.bucket_key)
+                .map_err(|source| self.hash_error(source))?;
+            let mut datums = Vec::with_capacity(self.bucket_key.len());
+            for (pos, field) in self.bucket_key.iter().enumerate() {
+                datums.push(
+                    binary
+                        .get_datum(pos, field.data_type())
+                        .map_err(|source| self.hash_error(source))?,
+                );
+            }
+            let typed: Vec<_> = datums
+                .iter()
+                .zip(&self.bucket_key)
+                .map(|(datum, field)| (datum.as_ref(), field.data_type()))
+                .collect();
+            let Some(java) = crate::coordinator::validate::java_partition_row(&typed) else {
+                continue;
+            };
+            let hash = BinaryRow::from_serialized_bytes(&java)
+                .map_err(|source| self.hash_error(source))?
+                .hash_code();
+            *bucket = (hash % self.buckets).wrapping_abs();
+        }
+        Ok(())
+    }
+
+    fn hash_error(&self, source: paimon::Error) -> RoutingError {
+        RoutingError::Paimon {
             during: format!(
                 "hashing bucket key ({})",
                 self.bucket_key
@@ -231,6 +295,6 @@ impl BucketRouter {
                     .join(", ")
             ),
             source,
-        })
+        }
     }
 }

@@ -43,12 +43,17 @@ async fn two_workers_writing_one_bucket_of_a_primary_key_table_are_refused() {
         panic!("expected SharedBucket, got {error}");
     };
     assert!((0..2).contains(&shared.bucket), "{error}");
-    assert!(["pt=a", "pt=b"].contains(&shared.partition.as_str()), "{error}");
+    assert!(
+        ["pt='a'", "pt='b'"].contains(&shared.partition.as_str()),
+        "{error}"
+    );
     assert_eq!((shared.first.part, shared.second.part), (0, 1), "{error}");
     let text = error.to_string();
     assert!(
-        text.contains(&format!("bucket {} of partition {}", shared.bucket, shared.partition))
-            && text.contains("payload 0 message")
+        text.contains(&format!(
+            "bucket {} of partition {}",
+            shared.bucket, shared.partition
+        )) && text.contains("payload 0 message")
             && text.contains("payload 1 message")
             && text.contains("nothing was committed"),
         "{text}"
@@ -146,7 +151,10 @@ async fn dynamic_bucket_primary_key_table_refuses_two_writers_and_has_no_router(
             coordinator.deserialize(V, &p2).unwrap(),
         ])
         .unwrap_err();
-    assert!(matches!(error, CoordinatorError::SharedBucket(_)), "{error}");
+    assert!(
+        matches!(error, CoordinatorError::SharedBucket(_)),
+        "{error}"
+    );
     // One writer is fine.
     let merged = coordinator
         .merge([coordinator.deserialize(V, &p1).unwrap()])

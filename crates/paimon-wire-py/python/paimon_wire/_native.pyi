@@ -269,6 +269,19 @@ class CommitOutcome:
 
     @property
     def status(self) -> Literal["committed", "already_committed", "nothing_to_commit"]: ...
+    def __init__(
+        self,
+        status: Literal["committed", "already_committed", "nothing_to_commit"],
+        snapshot_id: Optional[int] = None,
+        rows: int = 0,
+        files: int = 0,
+    ) -> None: ...
     @property
     def snapshot_id(self) -> Optional[int]:
         """The snapshot committed or found, if any."""
+    @property
+    def rows(self) -> int:
+        """Rows the workers reported for the new data files handed to the commit."""
+    @property
+    def files(self) -> int:
+        """New data files handed to the commit."""

@@ -8,7 +8,7 @@
     ds = ray.data.read_parquet("s3://bucket/orders/")
     sink = PaimonDatasink("/data/warehouse", "db.orders")
     ds.write_datasink(sink)
-    print(sink.outcome)            # CommitOutcome(status="committed", snapshot_id=...)
+    print(sink.outcome)            # CommitOutcome(status="committed", snapshot_id=..., rows=..., files=...)
 
 How it maps onto Ray Data's ``Datasink`` contract:
 

@@ -14,7 +14,7 @@
 //! until compaction assigns one. Messages of one payload may share a bucket (one writer).
 
 use std::collections::HashMap;
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use paimon::spec::{BinaryRow, DataField};
 use paimon::table::CommitMessage;
@@ -25,7 +25,7 @@ use super::validate::BucketMode;
 /// Two payloads wrote new level-0 files into the same bucket of a primary-key table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SharedBucket {
-    /// The partition, as `key=value/...` (empty for an unpartitioned table).
+    /// The partition, as `key='value'/...` (empty for an unpartitioned table).
     pub partition: String,
     /// The bucket.
     pub bucket: i32,
@@ -92,25 +92,33 @@ pub(crate) fn check_one_writer_per_bucket(
     Ok(())
 }
 
-/// `key=value/...`; the bytes in hex if they do not decode (validation has run, so they do).
+/// `key='value'/...`; the bytes in hex if they do not decode (validation has run, so they do).
 fn render_partition(bytes: &[u8], fields: &[DataField]) -> String {
     if fields.is_empty() {
         return String::new();
     }
-    let decoded = BinaryRow::from_serialized_bytes(bytes).ok().and_then(|row| {
-        fields
-            .iter()
-            .enumerate()
-            .map(|(pos, field)| {
-                row.get_datum(pos, field.data_type()).ok().map(|value| {
-                    let value = value.map_or_else(|| "null".to_string(), |v| v.to_string());
-                    format!("{}={value}", field.name())
+    let decoded = BinaryRow::from_serialized_bytes(bytes)
+        .ok()
+        .and_then(|row| {
+            fields
+                .iter()
+                .enumerate()
+                .map(|(pos, field)| {
+                    row.get_datum(pos, field.data_type()).ok().map(|value| {
+                        let value = value.map_or_else(|| "null".to_string(), |v| v.to_string());
+                        format!("{}={value}", field.name())
+                    })
                 })
-            })
-            .collect::<Option<Vec<_>>>()
-    });
+                .collect::<Option<Vec<_>>>()
+        });
     decoded.map_or_else(
-        || bytes.iter().map(|b| format!("{b:02x}")).collect(),
+        || {
+            let mut hex = String::with_capacity(bytes.len() * 2);
+            for byte in bytes {
+                let _ = write!(hex, "{byte:02x}");
+            }
+            hex
+        },
         |parts| parts.join("/"),
     )
 }
