@@ -319,6 +319,7 @@ impl CommitOutcome {
         let status = STATUSES
             .iter()
             .find(|known| **known == status)
+            .copied()
             .ok_or_else(|| {
                 pyo3::exceptions::PyValueError::new_err(format!(
                     "status must be one of {STATUSES:?}, not {status:?}"

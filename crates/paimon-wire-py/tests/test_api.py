@@ -350,11 +350,20 @@ def test_every_error_is_a_paimon_wire_error():
 # --- bucket routing and one writer per bucket -----------------------------------------------
 
 
+PK_SCHEMA = pa.schema(
+    [field.with_nullable(False) if field.name == "region" else field for field in SCHEMA]
+)
+
+
+def pk_rows(ids) -> pa.Table:
+    return rows(ids).cast(PK_SCHEMA)
+
+
 def pk_table(warehouse: str, bucket: str = "4") -> pw.Table:
     return pw.create_table(
         warehouse,
         "db.users",
-        SCHEMA,
+        PK_SCHEMA,
         partition_keys=["region"],
         primary_keys=["region", "id"],
         options={"bucket": bucket},
@@ -365,7 +374,7 @@ def test_bucket_ids_are_the_buckets_the_writer_put_the_rows_in(warehouse):
     table = pk_table(warehouse)
     assert table.routing() == ("fixed-bucket", 4)
     with table.new_writer("job-1") as writer:
-        writer.write(rows(range(2_000)))
+        writer.write(pk_rows(range(2_000)))
         payload = writer.prepare_commit()
     table.new_coordinator("job-1").commit_payloads([payload], identifier=1)
 
@@ -380,7 +389,7 @@ def test_bucket_ids_are_the_buckets_the_writer_put_the_rows_in(warehouse):
         seen += data.num_rows
     assert seen == 2_000
     # Columns in any order; columns outside the bucket key do not matter.
-    data = rows(range(100))
+    data = pk_rows(range(100))
     reordered = data.select(["note", "id", "region"])
     assert table.bucket_ids(reordered).to_pylist() == table.bucket_ids(data).to_pylist()
 
@@ -399,7 +408,7 @@ def test_two_writers_of_one_bucket_raise_a_picklable_shared_bucket_error(warehou
     payloads = []
     for ids in (range(0, 100), range(100, 200)):
         with table.new_writer("job-1") as writer:
-            writer.write(rows(ids))
+            writer.write(pk_rows(ids))
             payloads.append(writer.prepare_commit())
     coordinator = table.new_coordinator("job-1")
     with pytest.raises(pw.SharedBucketError) as raised:
