@@ -26,6 +26,11 @@ pub struct PayloadFiles {
     /// postpone tables, `bucket = -2`).
     #[arg(long)]
     pub postpone_fixed_bucket: bool,
+    /// Allow messages that delete: deleted data files, deletion-vector index files, deleted
+    /// index files (row-level deletes, a primary-key table's deletion-vector maintenance).
+    /// Without it such messages are refused (rule change-kind).
+    #[arg(long)]
+    pub allow_deletes: bool,
     /// Refuse a payload of more bytes than this.
     #[arg(long, value_name = "BYTES", default_value_t = DecodeLimits::DEFAULT_MAX_PAYLOAD_BYTES)]
     pub max_payload_bytes: usize,
@@ -95,8 +100,13 @@ fn binding(commit_user: &str, overwrite: bool, payloads: &PayloadFiles) -> Bindi
     } else {
         Binding::append(commit_user)
     };
-    if payloads.postpone_fixed_bucket {
+    let binding = if payloads.postpone_fixed_bucket {
         binding.postpone_fixed_bucket()
+    } else {
+        binding
+    };
+    if payloads.allow_deletes {
+        binding.with_deletes()
     } else {
         binding
     }

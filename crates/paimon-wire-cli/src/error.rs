@@ -10,6 +10,10 @@ use std::fmt;
 pub const EXIT_BAD_INPUT: u8 = 1;
 /// Exit code for a command line that doesn't make sense (clap's own code for usage errors).
 pub const EXIT_USAGE: u8 = 2;
+/// Exit code for a commit that lost the race for the next snapshot on every attempt the
+/// table allows (`commit.max-retries`): nothing was committed, and running the same command
+/// again (same identifier) is safe.
+pub const EXIT_COMMIT_CONFLICT: u8 = 3;
 /// Exit code of the panic hook, the last resort if a bug makes a code path panic.
 pub const EXIT_PANIC: i32 = 101;
 
@@ -20,6 +24,8 @@ pub enum CliError {
     Input(String),
     /// The arguments contradict each other or miss something the input needs; exit code 2.
     Usage(String),
+    /// Concurrent commits took every snapshot this commit tried to publish; exit code 3.
+    CommitConflict(String),
 }
 
 impl CliError {
@@ -38,13 +44,14 @@ impl CliError {
         match self {
             Self::Input(_) => EXIT_BAD_INPUT,
             Self::Usage(_) => EXIT_USAGE,
+            Self::CommitConflict(_) => EXIT_COMMIT_CONFLICT,
         }
     }
 }
 
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (Self::Input(message) | Self::Usage(message)) = self;
+        let (Self::Input(message) | Self::Usage(message) | Self::CommitConflict(message)) = self;
         // Keep the report to one line whatever the underlying error printed.
         let mut lines = message.lines().map(str::trim).filter(|l| !l.is_empty());
         if let Some(first) = lines.next() {

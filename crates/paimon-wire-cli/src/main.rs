@@ -95,6 +95,9 @@ struct InspectArgs {
     /// The table whose partition types to use, as `database.table` (with --warehouse).
     #[arg(long, value_name = "DB.T", requires = "warehouse")]
     table: Option<String>,
+    /// Catalog options for --warehouse.
+    #[command(flatten)]
+    options: table::CatalogOptionArgs,
     /// The payload file, or `-` for stdin.
     #[arg(value_name = "FILE")]
     file: PathBuf,
@@ -172,7 +175,11 @@ fn run_inspect(args: InspectArgs) -> CliResult<()> {
     let decoded = payload::read_payload(&args.file, args.version, framing(args.envelope))?;
     let partitions = match (args.warehouse, args.table) {
         (Some(warehouse), Some(table)) => {
-            let table = TableArgs { warehouse, table };
+            let table = TableArgs {
+                warehouse,
+                table,
+                options: args.options,
+            };
             let opened = table::block_on(table::open(&table))??;
             table::partition_decoder(&opened)
         }

@@ -3,22 +3,71 @@
 
 use std::future::Future;
 
-use paimon_wire::coordinator::{open_table, parse_table_name};
+use std::path::PathBuf;
+
+use paimon_wire::coordinator::{open_table_with_options, parse_table_name};
 use paimon_wire::paimon::table::Table;
+use paimon_wire::warehouse::{parse_option_assignment, parse_options_file, WarehouseOptions};
 use paimon_wire::CoordinatorError;
 
 use crate::error::{CliError, CliResult};
 use crate::partition::{PartitionColumn, PartitionDecoder};
 
-/// `--warehouse W --table DB.T`.
+/// `--warehouse W --table DB.T [--option KEY=VALUE]... [--options-file FILE]`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct TableArgs {
-    /// The filesystem warehouse (a local path or a URI the paimon crate supports).
+    /// The warehouse: a local path, or a URI whose storage backend is compiled in
+    /// (`s3://bucket/path`, `oss://...`, ...), or a REST catalog's warehouse name.
     #[arg(long, value_name = "W", value_parser = parse_warehouse)]
     pub warehouse: String,
     /// The table, as `database.table`.
     #[arg(long, value_name = "DB.T", value_parser = parse_table_arg)]
     pub table: String,
+    /// Catalog options (endpoint, region, credentials, `metastore=rest`, ...).
+    #[command(flatten)]
+    pub options: CatalogOptionArgs,
+}
+
+/// `--option KEY=VALUE` (repeatable) and `--options-file FILE`: catalog and table options.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CatalogOptionArgs {
+    /// A catalog option, `KEY=VALUE` (repeatable), e.g. `s3.endpoint=http://127.0.0.1:9000`,
+    /// `s3.region=us-east-1`, `s3.path-style-access=true`, `metastore=rest`. Overrides the
+    /// same key from --options-file. Prefer the file for credentials: a command line is
+    /// visible to other users of the machine.
+    #[arg(long = "option", value_name = "KEY=VALUE")]
+    pub option: Vec<String>,
+    /// A file of catalog options, one `KEY=VALUE` per line (`#` starts a comment line), so
+    /// secrets (`s3.access-key`, `s3.secret-key`, `token`, ...) stay off the command line.
+    #[arg(long, value_name = "FILE")]
+    pub options_file: Option<PathBuf>,
+}
+
+impl CatalogOptionArgs {
+    /// The options: the file's, then each `--option` (a later one wins). Errors name the
+    /// file, line or argument, never a value.
+    pub fn resolve(&self) -> CliResult<WarehouseOptions> {
+        let mut options = match &self.options_file {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    CliError::input(format!(
+                        "cannot read the options file {}: {e}",
+                        path.display()
+                    ))
+                })?;
+                parse_options_file(&text)
+                    .map_err(|e| CliError::usage(format!("options file {}, {e}", path.display())))?
+            }
+            None => WarehouseOptions::new(),
+        };
+        for (index, assignment) in self.option.iter().enumerate() {
+            let (key, value) =
+                parse_option_assignment(assignment, &format!("--option number {}", index + 1))
+                    .map_err(|e| CliError::usage(e.to_string()))?;
+            options.insert(key, value);
+        }
+        Ok(options)
+    }
 }
 
 /// A warehouse as the paimon crate takes it: a URI as given, a local path made absolute
@@ -48,6 +97,7 @@ impl From<CoordinatorError> for CliError {
     fn from(e: CoordinatorError) -> Self {
         match e {
             CoordinatorError::InvalidTableName { .. } => CliError::usage(e.to_string()),
+            CoordinatorError::CommitConflict { .. } => CliError::CommitConflict(e.to_string()),
             _ => CliError::input(e.to_string()),
         }
     }
@@ -65,7 +115,8 @@ pub fn block_on<F: Future>(future: F) -> CliResult<F::Output> {
 
 /// Opens the table named by `args` (async).
 pub async fn open(args: &TableArgs) -> CliResult<Table> {
-    Ok(open_table(&args.warehouse, &args.table).await?)
+    let options = args.options.resolve()?;
+    Ok(open_table_with_options(&args.warehouse, &args.table, &options).await?)
 }
 
 /// Shows partitions with the partition columns of `table`.

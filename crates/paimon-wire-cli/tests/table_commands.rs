@@ -7,8 +7,6 @@ use std::path::Path;
 
 use arrow_array::RecordBatch;
 use common::{failure, path_in, run, success};
-use futures::TryStreamExt;
-use paimon_wire::coordinator::open_table;
 use paimon_wire::{deserialize_list, envelope, serialize_list, CommitMessage, SerializerVersion};
 
 const TABLE: &str = "demo.events";
@@ -16,24 +14,8 @@ const TABLE: &str = "demo.events";
 /// Rows in `table` of the warehouse at `warehouse`, read with the paimon crate directly
 /// (not through the CLI under test).
 fn count_rows(warehouse: &str, table: &str) -> usize {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let table = open_table(warehouse, table).await.unwrap();
-        let builder = table.new_read_builder();
-        let plan = builder.new_scan().plan().await.unwrap();
-        let batches: Vec<RecordBatch> = builder
-            .new_read()
-            .unwrap()
-            .to_arrow(plan.splits())
-            .unwrap()
-            .try_collect()
-            .await
-            .unwrap();
-        batches.iter().map(RecordBatch::num_rows).sum()
-    })
+    let (_, batches) = common::read_table(warehouse, table);
+    batches.iter().map(RecordBatch::num_rows).sum()
 }
 
 /// The value of the demo report line starting with `key`.
@@ -514,4 +496,51 @@ fn inspect_and_convert_detect_envelopes() {
         inner,
         serialize_list(&common::messages_for_v7(), SerializerVersion::V12).unwrap()
     );
+}
+
+#[test]
+fn commit_refuses_deletes_unless_allowed_and_refuses_files_already_committed() {
+    let w = written(2, 200, &[]);
+    let first = w.payloads[0].as_str();
+    success(&run(&commit_args(&w, "1", &[first]), None));
+    assert_eq!(count_rows(&w.warehouse, TABLE), 100);
+
+    // Worker 1's files, plus messages deleting worker 0's (committed) files.
+    let deleting = {
+        let read = |path: &str| {
+            deserialize_list(SerializerVersion::V14, &std::fs::read(path).unwrap()).unwrap()
+        };
+        let mut messages = read(&w.payloads[1]);
+        for mut committed in read(&w.payloads[0]) {
+            committed.deleted_files = std::mem::take(&mut committed.new_files);
+            messages.push(committed);
+        }
+        let path = path_in(&w.dir, "deleting.bin");
+        std::fs::write(
+            &path,
+            serialize_list(&messages, SerializerVersion::V14).unwrap(),
+        )
+        .unwrap();
+        path
+    };
+    let refused = failure(&run(&commit_args(&w, "2", &[&deleting]), None), 1);
+    assert!(refused.contains("rule change-kind broken"), "{refused}");
+    assert!(refused.contains("--allow-deletes"), "{refused}");
+    assert_eq!(count_rows(&w.warehouse, TABLE), 100);
+
+    // Worker 0's committed files sent again at level 1: refused against the table's state.
+    let again = crafted(&w, "again.bin", |messages| {
+        for file in messages.iter_mut().flat_map(|m| m.new_files.iter_mut()) {
+            file.level = 1;
+        }
+    });
+    let refused = failure(&run(&commit_args(&w, "2", &[&again]), None), 1);
+    assert!(refused.contains("rule already-live broken"), "{refused}");
+    assert_eq!(count_rows(&w.warehouse, TABLE), 100);
+
+    // With --allow-deletes the deletion commits: worker 0's rows go, worker 1's arrive.
+    let mut args = commit_args(&w, "2", &[&deleting]);
+    args.push("--allow-deletes");
+    success(&run(&args, None));
+    assert_eq!(count_rows(&w.warehouse, TABLE), 100);
 }

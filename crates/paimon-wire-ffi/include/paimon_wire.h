@@ -104,10 +104,23 @@ typedef enum paimon_error_code {
   PAIMON_ERROR_CODE_UNSUPPORTED = 13,
   // Any other error reported by the Paimon table engine.
   PAIMON_ERROR_CODE_PAIMON = 15,
+  // Other committers took every snapshot this commit tried to publish, on every attempt
+  // the table's `commit.max-retries` allows. Nothing was committed and the prepared files
+  // are kept: commit the same messages again with the same identifier (or raise
+  // `commit.max-retries`). Never abort them.
+  PAIMON_ERROR_CODE_COMMIT_CONFLICT = 16,
+  // The commit identifier was never committed, but the same commit user already committed
+  // a higher one (two coordinators share a commit user). Nothing was committed; give each
+  // concurrent job its own commit user.
+  PAIMON_ERROR_CODE_IDENTIFIER_SUPERSEDED = 17,
+  // The warehouse is a URI whose storage backend (`s3`, `oss`, `gs`, `abfs`, `cos`, `obs`,
+  // `hdfs`) this build of the library does not have; the message names the cargo feature
+  // to build it with. Not an I/O error: no storage was touched.
+  PAIMON_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED = 18,
   // Two payloads write new files into one bucket of a primary-key table (route each
   // (partition, bucket) to one writer; see `paimon_table_bucket_ids`); nothing was
   // committed.
-  PAIMON_ERROR_CODE_SHARED_BUCKET = 16,
+  PAIMON_ERROR_CODE_SHARED_BUCKET = 19,
   // A bug inside the library (a Rust panic, caught at the boundary). The handle involved
   // may be unusable; free it.
   PAIMON_ERROR_CODE_INTERNAL = 99,
@@ -332,6 +345,19 @@ struct paimon_result_table_commit paimon_table_commit_new(const struct paimon_ta
                                                           bool overwrite,
                                                           int32_t write_kind);
 
+// `paimon_table_commit_new` for a job that deletes: its messages may name deleted data
+// files, carry deletion-vector index files and delete index files (a primary-key table's
+// deletion-vector maintenance, row-level deletes). `paimon_table_commit_new` refuses such
+// messages with `PAIMON_ERROR_CODE_VALIDATION_FAILED` (rule `change-kind`), so a payload
+// alone cannot turn an append job into one that removes rows.
+//
+// # Safety
+// As `paimon_table_commit_new`.
+struct paimon_result_table_commit paimon_table_commit_new_with_deletes(const struct paimon_table *table,
+                                                                       const char *commit_user,
+                                                                       bool overwrite,
+                                                                       int32_t write_kind);
+
 // Merges `count` message sets (`parts[0..count]`, each from
 // `paimon_commit_messages_deserialize` or an earlier merge on this same `commit`) into one new
 // set owned by the caller. The parts are only read; free them as usual.
@@ -363,7 +389,9 @@ struct paimon_result_commit paimon_table_commit_commit(const struct paimon_table
                                                        int64_t commit_identifier);
 
 // Deletes the data files `messages` prepared, for a write that is abandoned and will never be
-// committed (best effort: files already gone are ignored). Never abort after a commit whose
+// committed (best effort: files already gone are ignored). Deletes only files no snapshot of
+// the table references; files a snapshot lists (a payload that was committed after all) and
+// the files a message deletes are left alone. Never abort after a commit whose
 // outcome is unknown: call `paimon_table_commit_commit` again with the same identifier
 // instead. `messages` must be bound to `commit`. Returns NULL on success.
 //
@@ -502,14 +530,32 @@ struct paimon_error *paimon_table_bucket_ids(const struct paimon_table *table,
 
 // Opens table `table_name` (`database.table`) in the warehouse at `warehouse`.
 //
-// `warehouse` is a local path (`/data/warehouse` or `file:///data/warehouse`) or any URI the
-// Paimon crate was built to reach. `option_keys` / `option_values` are `option_count` extra
-// catalog options (e.g. storage credentials); both may be NULL when `option_count` is 0.
+// `warehouse` is a local path (`/data/warehouse` or `file:///data/warehouse`), a URI whose
+// storage backend this library was built with (by default every object store: `s3://`,
+// `s3a://`, `oss://`, `gs://`, `abfs[s]://`, `cos://`, `obs://`; `hdfs://` with the
+// `storage-hdfs` feature), or a REST catalog's warehouse name (with `metastore=rest`).
+// `option_keys` / `option_values` are `option_count` catalog options; both may be NULL when
+// `option_count` is 0. The keys are Paimon's (same as Java's catalog options), e.g.:
+//
+// - S3 and S3-compatible stores: `s3.endpoint`, `s3.region`, `s3.access-key`,
+//   `s3.secret-key`, `s3.session.token`, `s3.path-style-access` (`true` for S3Proxy, MinIO
+//   and most non-AWS servers); `fs.s3a.*` spellings are accepted too.
+// - OSS: `fs.oss.endpoint`, `fs.oss.accessKeyId`, `fs.oss.accessKeySecret`.
+// - GCS: `gcs.*` / `fs.gs.*`; Azure: `azure.*` / `fs.azure.*`; COS: `cos.*` / `fs.cosn.*`;
+//   OBS: `obs.*` / `fs.obs.*` (the paimon crate's `io/storage_*.rs` list every key).
+// - REST catalog: `metastore=rest`, `uri`, `token.provider`, `token`, `dlf.*`.
+// - Table options are the table's own; catalog options here only reach storage and catalog.
+//
+// Option values are copied; values of keys naming a secret, key, token, password or
+// credential never appear in error messages.
 //
 // Every string is NUL-terminated UTF-8, borrowed for the duration of the call only.
 // Returns a table owned by the caller (free with `paimon_table_free`) or an error:
 // `PAIMON_ERROR_CODE_TABLE_NOT_FOUND` when the database or table does not exist,
-// `PAIMON_ERROR_CODE_INVALID_ARGUMENT` for a malformed name or option.
+// `PAIMON_ERROR_CODE_INVALID_ARGUMENT` for a malformed name or option,
+// `PAIMON_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED` for a URI whose backend this build lacks
+// (the message names the cargo feature), `PAIMON_ERROR_CODE_UNSUPPORTED` for a URI scheme no
+// backend serves.
 //
 // # Safety
 // Pointer arguments are NULL or valid as described above.

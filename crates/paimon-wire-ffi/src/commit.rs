@@ -150,8 +150,16 @@ impl From<CoordinatorError> for FfiError {
             CoordinatorError::SharedBucket(_) => paimon_error_code::SharedBucket,
             CoordinatorError::ForeignMessages { .. } => paimon_error_code::ForeignMessages,
             CoordinatorError::InvalidTableName { .. } => paimon_error_code::InvalidArgument,
-            CoordinatorError::Unsupported { .. } => paimon_error_code::Unsupported,
+            CoordinatorError::Unsupported { .. }
+            | CoordinatorError::UnknownStorageScheme { .. } => paimon_error_code::Unsupported,
+            CoordinatorError::StorageBackendNotCompiled { .. } => {
+                paimon_error_code::StorageBackendNotCompiled
+            }
             CoordinatorError::Paimon { source, .. } => paimon_code(source),
+            CoordinatorError::CommitConflict { .. } => paimon_error_code::CommitConflict,
+            CoordinatorError::IdentifierSuperseded { .. } => {
+                paimon_error_code::IdentifierSuperseded
+            }
             _ => paimon_error_code::Paimon,
         };
         FfiError::new(code, e.to_string())
@@ -182,6 +190,38 @@ pub unsafe extern "C" fn paimon_table_commit_new(
     overwrite: bool,
     write_kind: i32,
 ) -> paimon_result_table_commit {
+    // SAFETY: forwarded from the caller.
+    unsafe { table_commit_new(table, commit_user, overwrite, write_kind, false) }
+}
+
+/// `paimon_table_commit_new` for a job that deletes: its messages may name deleted data
+/// files, carry deletion-vector index files and delete index files (a primary-key table's
+/// deletion-vector maintenance, row-level deletes). `paimon_table_commit_new` refuses such
+/// messages with `PAIMON_ERROR_CODE_VALIDATION_FAILED` (rule `change-kind`), so a payload
+/// alone cannot turn an append job into one that removes rows.
+///
+/// # Safety
+/// As `paimon_table_commit_new`.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_table_commit_new_with_deletes(
+    table: *const paimon_table,
+    commit_user: *const c_char,
+    overwrite: bool,
+    write_kind: i32,
+) -> paimon_result_table_commit {
+    // SAFETY: forwarded from the caller.
+    unsafe { table_commit_new(table, commit_user, overwrite, write_kind, true) }
+}
+
+/// # Safety
+/// As `paimon_table_commit_new`.
+unsafe fn table_commit_new(
+    table: *const paimon_table,
+    commit_user: *const c_char,
+    overwrite: bool,
+    write_kind: i32,
+    allow_deletes: bool,
+) -> paimon_result_table_commit {
     guard(|| {
         // SAFETY: forwarded from the caller.
         let (table, commit_user) = unsafe {
@@ -193,6 +233,7 @@ pub unsafe extern "C" fn paimon_table_commit_new(
         let write_kind = write_kind_arg(write_kind)?;
         let binding = Binding {
             write_kind: write_kind.into(),
+            allow_deletes,
             ..if overwrite {
                 Binding::overwrite(commit_user)
             } else {
@@ -299,7 +340,9 @@ pub unsafe extern "C" fn paimon_table_commit_commit(
 }
 
 /// Deletes the data files `messages` prepared, for a write that is abandoned and will never be
-/// committed (best effort: files already gone are ignored). Never abort after a commit whose
+/// committed (best effort: files already gone are ignored). Deletes only files no snapshot of
+/// the table references; files a snapshot lists (a payload that was committed after all) and
+/// the files a message deletes are left alone. Never abort after a commit whose
 /// outcome is unknown: call `paimon_table_commit_commit` again with the same identifier
 /// instead. `messages` must be bound to `commit`. Returns NULL on success.
 ///
@@ -322,6 +365,7 @@ pub unsafe extern "C" fn paimon_table_commit_abort(
         commit
             .runtime
             .block_on(commit.coordinator.abort(bound))
+            .map(drop)
             .map_err(FfiError::from)
     })
 }

@@ -41,10 +41,23 @@ pub enum paimon_error_code {
     Unsupported = 13,
     /// Any other error reported by the Paimon table engine.
     Paimon = 15,
+    /// Other committers took every snapshot this commit tried to publish, on every attempt
+    /// the table's `commit.max-retries` allows. Nothing was committed and the prepared files
+    /// are kept: commit the same messages again with the same identifier (or raise
+    /// `commit.max-retries`). Never abort them.
+    CommitConflict = 16,
+    /// The commit identifier was never committed, but the same commit user already committed
+    /// a higher one (two coordinators share a commit user). Nothing was committed; give each
+    /// concurrent job its own commit user.
+    IdentifierSuperseded = 17,
+    /// The warehouse is a URI whose storage backend (`s3`, `oss`, `gs`, `abfs`, `cos`, `obs`,
+    /// `hdfs`) this build of the library does not have; the message names the cargo feature
+    /// to build it with. Not an I/O error: no storage was touched.
+    StorageBackendNotCompiled = 18,
     /// Two payloads write new files into one bucket of a primary-key table (route each
     /// (partition, bucket) to one writer; see `paimon_table_bucket_ids`); nothing was
     /// committed.
-    SharedBucket = 16,
+    SharedBucket = 19,
     /// A bug inside the library (a Rust panic, caught at the boundary). The handle involved
     /// may be unusable; free it.
     Internal = 99,
@@ -146,6 +159,7 @@ pub(crate) fn paimon_code(e: &paimon_wire_core::paimon::Error) -> paimon_error_c
         E::IoUnexpected { .. } | E::IoUnsupported { .. } => paimon_error_code::Io,
         E::Unsupported { .. } => paimon_error_code::Unsupported,
         E::IdentifierInvalid { .. } | E::ConfigInvalid { .. } => paimon_error_code::InvalidArgument,
+        E::CommitConflict { .. } => paimon_error_code::CommitConflict,
         _ => paimon_error_code::Paimon,
     }
 }

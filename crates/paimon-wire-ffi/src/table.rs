@@ -2,9 +2,9 @@
 
 use std::ffi::c_char;
 
-use paimon_wire_core::coordinator::parse_table_name;
+use paimon_wire_core::coordinator::open_table_with_options;
 use paimon_wire_core::paimon::table::Table;
-use paimon_wire_core::paimon::{CatalogFactory, CatalogOptions, Options};
+use paimon_wire_core::warehouse::WarehouseOptions;
 
 use crate::args::{c_str, c_str_array};
 use crate::error::{paimon_error, FfiError};
@@ -45,14 +45,32 @@ ffi_return!(paimon_result_table, table: *mut paimon_table = std::ptr::null_mut()
 
 /// Opens table `table_name` (`database.table`) in the warehouse at `warehouse`.
 ///
-/// `warehouse` is a local path (`/data/warehouse` or `file:///data/warehouse`) or any URI the
-/// Paimon crate was built to reach. `option_keys` / `option_values` are `option_count` extra
-/// catalog options (e.g. storage credentials); both may be NULL when `option_count` is 0.
+/// `warehouse` is a local path (`/data/warehouse` or `file:///data/warehouse`), a URI whose
+/// storage backend this library was built with (by default every object store: `s3://`,
+/// `s3a://`, `oss://`, `gs://`, `abfs[s]://`, `cos://`, `obs://`; `hdfs://` with the
+/// `storage-hdfs` feature), or a REST catalog's warehouse name (with `metastore=rest`).
+/// `option_keys` / `option_values` are `option_count` catalog options; both may be NULL when
+/// `option_count` is 0. The keys are Paimon's (same as Java's catalog options), e.g.:
+///
+/// - S3 and S3-compatible stores: `s3.endpoint`, `s3.region`, `s3.access-key`,
+///   `s3.secret-key`, `s3.session.token`, `s3.path-style-access` (`true` for S3Proxy, MinIO
+///   and most non-AWS servers); `fs.s3a.*` spellings are accepted too.
+/// - OSS: `fs.oss.endpoint`, `fs.oss.accessKeyId`, `fs.oss.accessKeySecret`.
+/// - GCS: `gcs.*` / `fs.gs.*`; Azure: `azure.*` / `fs.azure.*`; COS: `cos.*` / `fs.cosn.*`;
+///   OBS: `obs.*` / `fs.obs.*` (the paimon crate's `io/storage_*.rs` list every key).
+/// - REST catalog: `metastore=rest`, `uri`, `token.provider`, `token`, `dlf.*`.
+/// - Table options are the table's own; catalog options here only reach storage and catalog.
+///
+/// Option values are copied; values of keys naming a secret, key, token, password or
+/// credential never appear in error messages.
 ///
 /// Every string is NUL-terminated UTF-8, borrowed for the duration of the call only.
 /// Returns a table owned by the caller (free with `paimon_table_free`) or an error:
 /// `PAIMON_ERROR_CODE_TABLE_NOT_FOUND` when the database or table does not exist,
-/// `PAIMON_ERROR_CODE_INVALID_ARGUMENT` for a malformed name or option.
+/// `PAIMON_ERROR_CODE_INVALID_ARGUMENT` for a malformed name or option,
+/// `PAIMON_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED` for a URI whose backend this build lacks
+/// (the message names the cargo feature), `PAIMON_ERROR_CODE_UNSUPPORTED` for a URI scheme no
+/// backend serves.
 ///
 /// # Safety
 /// Pointer arguments are NULL or valid as described above.
@@ -74,18 +92,14 @@ pub unsafe extern "C" fn paimon_table_open(
                 c_str_array(option_values, option_count, "option_values")?,
             )
         };
-        let identifier = parse_table_name(name)?;
-        let mut options = Options::new();
-        for (key, value) in keys.into_iter().zip(values) {
-            options.set(key, value);
-        }
-        options.set(CatalogOptions::WAREHOUSE, warehouse);
+        let options: WarehouseOptions = keys
+            .into_iter()
+            .zip(values)
+            .map(|(key, value)| (key.to_string(), value.to_string()))
+            .collect();
         let runtime = SharedRuntime::new()?;
         let table = runtime
-            .block_on(async {
-                let catalog = CatalogFactory::create(options).await?;
-                catalog.get_table(&identifier).await
-            })
+            .block_on(open_table_with_options(warehouse, name, &options))
             .map_err(|e| FfiError::from(e).during(&format!("opening table {name}")))?;
         Ok(handle::into_raw::<paimon_table>(TableHandle {
             table,

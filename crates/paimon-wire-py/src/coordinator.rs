@@ -36,6 +36,7 @@ impl Coordinator {
         commit_user: &str,
         overwrite: bool,
         postpone_fixed_bucket: bool,
+        allow_deletes: bool,
     ) -> PyResult<Self> {
         let binding = if overwrite {
             Binding::overwrite(commit_user)
@@ -44,6 +45,11 @@ impl Coordinator {
         };
         let binding = if postpone_fixed_bucket {
             binding.postpone_fixed_bucket()
+        } else {
+            binding
+        };
+        let binding = if allow_deletes {
+            binding.with_deletes()
         } else {
             binding
         };
@@ -97,16 +103,22 @@ impl Coordinator {
     ///
     /// `overwrite=True` replaces the partitions the messages write (the whole table if it
     /// is unpartitioned) instead of appending. `postpone_fixed_bucket=True` is for payloads
-    /// of the paimon crate's postpone fixed-bucket writer (postpone tables only). Raises
-    /// `UnsupportedError` for tables or bindings the coordinator cannot commit.
+    /// of the paimon crate's postpone fixed-bucket writer (postpone tables only).
+    /// `allow_deletes=True` lets messages delete (deleted data files, deletion-vector index
+    /// files, deleted index files); without it such messages raise `ValidationError` (rule
+    /// `change-kind`). Raises `UnsupportedError` for tables or bindings the coordinator
+    /// cannot commit.
     #[new]
-    #[pyo3(signature = (table, commit_user, *, overwrite=false, postpone_fixed_bucket=false))]
+    #[pyo3(signature = (
+        table, commit_user, *, overwrite=false, postpone_fixed_bucket=false, allow_deletes=false
+    ))]
     fn new(
         py: Python<'_>,
         table: &Bound<'_, Table>,
         commit_user: &str,
         overwrite: bool,
         postpone_fixed_bucket: bool,
+        allow_deletes: bool,
     ) -> PyResult<Self> {
         Self::bind(
             py,
@@ -114,6 +126,7 @@ impl Coordinator {
             commit_user,
             overwrite,
             postpone_fixed_bucket,
+            allow_deletes,
         )
     }
 
@@ -183,17 +196,32 @@ impl Coordinator {
     }
 
     /// Deletes the files `messages` prepared, for a write that is abandoned and will never
-    /// be committed (best effort). Never call it after a commit whose outcome is unknown:
-    /// commit again with the same identifier instead.
-    fn abort(&self, py: Python<'_>, messages: PyRef<'_, BoundMessages>) -> PyResult<()> {
+    /// be committed (best effort). Deletes only files no snapshot references; returns
+    /// `{"deleted": [file names], "skipped": [(file name, reason)]}`. Never call it after a
+    /// commit whose outcome is unknown: commit again with the same identifier instead.
+    fn abort<'py>(
+        &self,
+        py: Python<'py>,
+        messages: PyRef<'_, BoundMessages>,
+    ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
         let messages = messages.0.clone();
         let coordinator = &self.coordinator;
-        runtime::block_on(
+        let report = runtime::block_on(
             py,
             move || async move { coordinator.abort(&messages).await },
         )?
         .map_err(Error::from)?;
-        Ok(())
+        let out = pyo3::types::PyDict::new(py);
+        out.set_item("deleted", report.deleted)?;
+        out.set_item(
+            "skipped",
+            report
+                .skipped
+                .into_iter()
+                .map(|s| (s.file_name, s.reason))
+                .collect::<Vec<_>>(),
+        )?;
+        Ok(out)
     }
 
     /// `CommitOutcome(status="already_committed", ...)` if `identifier` is already

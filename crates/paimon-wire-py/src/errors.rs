@@ -18,7 +18,10 @@
 //! ├── TableNotFoundError    the table or its database does not exist
 //! ├── UnsupportedError      a table, binding or operation the library does not support
 //! ├── ArrowError            Arrow data that cannot be imported
+//! ├── CommitConflictError   other commits took every snapshot this commit tried (retry it)
+//! ├── IdentifierSupersededError  a higher identifier of the same commit user was committed
 //! └── PaimonError           any other failure of the paimon table engine (I/O, write, commit)
+//!     └── SchemaMismatchError  rows whose columns do not fit the table (named)
 //! ```
 
 use paimon_wire::coordinator::CoordinatorError;
@@ -98,9 +101,32 @@ create_exception!(
 );
 create_exception!(
     paimon_wire,
+    StorageBackendNotCompiledError,
+    UnsupportedError,
+    "The warehouse is a URI whose storage backend (s3, oss, gs, abfs, cos, obs, hdfs) this \
+     build does not have; the message names the cargo feature to build it with."
+);
+create_exception!(
+    paimon_wire,
     ArrowError,
     PaimonWireError,
     "Arrow data that cannot be imported (released, malformed, not a record batch)."
+);
+create_exception!(
+    paimon_wire,
+    CommitConflictError,
+    PaimonWireError,
+    "Other committers took every snapshot this commit tried to publish, on every attempt the \
+     table's `commit.max-retries` allows. Nothing was committed and the prepared files are \
+     kept: commit again with the same identifier (never abort)."
+);
+create_exception!(
+    paimon_wire,
+    IdentifierSupersededError,
+    PaimonWireError,
+    "The commit identifier was never committed, but the same commit user already committed a \
+     higher one (two coordinators share a commit user). Nothing was committed; give each \
+     concurrent job its own commit user."
 );
 create_exception!(
     paimon_wire,
@@ -108,6 +134,14 @@ create_exception!(
     PaimonWireError,
     "Any other failure of the paimon table engine: I/O, rows that do not fit the table, a \
      failed commit (whose outcome may be unknown: commit again with the same identifier)."
+);
+create_exception!(
+    paimon_wire,
+    SchemaMismatchError,
+    PaimonError,
+    "Rows whose columns do not fit the table: a column the table does not have, a missing \
+     column, or a type that cannot be converted to the table's without changing a value \
+     (the message names the column)."
 );
 
 /// Adds the exception classes to the module.
@@ -129,8 +163,18 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add("TableNotFoundError", py.get_type::<TableNotFoundError>())?;
     m.add("UnsupportedError", py.get_type::<UnsupportedError>())?;
+    m.add(
+        "StorageBackendNotCompiledError",
+        py.get_type::<StorageBackendNotCompiledError>(),
+    )?;
     m.add("ArrowError", py.get_type::<ArrowError>())?;
+    m.add("CommitConflictError", py.get_type::<CommitConflictError>())?;
+    m.add(
+        "IdentifierSupersededError",
+        py.get_type::<IdentifierSupersededError>(),
+    )?;
     m.add("PaimonError", py.get_type::<PaimonError>())?;
+    m.add("SchemaMismatchError", py.get_type::<SchemaMismatchError>())?;
     Ok(())
 }
 
@@ -153,6 +197,8 @@ pub(crate) enum Error {
     Arrow(String),
     /// Rows that cannot be routed to buckets.
     Routing(paimon_wire::RoutingError),
+    /// Rows whose columns do not fit the table.
+    Conform(paimon_wire::ConformError),
     /// An object used in a way it does not allow (a closed writer, say).
     Usage(String),
 }
@@ -246,8 +292,17 @@ fn coordinator_exception(py: Python<'_>, e: CoordinatorError) -> PyErr {
         }
         CoordinatorError::ForeignMessages { .. } => ForeignMessagesError::new_err(message),
         CoordinatorError::InvalidTableName { .. } => InvalidTableNameError::new_err(message),
-        CoordinatorError::Unsupported { .. } => UnsupportedError::new_err(message),
+        CoordinatorError::Unsupported { .. } | CoordinatorError::UnknownStorageScheme { .. } => {
+            UnsupportedError::new_err(message)
+        }
+        CoordinatorError::StorageBackendNotCompiled { .. } => {
+            StorageBackendNotCompiledError::new_err(message)
+        }
         CoordinatorError::Paimon { ref source, .. } => paimon_exception(source, message),
+        CoordinatorError::CommitConflict { .. } => CommitConflictError::new_err(message),
+        CoordinatorError::IdentifierSuperseded { .. } => {
+            IdentifierSupersededError::new_err(message)
+        }
         _ => PaimonWireError::new_err(message),
     }
 }
@@ -281,6 +336,7 @@ impl From<Error> for PyErr {
                 }
                 _ => PaimonError::new_err(e.to_string()),
             },
+            Error::Conform(e) => SchemaMismatchError::new_err(e.to_string()),
             Error::Usage(message) => PaimonWireError::new_err(message),
         })
     }

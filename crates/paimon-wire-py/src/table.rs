@@ -7,11 +7,10 @@ use std::path::PathBuf;
 use arrow_array::RecordBatch;
 use arrow_pyarrow::{FromPyArrow, IntoPyArrow, ToPyArrow};
 use futures::TryStreamExt;
-use paimon_wire::coordinator::{open_table as core_open_table, parse_table_name};
+use paimon_wire::coordinator::{open_table_with_options, parse_table_name};
 use paimon_wire::paimon;
-use paimon_wire::paimon::catalog::Catalog;
 use paimon_wire::paimon::spec::Schema;
-use paimon_wire::paimon::{CatalogOptions, FileSystemCatalog, Options};
+use paimon_wire::warehouse::{open_catalog, redact_secrets, WarehouseOptions};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
@@ -20,15 +19,17 @@ use crate::errors::Error;
 use crate::runtime;
 use crate::writer::Writer;
 
-/// A Paimon table in a filesystem warehouse.
+/// A Paimon table in a warehouse (a local directory or an object store).
 ///
-/// Opened with `open_table` or `create_table`. Pickles as its warehouse and name (unpickling
-/// opens the table again), so it can be sent to other processes.
+/// Opened with `open_table` or `create_table`. Pickles as its warehouse, name and catalog
+/// options (unpickling opens the table again), so it can be sent to other processes.
 #[pyclass(module = "paimon_wire._native", frozen)]
 pub struct Table {
     pub(crate) table: paimon::table::Table,
     warehouse: String,
     name: String,
+    /// The catalog options it was opened with (pickled with it, never shown).
+    catalog_options: WarehouseOptions,
 }
 
 /// A warehouse as the paimon crate takes it: a URI as given, a local path made absolute (the
@@ -52,26 +53,44 @@ fn warehouse_location(warehouse: PathBuf) -> PyResult<String> {
 }
 
 impl Table {
-    fn opened(table: paimon::table::Table, warehouse: String, name: String) -> Self {
+    fn opened(
+        table: paimon::table::Table,
+        warehouse: String,
+        name: String,
+        catalog_options: WarehouseOptions,
+    ) -> Self {
         Self {
             table,
             warehouse,
             name,
+            catalog_options,
         }
     }
 }
 
-/// Opens table `table` (`"database.table"`) in the filesystem warehouse `warehouse` (a
-/// local path or a URI the paimon crate supports, e.g. `file:///data/warehouse`).
+/// Opens table `table` (`"database.table"`) in the warehouse `warehouse` (a local path, or a
+/// URI whose storage backend is compiled in, e.g. `s3://bucket/warehouse`), with
+/// `catalog_options` (storage endpoint, region, credentials; `metastore=rest`, ...).
 ///
-/// Raises `InvalidTableNameError` for a name that is not `database.table` and
-/// `TableNotFoundError` when the table does not exist.
+/// Raises `InvalidTableNameError` for a name that is not `database.table`,
+/// `TableNotFoundError` when the table does not exist and `StorageBackendNotCompiledError`
+/// for a URI whose backend this build lacks. No error carries a secret option's value.
 #[pyfunction]
-pub fn open_table(py: Python<'_>, warehouse: PathBuf, table: String) -> PyResult<Table> {
+#[pyo3(signature = (warehouse, table, *, catalog_options=None))]
+pub fn open_table(
+    py: Python<'_>,
+    warehouse: PathBuf,
+    table: String,
+    catalog_options: Option<HashMap<String, String>>,
+) -> PyResult<Table> {
     let warehouse = warehouse_location(warehouse)?;
-    let opened =
-        runtime::block_on(py, || core_open_table(&warehouse, &table))?.map_err(Error::from)?;
-    Ok(Table::opened(opened, warehouse, table))
+    let catalog_options: WarehouseOptions =
+        catalog_options.unwrap_or_default().into_iter().collect();
+    let opened = runtime::block_on(py, || {
+        open_table_with_options(&warehouse, &table, &catalog_options)
+    })?
+    .map_err(Error::from)?;
+    Ok(Table::opened(opened, warehouse, table, catalog_options))
 }
 
 /// Creates table `table` (`"database.table"`, with its database if needed) in the
@@ -83,7 +102,7 @@ pub fn open_table(py: Python<'_>, warehouse: PathBuf, table: String) -> PyResult
 /// `PaimonError` if the table exists, unless `ignore_if_exists` (then the existing table is
 /// opened as it is).
 #[pyfunction]
-#[pyo3(signature = (warehouse, table, schema, *, partition_keys=Vec::new(), primary_keys=Vec::new(), options=HashMap::new(), ignore_if_exists=false))]
+#[pyo3(signature = (warehouse, table, schema, *, partition_keys=Vec::new(), primary_keys=Vec::new(), options=HashMap::new(), ignore_if_exists=false, catalog_options=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn create_table(
     py: Python<'_>,
@@ -94,8 +113,11 @@ pub fn create_table(
     primary_keys: Vec<String>,
     options: HashMap<String, String>,
     ignore_if_exists: bool,
+    catalog_options: Option<HashMap<String, String>>,
 ) -> PyResult<Table> {
     let warehouse = warehouse_location(warehouse)?;
+    let catalog_options: WarehouseOptions =
+        catalog_options.unwrap_or_default().into_iter().collect();
     let identifier = parse_table_name(&table).map_err(Error::from)?;
     let arrow_schema = arrow_schema::Schema::from_pyarrow_bound(schema)?;
     let mut builder = Schema::builder();
@@ -111,10 +133,17 @@ pub fn create_table(
         .build()
         .map_err(|e| Error::paimon(format!("building the schema of table {table}"), e))?;
     let created = runtime::block_on(py, || async {
-        let mut catalog_options = Options::new();
-        catalog_options.set(CatalogOptions::WAREHOUSE, warehouse.as_str());
-        let catalog = FileSystemCatalog::new(catalog_options)
-            .map_err(|e| Error::paimon(format!("opening the warehouse {warehouse:?}"), e))?;
+        let catalog = open_catalog(&warehouse, &catalog_options).await?;
+        // An error that quotes a secret option keeps its text with the secret replaced.
+        let redacted = |e: paimon::Error| {
+            let text = e.to_string();
+            let clean = redact_secrets(&text, &catalog_options);
+            if clean == text {
+                e
+            } else {
+                paimon::Error::ConfigInvalid { message: clean }
+            }
+        };
         catalog
             .create_database(identifier.database(), true, HashMap::new())
             .await
@@ -124,16 +153,21 @@ pub fn create_table(
                         "creating database {:?} in {warehouse:?}",
                         identifier.database()
                     ),
-                    e,
+                    redacted(e),
                 )
             })?;
         catalog
             .create_table(&identifier, creation, ignore_if_exists)
             .await
-            .map_err(|e| Error::paimon(format!("creating table {table} in {warehouse:?}"), e))?;
-        Ok::<_, Error>(core_open_table(&warehouse, &table).await?)
+            .map_err(|e| {
+                Error::paimon(
+                    format!("creating table {table} in {warehouse:?}"),
+                    redacted(e),
+                )
+            })?;
+        Ok::<_, Error>(open_table_with_options(&warehouse, &table, &catalog_options).await?)
     })??;
-    Ok(Table::opened(created, warehouse, table))
+    Ok(Table::opened(created, warehouse, table, catalog_options))
 }
 
 #[pymethods]
@@ -256,12 +290,15 @@ impl Table {
     }
 
     /// The coordinator of one commit job on this table; see `Coordinator`.
-    #[pyo3(signature = (commit_user, *, overwrite=false, postpone_fixed_bucket=false))]
+    #[pyo3(signature = (
+        commit_user, *, overwrite=false, postpone_fixed_bucket=false, allow_deletes=false
+    ))]
     fn new_coordinator(
         slf: &Bound<'_, Self>,
         commit_user: &str,
         overwrite: bool,
         postpone_fixed_bucket: bool,
+        allow_deletes: bool,
     ) -> PyResult<Coordinator> {
         Coordinator::bind(
             slf.py(),
@@ -269,6 +306,7 @@ impl Table {
             commit_user,
             overwrite,
             postpone_fixed_bucket,
+            allow_deletes,
         )
     }
 
@@ -317,6 +355,16 @@ impl Table {
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let module = py.import("paimon_wire._native")?;
         let open = module.getattr("open_table")?;
+        // open_table(warehouse, name, catalog_options=...): through functools.partial, as
+        // __reduce__ passes positional arguments only.
+        let options = PyDict::new(py);
+        for (key, value) in &self.catalog_options {
+            options.set_item(key, value)?;
+        }
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("catalog_options", options)?;
+        let partial = py.import("functools")?.getattr("partial")?;
+        let open = partial.call((open,), Some(&kwargs))?;
         let args = PyTuple::new(py, [self.warehouse.as_str(), self.name.as_str()])?;
         PyTuple::new(py, [open, args.into_any()])
     }

@@ -56,8 +56,11 @@ def test_an_identifier_commits_once(warehouse):
     assert coordinator.commit_status(5) == coordinator.commit_payloads([first], 5)
     again = coordinator.commit_payloads([first], 5)
     assert (again.status, again.snapshot_id) == ("already_committed", 1)
-    # Identifiers increase per commit user: a lower one counts as committed.
-    assert coordinator.commit_payloads([second], 4).status == "already_committed"
+    # Identifiers increase per commit user: a lower one that was never committed is refused,
+    # never reported as done (its files would silently not be in the table).
+    with pytest.raises(pw.IdentifierSupersededError, match="identifier 4 .* was never committed"):
+        coordinator.commit_payloads([second], 4)
+    assert coordinator.commit_status(4) is None
     assert coordinator.commit_status(6) is None
     committed = coordinator.commit_payloads([second], 6)
     assert (committed.status, committed.snapshot_id) == ("committed", 2)
@@ -341,7 +344,8 @@ def test_every_error_is_a_paimon_wire_error():
     for name in [
         "CodecError", "EnvelopeError", "ValidationError", "MergeConflictError",
         "ForeignMessagesError", "InvalidTableNameError", "TableNotFoundError",
-        "UnsupportedError", "ArrowError", "PaimonError",
+        "UnsupportedError", "ArrowError", "PaimonError", "CommitConflictError",
+        "IdentifierSupersededError",
     ]:
         assert issubclass(getattr(pw, name), pw.PaimonWireError), name
     assert issubclass(pw.PaimonWireError, Exception)

@@ -44,6 +44,7 @@
 
 mod binary;
 mod codec;
+pub mod conform;
 pub mod coordinator;
 pub mod dump;
 pub mod envelope;
@@ -55,11 +56,13 @@ mod options;
 pub mod routing;
 mod stats;
 mod version;
+pub mod warehouse;
 
 pub use codec::{
     deserialize_list, deserialize_list_with_limits, deserialize_message, serialize_list,
     serialize_list_into, serialize_list_with, serialize_message, serialize_message_with,
 };
+pub use conform::{conform_batch, ConformError};
 pub use coordinator::{
     Binding, BoundMessages, CommitMode, CommitOutcome, Coordinator, CoordinatorError, WriteKind,
 };

@@ -3,6 +3,7 @@
 
 mod coordinator {
     pub mod envelope;
+    pub mod hostile;
     pub mod support;
     pub mod validation;
 }
@@ -413,13 +414,16 @@ async fn external_paths_are_accepted_under_the_configured_root_only() {
     for (bad, why) in [
         (
             path.replace("external-root", "elsewhere"),
-            "not under any root",
+            "is not where this table keeps file",
         ),
         (
             path.replace("external-root", "external-root/../elsewhere"),
-            "'..'",
+            "is not where this table keeps file",
         ),
-        (format!("{path}.other"), "does not end with"),
+        (
+            format!("{path}.other"),
+            "is not where this table keeps file",
+        ),
     ] {
         let mut crafted = messages.clone();
         crafted[0].new_files[0].external_path = Some(bad.clone());

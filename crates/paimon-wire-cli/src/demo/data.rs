@@ -10,9 +10,9 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
-use paimon_wire::paimon::catalog::{Catalog, Identifier};
+use paimon_wire::paimon::catalog::Identifier;
 use paimon_wire::paimon::spec::{BigIntType, DataType, DoubleType, Schema, VarCharType};
-use paimon_wire::paimon::{CatalogOptions, FileSystemCatalog, Options};
+use paimon_wire::warehouse::{open_catalog, redact_secrets, WarehouseOptions};
 
 use crate::error::{CliError, CliResult};
 
@@ -62,16 +62,22 @@ pub fn batch(ids: Range<u64>, partitions: u32, worker: u32) -> CliResult<RecordB
 /// Creates the demo table `name` (`database.table`) in `warehouse`, with its database if
 /// needed. Fails if the table exists: the demo checks the rows it reads back against the
 /// rows it wrote, so it wants a table of its own.
-pub async fn create_table(warehouse: &str, name: &str) -> CliResult<()> {
+pub async fn create_table(
+    warehouse: &str,
+    name: &str,
+    options: &WarehouseOptions,
+) -> CliResult<()> {
     let identifier = paimon_wire::coordinator::parse_table_name(name)?;
-    let mut options = Options::new();
-    options.set(CatalogOptions::WAREHOUSE, warehouse);
-    let catalog = FileSystemCatalog::new(options)
-        .map_err(|e| CliError::input(format!("cannot open the warehouse {warehouse}: {e}")))?;
+    let catalog = open_catalog(warehouse, options).await?;
     catalog
         .create_database(identifier.database(), true, HashMap::new())
         .await
-        .map_err(|e| CliError::input(format!("cannot create database: {e}")))?;
+        .map_err(|e| {
+            CliError::input(format!(
+                "cannot create database: {}",
+                redact_secrets(&e.to_string(), options)
+            ))
+        })?;
     let schema = Schema::builder()
         .column("id", DataType::BigInt(BigIntType::with_nullable(false)))
         .column(
@@ -93,8 +99,9 @@ pub async fn create_table(warehouse: &str, name: &str) -> CliResult<()> {
         .await
         .map_err(|e| {
             CliError::input(format!(
-                "cannot create table {name} in {warehouse}: {e} (the demo needs a new table: \
-                 pick another --table or an empty --warehouse)"
+                "cannot create table {name} in {warehouse}: {} (the demo needs a new table: \
+                 pick another --table or an empty --warehouse)",
+                redact_secrets(&e.to_string(), options)
             ))
         })
 }

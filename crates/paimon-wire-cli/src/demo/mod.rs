@@ -23,14 +23,17 @@ use std::time::{Duration, Instant};
 use arrow_array::{Array, Int64Array, RecordBatch, StringArray};
 use futures::TryStreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
-use paimon_wire::coordinator::{open_table, Binding, BoundMessages, CommitOutcome, Coordinator};
+use paimon_wire::coordinator::{
+    open_table_with_options, Binding, BoundMessages, CommitOutcome, Coordinator,
+};
 use paimon_wire::paimon::table::Table;
+use paimon_wire::warehouse::{warehouse_scheme, WarehouseOptions};
 use paimon_wire::SerializerVersion;
 
 use crate::error::{CliError, CliResult};
 use crate::output::stdout_line;
 use crate::payload::{parse_version, unframe, Framing};
-use crate::table::block_on;
+use crate::table::{block_on, CatalogOptionArgs};
 
 /// Arguments of `paimon-wire demo`.
 #[derive(Debug, Clone, clap::Args)]
@@ -44,10 +47,15 @@ pub struct DemoArgs {
     /// Number of partitions the rows spread over.
     #[arg(long, value_name = "P", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub partitions: u32,
-    /// Warehouse directory to create the table in (kept afterwards); a temporary one,
-    /// removed at the end, if not given.
-    #[arg(long, value_name = "DIR")]
-    pub warehouse: Option<PathBuf>,
+    /// Warehouse to create the table in (kept afterwards): a directory, or a URI whose
+    /// storage backend is compiled in (`s3://bucket/path` with --option/--options-file for
+    /// the endpoint and credentials); a temporary directory, removed at the end, if not given.
+    #[arg(long, value_name = "DIR|URI")]
+    pub warehouse: Option<String>,
+    /// Catalog options, handed to every worker through a private file (never on their
+    /// command lines).
+    #[command(flatten)]
+    pub options: CatalogOptionArgs,
     /// The table to create, as `database.table`; it must not exist yet.
     #[arg(long, value_name = "DB.T", default_value = "demo.events", value_parser = crate::table::parse_table_arg)]
     pub table: String,
@@ -80,8 +88,15 @@ pub fn run(args: &DemoArgs) -> CliResult<()> {
     let started = Instant::now();
     let mut phases = Phases(Vec::new());
 
+    let options = args.options.resolve()?;
+    // The workers read the options from a file only this user can read (tempfile creates
+    // it 0600), so credentials are never on a command line; removed when the demo ends.
+    let options_file = write_options_file(&options)?;
     let (warehouse, temporary) = match &args.warehouse {
-        Some(dir) => (absolute_dir(dir)?, None),
+        Some(uri) if warehouse_scheme(uri).is_some_and(|scheme| scheme != "file") => {
+            (PathBuf::from(uri), None)
+        }
+        Some(dir) => (absolute_dir(Path::new(dir))?, None),
         None => {
             let temp = tempfile::Builder::new()
                 .prefix("paimon-wire-demo-")
@@ -103,16 +118,23 @@ pub fn run(args: &DemoArgs) -> CliResult<()> {
     let commit_user = format!("paimon-wire-demo-{}", std::process::id());
 
     phases.time("create table", || {
-        block_on(data::create_table(&warehouse_str, &args.table))
+        block_on(data::create_table(&warehouse_str, &args.table, &options))
     })??;
 
     let payloads = phases.time("workers write", || {
-        run_workers(args, &warehouse_str, &commit_user, payload_dir.as_deref())
+        run_workers(
+            args,
+            &warehouse_str,
+            options_file.as_ref().map(|file| file.path()),
+            &commit_user,
+            payload_dir.as_deref(),
+        )
     })?;
 
     let report = block_on(coordinate(
         args,
         &warehouse_str,
+        &options,
         &commit_user,
         &payloads,
         &mut phases,
@@ -128,6 +150,34 @@ pub fn run(args: &DemoArgs) -> CliResult<()> {
         &phases,
         total,
     )
+}
+
+/// Writes `options` (when there are any) to a new private temporary file the workers read
+/// with `--options-file`.
+fn write_options_file(options: &WarehouseOptions) -> CliResult<Option<tempfile::NamedTempFile>> {
+    if options.is_empty() {
+        return Ok(None);
+    }
+    let cannot = |e: std::io::Error| {
+        CliError::input(format!(
+            "cannot write the workers' options to a temporary file: {e}"
+        ))
+    };
+    let mut file = tempfile::Builder::new()
+        .prefix("paimon-wire-demo-options-")
+        .tempfile()
+        .map_err(cannot)?;
+    let mut text = String::from("# catalog options of a paimon-wire demo (removed at its end)\n");
+    for (key, value) in options {
+        if value.contains('\n') || value.contains('\r') {
+            return Err(CliError::usage(format!(
+                "the value of option {key} contains a line break"
+            )));
+        }
+        text.push_str(&format!("{key}={value}\n"));
+    }
+    std::io::Write::write_all(&mut file, text.as_bytes()).map_err(cannot)?;
+    Ok(Some(file))
 }
 
 fn absolute_dir(dir: &Path) -> CliResult<PathBuf> {
@@ -146,6 +196,7 @@ struct WorkerOutput {
 fn run_workers(
     args: &DemoArgs,
     warehouse: &str,
+    options_file: Option<&Path>,
     commit_user: &str,
     payload_dir: Option<&Path>,
 ) -> CliResult<Vec<WorkerOutput>> {
@@ -162,7 +213,16 @@ fn run_workers(
     let mut children = Vec::with_capacity(args.workers as usize);
     for index in 0..args.workers {
         let output = payload_dir.map(|dir| dir.join(format!("worker-{index}.bin")));
-        match spawn_worker(&exe, args, warehouse, commit_user, index, output.as_deref()) {
+        let spawned = spawn_worker(
+            &exe,
+            args,
+            warehouse,
+            options_file,
+            commit_user,
+            index,
+            output.as_deref(),
+        );
+        match spawned {
             Ok(child) => children.push((index, child, output)),
             Err(e) => {
                 // Don't leave the workers already started running behind us.
@@ -203,6 +263,7 @@ fn spawn_worker(
     exe: &Path,
     args: &DemoArgs,
     warehouse: &str,
+    options_file: Option<&Path>,
     commit_user: &str,
     index: u32,
     output: Option<&Path>,
@@ -223,6 +284,9 @@ fn spawn_worker(
         .stderr(Stdio::piped());
     if args.envelope {
         command.arg("--envelope");
+    }
+    if let Some(file) = options_file {
+        command.arg("--options-file").arg(file);
     }
     match output {
         Some(path) => {
@@ -315,12 +379,13 @@ struct CoordinatorReport {
 async fn coordinate(
     args: &DemoArgs,
     warehouse: &str,
+    options: &WarehouseOptions,
     commit_user: &str,
     payloads: &[WorkerOutput],
     phases: &mut Phases,
 ) -> CliResult<CoordinatorReport> {
     let start = Instant::now();
-    let table = open_table(warehouse, &args.table).await?;
+    let table = open_table_with_options(warehouse, &args.table, options).await?;
     let coordinator = Coordinator::bind(table, Binding::append(commit_user)).await?;
     let mut parts = Vec::with_capacity(payloads.len());
     let mut messages_received = 0;

@@ -159,3 +159,40 @@ pub fn messages_for_v7() -> Vec<CommitMessage> {
 pub fn path_in(dir: &tempfile::TempDir, name: &str) -> String {
     dir.path().join(name).to_string_lossy().into_owned()
 }
+
+/// Runs `future` to completion on a new single-threaded runtime.
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+/// Every row of `table` (`database.table`) in the warehouse at `warehouse`, and the table
+/// itself, read with the paimon crate directly (not through the CLI under test).
+pub fn read_table(
+    warehouse: &str,
+    table: &str,
+) -> (
+    paimon_wire::paimon::table::Table,
+    Vec<arrow_array::RecordBatch>,
+) {
+    use futures::TryStreamExt;
+    block_on(async {
+        let table = paimon_wire::coordinator::open_table(warehouse, table)
+            .await
+            .unwrap();
+        let builder = table.new_read_builder();
+        let plan = builder.new_scan().plan().await.unwrap();
+        let batches = builder
+            .new_read()
+            .unwrap()
+            .to_arrow(plan.splits())
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        (table, batches)
+    })
+}

@@ -134,6 +134,20 @@ static void table_open_errors(const char *warehouse) {
   expect_error(t.error, PAIMON_ERROR_CODE_INVALID_ARGUMENT, "UTF-8", "open non-UTF-8 name");
   t = paimon_table_open(warehouse, "db.orders", NULL, NULL, 1);
   expect_error(t.error, PAIMON_ERROR_CODE_NULL_POINTER, "`option_keys`", "open NULL options");
+  /* storage-hdfs is not a default feature: its own code, naming the feature, not an I/O error */
+  t = paimon_table_open("hdfs://namenode:8020/warehouse", "db.orders", NULL, NULL, 0);
+  expect_error(t.error, PAIMON_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED, "`storage-hdfs`",
+               "open hdfs:// without storage-hdfs");
+  t = paimon_table_open("ftp://host/warehouse", "db.orders", NULL, NULL, 0);
+  expect_error(t.error, PAIMON_ERROR_CODE_UNSUPPORTED, "ftp://", "open ftp:// warehouse");
+  /* a secret option's value never appears in an error */
+  const char *keys[] = {"metastore", "s3.secret-key"};
+  const char *values[] = {"no-such-metastore", "SUPERSECRET-C"};
+  t = paimon_table_open(warehouse, "db.orders", keys, values, 2);
+  expect(t.error == NULL || strstr(t.error->message, "SUPERSECRET") == NULL,
+         "no secret option value in the error");
+  expect_error(t.error, PAIMON_ERROR_CODE_INVALID_ARGUMENT, "no-such-metastore",
+               "open with an unknown metastore");
 }
 
 static void write_errors(paimon_table *orders, paimon_table_commit *commit) {

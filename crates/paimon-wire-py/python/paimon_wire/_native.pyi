@@ -27,12 +27,16 @@ __all__ = [
     "ValidationError",
     "MergeConflictError",
     "SharedBucketError",
+    "CommitConflictError",
+    "IdentifierSupersededError",
     "ForeignMessagesError",
     "InvalidTableNameError",
     "TableNotFoundError",
     "UnsupportedError",
+    "StorageBackendNotCompiledError",
     "ArrowError",
     "PaimonError",
+    "SchemaMismatchError",
 ]
 
 __version__: str
@@ -103,16 +107,43 @@ class TableNotFoundError(PaimonWireError):
 class UnsupportedError(PaimonWireError):
     """A table, binding or operation this library does not support."""
 
+class StorageBackendNotCompiledError(UnsupportedError):
+    """The warehouse is a URI whose storage backend this build does not have; the message
+    names the cargo feature (e.g. ``storage-hdfs``) to build it with."""
+
 class ArrowError(PaimonWireError):
     """Arrow data that cannot be imported."""
+
+class CommitConflictError(PaimonWireError):
+    """Other committers took every snapshot this commit tried to publish, on every attempt
+    the table's ``commit.max-retries`` allows. Nothing was committed; commit again with the
+    same identifier (never abort)."""
+
+class IdentifierSupersededError(PaimonWireError):
+    """The identifier was never committed, but the same commit user already committed a
+    higher one. Nothing was committed; give each concurrent job its own commit user."""
 
 class PaimonError(PaimonWireError):
     """Any other failure of the paimon table engine: I/O, rows that do not fit the table,
     a failed commit (whose outcome may be unknown: commit again with the same identifier)."""
 
-def open_table(warehouse: Union[str, os.PathLike[str]], table: str) -> Table:
-    """Opens ``table`` (``"database.table"``) in the filesystem warehouse ``warehouse`` (a
-    local path or a URI such as ``file:///data/warehouse``).
+class SchemaMismatchError(PaimonError):
+    """Rows whose columns do not fit the table: a column the table does not have, a missing
+    column, or a type that cannot be converted to the table's without changing a value (the
+    message names the column)."""
+
+def open_table(
+    warehouse: Union[str, os.PathLike[str]],
+    table: str,
+    *,
+    catalog_options: Optional[Mapping[str, str]] = None,
+) -> Table:
+    """Opens ``table`` (``"database.table"``) in the warehouse ``warehouse`` (a local path,
+    or a URI such as ``s3://bucket/warehouse`` whose storage backend is compiled in).
+    ``catalog_options`` are Paimon catalog options: storage endpoint, region and credentials
+    (``s3.endpoint``, ``s3.region``, ``s3.access-key``, ``s3.secret-key``,
+    ``s3.path-style-access``, ...) or a REST catalog (``metastore=rest``, ``uri``, ``token``).
+    Values of secret keys never appear in errors or ``repr``.
 
     Raises ``InvalidTableNameError`` or ``TableNotFoundError``."""
 
@@ -125,6 +156,7 @@ def create_table(
     primary_keys: Sequence[str] = ...,
     options: Mapping[str, str] = ...,
     ignore_if_exists: bool = False,
+    catalog_options: Optional[Mapping[str, str]] = None,
 ) -> Table:
     """Creates ``table`` (and its database if needed) with the columns of ``schema`` and
     opens it. ``partition_keys`` and ``primary_keys`` default to none, ``options`` (Paimon
@@ -186,6 +218,7 @@ class Table:
         *,
         overwrite: bool = False,
         postpone_fixed_bucket: bool = False,
+        allow_deletes: bool = False,
     ) -> Coordinator:
         """The coordinator of the job ``commit_user`` on this table."""
 
@@ -230,6 +263,7 @@ class Coordinator:
         *,
         overwrite: bool = False,
         postpone_fixed_bucket: bool = False,
+        allow_deletes: bool = False,
     ) -> Coordinator: ...
     @property
     def commit_user(self) -> str: ...
@@ -246,8 +280,9 @@ class Coordinator:
         unknown: commit again with the same identifier, never ``abort``."""
     def commit_payloads(self, payloads: Sequence[_Payload], identifier: int) -> CommitOutcome:
         """Deserializes, merges and commits ``payloads`` once under ``identifier``."""
-    def abort(self, messages: BoundMessages) -> None:
-        """Deletes the files of messages that will never be committed (best effort)."""
+    def abort(self, messages: BoundMessages) -> dict[str, list[Any]]:
+        """Deletes the files of messages that will never be committed (best effort), only
+        files no snapshot references: ``{"deleted": [name], "skipped": [(name, reason)]}``."""
     def commit_status(self, identifier: int) -> Optional[CommitOutcome]:
         """An ``already_committed`` outcome if ``identifier`` is committed, else None."""
 

@@ -62,7 +62,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Optional
 
 import pyarrow
@@ -119,14 +119,6 @@ BUCKET_COLUMN = "__paimon_wire_bucket"
 """The column ``PaimonDatasink.route`` adds: each row's bucket. The sink drops it again."""
 
 
-def _in_table_order(data: pyarrow.Table, field_names: list[str]) -> pyarrow.Table:
-    """``data`` with its columns in the table's order (a zero-copy selection), when it has
-    them all; otherwise as it is, for the writer to name what does not match."""
-    if data.column_names != field_names and set(field_names) <= set(data.column_names):
-        return data.select(field_names)
-    return data
-
-
 class PaimonDatasink(Datasink[Optional[Payload]]):
     """Writes a Ray Dataset into table ``table`` (``"database.table"``) of the filesystem
     warehouse ``warehouse``, committed once on the driver.
@@ -144,6 +136,10 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
             milliseconds.
         min_rows_per_write: Passed to Ray: rows each write task should get at least (fewer,
             larger files).
+        catalog_options: Paimon catalog options (storage endpoint, region, credentials, e.g.
+            ``{"s3.endpoint": ..., "s3.access-key": ..., "s3.secret-key": ...}``). They travel
+            with the sink to every write task (Ray pickles it), so every task reaches the same
+            warehouse; they never appear in ``repr`` or log lines.
 
     After a job, ``outcome`` holds the ``CommitOutcome`` and ``commit_identifier`` the
     identifier used.
@@ -158,8 +154,10 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         overwrite: bool = False,
         commit_identifier: Optional[int] = None,
         min_rows_per_write: Optional[int] = None,
+        catalog_options: Optional[Mapping[str, str]] = None,
     ) -> None:
-        opened = open_table(warehouse, table)
+        self._catalog_options = dict(catalog_options or {})
+        opened = open_table(warehouse, table, catalog_options=self._catalog_options)
         kind, _buckets = opened.routing()
         if kind == "single-writer":
             raise UnsupportedError(
@@ -177,7 +175,6 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         self.overwrite = overwrite
         self.commit_identifier: Optional[int] = None
         self.outcome: Optional[CommitOutcome] = None
-        self._field_names = opened.field_names
         self._fixed_identifier = commit_identifier
         self._min_rows_per_write = min_rows_per_write
         self._last_identifier: Optional[int] = None
@@ -200,10 +197,10 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         unchanged."""
         if not self._routed:
             return dataset
-        warehouse, table = self.warehouse, self.table
+        warehouse, table, options = self.warehouse, self.table, self._catalog_options
 
         def add_bucket(batch: pyarrow.Table) -> pyarrow.Table:
-            buckets = open_table(warehouse, table).bucket_ids(batch)
+            buckets = open_table(warehouse, table, catalog_options=options).bucket_ids(batch)
             return batch.append_column(BUCKET_COLUMN, buckets)
 
         def whole_group(group: pyarrow.Table) -> pyarrow.Table:
@@ -218,7 +215,7 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
     # --- driver side -------------------------------------------------------------------
 
     def _open(self) -> Table:
-        return open_table(self.warehouse, self.table)
+        return open_table(self.warehouse, self.table, catalog_options=self._catalog_options)
 
     def _coordinator(self) -> Coordinator:
         return Coordinator(self._open(), self.commit_user, overwrite=self.overwrite)
@@ -353,7 +350,7 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
                         )
                     data = data.drop_columns([BUCKET_COLUMN])
                 if data.num_rows:
-                    writer.write(_in_table_order(data, self._field_names))
+                    writer.write(data)
             prepared = writer.prepare_commit()
             if self._tracker is not None:
                 ray.get(self._tracker.add.remote(prepared))
@@ -376,6 +373,10 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
     @property
     def min_rows_per_write(self) -> Optional[int]:
         return self._min_rows_per_write
+
+    def __repr__(self) -> str:
+        # Never the catalog options: they may hold credentials.
+        return f"PaimonDatasink({self.table!r}, warehouse={self.warehouse!r})"
 
     def __getstate__(self) -> dict[str, Any]:
         # Workers need the table, the binding and the tracker, not the driver's job state.

@@ -31,13 +31,32 @@ pub enum CommitOutcome {
     NothingToCommit,
 }
 
-/// The snapshot of the coordinator's commit user that committed `identifier`:
-/// `Some(Some(id))` found, `Some(None)` committed by the identifier rule but no snapshot
-/// carries it any more, `None` not committed.
-pub(crate) async fn find_committed(
+/// Where `identifier` stands for the coordinator's commit user, from the table's snapshots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IdentifierStatus {
+    /// Snapshot `0` of this commit user carries the identifier.
+    Committed(i64),
+    /// No retained snapshot carries it, but the commit user committed a higher identifier
+    /// (`committed_identifier`, in snapshot `snapshot_id`). `never_committed` is true when
+    /// the snapshots prove the identifier was never committed (the history reaches back to
+    /// an older identifier of this user, or to the table's first snapshot); false when the
+    /// snapshot that would carry it may have expired.
+    Superseded {
+        committed_identifier: i64,
+        snapshot_id: i64,
+        never_committed: bool,
+    },
+    /// Not committed, and nothing of this commit user supersedes it.
+    NotCommitted,
+}
+
+/// Scans the snapshots from the latest down for the coordinator's commit user and
+/// `identifier`. Identifiers increase per commit user, so the scan stops at the first
+/// snapshot of the user with a lower identifier.
+pub(crate) async fn identifier_status(
     coordinator: &Coordinator,
     identifier: i64,
-) -> CoordinatorResult<Option<Option<i64>>> {
+) -> CoordinatorResult<IdentifierStatus> {
     let table_name = coordinator.rules.table_name();
     let reading = || format!("reading the snapshots of table {table_name}");
     let snapshots = coordinator.table.snapshot_manager();
@@ -46,7 +65,7 @@ pub(crate) async fn find_committed(
         .await
         .map_err(|e| CoordinatorError::paimon(reading(), e))?
     else {
-        return Ok(None);
+        return Ok(IdentifierStatus::NotCommitted);
     };
     let earliest = snapshots
         .earliest_snapshot_id()
@@ -54,7 +73,18 @@ pub(crate) async fn find_committed(
         .map_err(|e| CoordinatorError::paimon(reading(), e))?
         .unwrap_or(latest.id());
     let user = coordinator.binding.commit_user.as_str();
-    let mut superseded = false;
+    // The lowest higher identifier of this user seen so far, and its snapshot.
+    let mut superseded_by: Option<(i64, i64)> = None;
+    let superseded = |superseded_by: Option<(i64, i64)>, never_committed: bool| {
+        superseded_by.map_or(
+            IdentifierStatus::NotCommitted,
+            |(committed_identifier, snapshot_id)| IdentifierStatus::Superseded {
+                committed_identifier,
+                snapshot_id,
+                never_committed,
+            },
+        )
+    };
     for snapshot_id in (earliest..=latest.id()).rev() {
         let snapshot = if snapshot_id == latest.id() {
             latest.clone()
@@ -69,17 +99,56 @@ pub(crate) async fn find_committed(
         }
         let committed = snapshot.commit_identifier();
         if committed == identifier {
-            return Ok(Some(Some(snapshot_id)));
+            return Ok(IdentifierStatus::Committed(snapshot_id));
         }
         if committed < identifier {
             // Identifiers increase per user: nothing older can carry `identifier`.
-            return Ok(superseded.then_some(None));
+            return Ok(superseded(superseded_by, true));
         }
-        superseded = true;
+        superseded_by = Some((committed, snapshot_id));
     }
-    Ok(superseded.then_some(None))
+    // The whole retained history was scanned: it proves the identifier was never
+    // committed only if no snapshot has expired.
+    Ok(superseded(superseded_by, earliest <= 1))
 }
 
+/// The snapshot of the coordinator's commit user that committed `identifier`:
+/// `Some(Some(id))` found, `Some(None)` committed by the identifier rule but no snapshot
+/// carries it any more, `None` not committed. An identifier that a higher one of the same
+/// user provably superseded without ever being committed is
+/// [`CoordinatorError::IdentifierSuperseded`].
+pub(crate) async fn find_committed(
+    coordinator: &Coordinator,
+    identifier: i64,
+) -> CoordinatorResult<Option<Option<i64>>> {
+    match identifier_status(coordinator, identifier).await? {
+        IdentifierStatus::Committed(snapshot_id) => Ok(Some(Some(snapshot_id))),
+        IdentifierStatus::Superseded {
+            never_committed: false,
+            ..
+        } => Ok(Some(None)),
+        IdentifierStatus::Superseded {
+            committed_identifier,
+            snapshot_id,
+            never_committed: true,
+        } => Err(CoordinatorError::IdentifierSuperseded {
+            commit_user: coordinator.binding.commit_user.clone(),
+            identifier,
+            committed_identifier,
+            snapshot_id,
+        }),
+        IdentifierStatus::NotCommitted => Ok(None),
+    }
+}
+
+/// Commits `messages` under `identifier` unless the identifier is already committed.
+///
+/// Success is reported only for a snapshot this commit owns: after the paimon crate returns,
+/// the snapshots are read again and the outcome is the snapshot that carries this commit
+/// user and identifier. The crate publishes `snapshot-N` with an atomic create-if-absent
+/// (see `vendor/PATCHES.md`); a commit that loses the race for `N` retries on the new latest
+/// snapshot, re-checking conflicts, up to the table's `commit.max-retries`, and then fails
+/// with [`CoordinatorError::CommitConflict`].
 pub(crate) async fn commit_once(
     coordinator: &Coordinator,
     messages: Vec<CommitMessage>,
@@ -88,11 +157,14 @@ pub(crate) async fn commit_once(
     if let Some(snapshot_id) = find_committed(coordinator, identifier).await? {
         return Ok(CommitOutcome::AlreadyCommitted { snapshot_id });
     }
+    super::table_state::check(coordinator, &messages).await?;
     let table_commit = TableCommit::new(
         coordinator.table.clone(),
         coordinator.binding.commit_user.clone(),
     );
     let count = messages.len();
+    // Merging and binding drop messages without files, so any message left commits a file.
+    let commits_files = !messages.is_empty();
     let result = match coordinator.binding.mode {
         CommitMode::Append => {
             table_commit
@@ -118,22 +190,101 @@ pub(crate) async fn commit_once(
             e,
         )
     })?;
-    Ok(match find_committed(coordinator, identifier).await? {
-        Some(Some(snapshot_id)) => CommitOutcome::Committed { snapshot_id },
-        Some(None) => CommitOutcome::AlreadyCommitted { snapshot_id: None },
-        None => CommitOutcome::NothingToCommit,
-    })
+    match find_committed(coordinator, identifier).await? {
+        Some(Some(snapshot_id)) => Ok(CommitOutcome::Committed { snapshot_id }),
+        Some(None) => Ok(CommitOutcome::AlreadyCommitted { snapshot_id: None }),
+        None if !commits_files => Ok(CommitOutcome::NothingToCommit),
+        None => Err(CoordinatorError::Paimon {
+            during: format!(
+                "confirming the commit of identifier {identifier} (commit user {:?}) to table \
+                 {}",
+                coordinator.binding.commit_user,
+                coordinator.rules.table_name()
+            ),
+            source: paimon::Error::UnexpectedError {
+                message: "the commit returned without error, but no snapshot carries its \
+                          commit user and identifier; nothing is reported as committed — rerun \
+                          the same commit with the same identifier"
+                    .into(),
+                source: None,
+            },
+        }),
+    }
 }
 
+/// What [`Coordinator::abort`](super::Coordinator::abort) did with each file the messages
+/// name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AbortReport {
+    /// Files handed to deletion (data, changelog and index file names; a data file's extra
+    /// files go with it). Deleting is best effort: a file already gone is not an error.
+    pub deleted: Vec<String>,
+    /// Files left alone, each with the reason.
+    pub skipped: Vec<SkippedFile>,
+}
+
+/// A file [`Coordinator::abort`](super::Coordinator::abort) did not delete.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedFile {
+    /// The file name.
+    pub file_name: String,
+    /// Why it was kept.
+    pub reason: String,
+}
+
+/// Deletes only files abort can prove this job wrote and nobody uses: files that no snapshot
+/// of the table references (in the messages' partitions and buckets). External paths were
+/// checked at deserialization to be exactly this table's layout for the file. Everything
+/// else is skipped and reported.
 pub(crate) async fn abort(
     coordinator: &Coordinator,
     messages: &[CommitMessage],
-) -> CoordinatorResult<()> {
+) -> CoordinatorResult<AbortReport> {
+    let referenced = super::table_state::referenced_files(coordinator, messages).await?;
+    let mut report = AbortReport::default();
+    let mut deletable = Vec::with_capacity(messages.len());
+    for message in messages {
+        let key = super::table_state::message_bucket_key(coordinator, message);
+        let mut keep = |name: &str| {
+            if referenced.contains(&(key.clone(), name.to_string())) {
+                report.skipped.push(SkippedFile {
+                    file_name: name.to_string(),
+                    reason: "a snapshot of the table references it (was this payload \
+                             committed? rerun the commit with the same identifier instead)"
+                        .into(),
+                });
+                false
+            } else {
+                report.deleted.push(name.to_string());
+                true
+            }
+        };
+        let mut message = message.clone();
+        message.new_files.retain(|f| keep(&f.file_name));
+        message.new_changelog_files.retain(|f| keep(&f.file_name));
+        message.new_index_files.retain(|f| keep(&f.file_name));
+        for (list, files) in [
+            ("deleted_files", message.deleted_files.len()),
+            ("deleted_index_files", message.deleted_index_files.len()),
+        ] {
+            if files > 0 {
+                report.skipped.push(SkippedFile {
+                    file_name: format!("{files} file(s) in {list}"),
+                    reason: "abort deletes only files the job wrote, never the files a \
+                             message deletes"
+                        .into(),
+                });
+            }
+        }
+        message.deleted_files.clear();
+        message.deleted_index_files.clear();
+        deletable.push(message);
+    }
     TableCommit::new(
         coordinator.table.clone(),
         coordinator.binding.commit_user.clone(),
     )
-    .abort(messages)
+    .abort(&deletable)
     .await
     .map_err(|e| {
         CoordinatorError::paimon(
@@ -144,5 +295,6 @@ pub(crate) async fn abort(
             ),
             e,
         )
-    })
+    })?;
+    Ok(report)
 }

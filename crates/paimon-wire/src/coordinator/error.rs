@@ -36,6 +36,22 @@ pub enum Rule {
     IndexType,
     /// The message carries a compaction result, which the coordinator does not commit.
     CompactIncrement,
+    /// The message carries a kind of change the binding does not allow: deleted data files,
+    /// deletion-vector index entries or deleted index files on a binding that did not opt in
+    /// to deletes ([`crate::coordinator::Binding::with_deletes`]).
+    ChangeKind,
+    /// A number that feeds the commit's arithmetic (row counts, sizes, sequence numbers, row
+    /// ids, bucket counts, and their sums) is beyond the coordinator's bounds, or a range
+    /// lies outside the file it points into.
+    Bounds,
+    /// A file the message adds (data, changelog or index file) is already live in the table,
+    /// at any level.
+    AlreadyLive,
+    /// A file the message deletes is not live in the table.
+    NotLive,
+    /// One file appears in two roles (e.g. added as data and as changelog, or added and
+    /// deleted).
+    TwoRoles,
 }
 
 impl Rule {
@@ -51,6 +67,11 @@ impl Rule {
             Rule::NonNegative => "non-negative",
             Rule::IndexType => "index-type",
             Rule::CompactIncrement => "compact-increment",
+            Rule::ChangeKind => "change-kind",
+            Rule::Bounds => "bounds",
+            Rule::AlreadyLive => "already-live",
+            Rule::NotLive => "not-live",
+            Rule::TwoRoles => "two-roles",
         }
     }
 }
@@ -164,6 +185,43 @@ pub enum CoordinatorError {
         /// What is not supported, and what to do instead.
         reason: String,
     },
+    /// Other committers published every snapshot this commit tried to publish, on every
+    /// attempt the table's `commit.max-retries` and `commit.timeout` allow. Nothing of this
+    /// commit was published; the prepared files are kept, so the same commit (same
+    /// identifier) can be run again later.
+    CommitConflict {
+        /// What the coordinator was committing.
+        during: String,
+        /// The paimon crate's report (attempts, elapsed time).
+        source: paimon::Error,
+    },
+    /// The identifier was never committed, but the same commit user already committed a
+    /// higher one: identifiers must increase per commit user, so this commit can never be
+    /// made under this identifier. Happens when two coordinators share a commit user. Nothing
+    /// was committed.
+    IdentifierSuperseded {
+        /// The commit user.
+        commit_user: String,
+        /// The identifier that was to be committed.
+        identifier: i64,
+        /// The higher identifier the commit user committed.
+        committed_identifier: i64,
+        /// The snapshot that carries `committed_identifier`.
+        snapshot_id: i64,
+    },
+    /// The warehouse is a URI whose storage backend this build does not have. Rebuild with
+    /// the named cargo feature (of paimon-wire, the CLI, the C library or the Python module).
+    StorageBackendNotCompiled {
+        /// The warehouse's URI scheme (`s3`, `oss`, ...).
+        scheme: String,
+        /// The cargo feature that compiles the backend in (`storage-s3`, ...).
+        feature: &'static str,
+    },
+    /// The warehouse is a URI whose scheme no storage backend of the paimon crate serves.
+    UnknownStorageScheme {
+        /// The warehouse's URI scheme.
+        scheme: String,
+    },
     /// The paimon crate failed while opening the table, reading its state, committing or
     /// aborting.
     Paimon {
@@ -175,10 +233,18 @@ pub enum CoordinatorError {
 }
 
 impl CoordinatorError {
+    /// Wraps an error of the paimon crate; a lost publication race becomes
+    /// [`CoordinatorError::CommitConflict`].
     pub(crate) fn paimon(during: impl Into<String>, source: paimon::Error) -> Self {
-        CoordinatorError::Paimon {
-            during: during.into(),
-            source,
+        match source {
+            paimon::Error::CommitConflict { .. } => CoordinatorError::CommitConflict {
+                during: during.into(),
+                source,
+            },
+            source => CoordinatorError::Paimon {
+                during: during.into(),
+                source,
+            },
         }
     }
 
@@ -221,6 +287,35 @@ impl fmt::Display for CoordinatorError {
                 write!(f, "invalid table name {name:?}: {reason}")
             }
             CoordinatorError::Unsupported { reason } => write!(f, "not supported: {reason}"),
+            CoordinatorError::CommitConflict { during, source } => write!(
+                f,
+                "commit conflict while {during}: other commits took every snapshot this commit \
+                 tried to publish ({source}); nothing was committed and the prepared files are \
+                 kept: run the same commit again with the same identifier, or raise the table's \
+                 commit.max-retries"
+            ),
+            CoordinatorError::IdentifierSuperseded {
+                commit_user,
+                identifier,
+                committed_identifier,
+                snapshot_id,
+            } => write!(
+                f,
+                "identifier {identifier} of commit user {commit_user:?} was never committed, \
+                 but the same commit user already committed identifier {committed_identifier} \
+                 (snapshot {snapshot_id}); identifiers must increase per commit user, so nothing \
+                 was committed. Give each concurrent job its own commit user"
+            ),
+            CoordinatorError::StorageBackendNotCompiled { scheme, feature } => write!(
+                f,
+                "the storage backend for {scheme}:// warehouses is not compiled in; build with \
+                 the cargo feature `{feature}`"
+            ),
+            CoordinatorError::UnknownStorageScheme { scheme } => write!(
+                f,
+                "no storage backend serves {scheme}:// warehouses (known: file, memory, s3, \
+                 s3a, oss, gs, gcs, abfs, abfss, az, cos, cosn, obs, hdfs)"
+            ),
             CoordinatorError::Paimon { during, source } => {
                 write!(f, "paimon failed while {during}: {source}")
             }
@@ -235,7 +330,8 @@ impl std::error::Error for CoordinatorError {
             CoordinatorError::Validation(e) => Some(e),
             CoordinatorError::Merge(e) => Some(e),
             CoordinatorError::SharedBucket(e) => Some(e),
-            CoordinatorError::Paimon { source, .. } => Some(source),
+            CoordinatorError::Paimon { source, .. }
+            | CoordinatorError::CommitConflict { source, .. } => Some(source),
             _ => None,
         }
     }

@@ -48,10 +48,13 @@
 //! - **plain-file-name**: data, changelog, extra, deletion-vector and index file names are
 //!   plain names — not empty, no `/`, `\` or NUL, not `.` or `..` — so no file can point
 //!   outside its bucket directory;
-//! - **external-path**: data files may carry an external path only under a root listed in
-//!   the table's `data-file.external-paths` (index files also under
-//!   `global-index.external-path`), with no `.`/`..` segment, ending with the file's name;
-//!   a table with no external roots accepts no external path;
+//! - **external-path**: a data or index file's external path must be exactly a root listed
+//!   in the table's `data-file.external-paths` + the message's own partition and bucket
+//!   directories (+ four entropy directories when the strategy is `entropy-inject`) + the
+//!   file name, or for an index file `global-index.external-path` + the file name. Paths are
+//!   compared in the spelling the reader resolves: `file:///x` and `file:/x` are one path,
+//!   nothing else is normalized (scheme case, `//`, `.`/`..` never match). A table with no
+//!   external roots accepts no external path;
 //! - **schema-id**: every file's schema id exists in the table's schema history;
 //! - **non-negative**: sizes, row counts, delete counts (at most the row count), levels,
 //!   first row ids, deletion-vector offsets, lengths and cardinalities, `check_from_snapshot`;
@@ -59,7 +62,23 @@
 //!   knows (`btree`, `bitmap`, `multivalue`, `fm`, `full-text`, `lumina`, `ivf-*`,
 //!   `diskann`);
 //! - **compact-increment**: compaction results are refused (the paimon crate commits those
-//!   in a separate COMPACT snapshot, which is not this coordinator's job).
+//!   in a separate COMPACT snapshot, which is not this coordinator's job);
+//! - **change-kind**: unless the binding opts in ([`Binding::with_deletes`]), no deleted data
+//!   files, no deletion-vector index files (added or deleted) and no deleted index files
+//!   other than a HASH index the same message replaces: the binding, not the payload,
+//!   decides whether a commit may remove rows;
+//! - **bounds**: per file, row counts ≤ 2^48, sizes ≤ 2^50, sequence numbers and
+//!   `first_row_id + row_count` within ±2^62, deletion-vector ranges inside their index
+//!   file, postpone fixed-bucket `total_buckets` ≤ 65,536 (see [`validate`]'s constants);
+//!   a global index's `index_field_id` must be a field of the schema (**schema-id**), and
+//!   global index types must be spelled in lower case as Paimon writes them.
+//!
+//! At commit time, against the latest snapshot and only for the partitions and buckets the
+//! messages touch, the coordinator also checks the table's state: an added data, changelog
+//! or index file is not already live at any level (**already-live**), a deleted file is
+//! live at the level named (**not-live**), one file has one role (**two-roles**), and the
+//! snapshot's record count and next row id plus every added row stay within 2^62 with
+//! checked arithmetic (**bounds**). A refusal commits nothing.
 //!
 //! What the coordinator passes on as given: `check_from_snapshot` beyond its sign (the
 //! snapshot from which the paimon crate checks write conflicts; it takes the smallest one).
@@ -68,7 +87,7 @@
 //! `commit_user`, append or overwrite, and the fixed-bucket overwrite flag (Java's wire
 //! format does not carry it).
 //!
-//! What the coordinator **cannot** check: that the files exist or hold what the metadata
+//! What the coordinator **cannot** check: that new files exist or hold what the metadata
 //! says (sizes, row counts, statistics, min/max keys, sequence numbers are taken on trust —
 //! a worker that lies about row counts corrupts statistics, not the commit), that a worker
 //! wrote the rows it was given, that a worker wrote each key into the bucket the key
@@ -110,6 +129,7 @@ mod error;
 mod merge;
 mod one_writer;
 pub mod table;
+mod table_state;
 pub mod validate;
 
 use std::fmt;
@@ -117,12 +137,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use paimon::table::{CommitMessage, Table};
 
-pub use commit::CommitOutcome;
+pub use commit::{AbortReport, CommitOutcome, SkippedFile};
 pub use error::{
     CoordinatorError, CoordinatorResult, MergeConflict, MessageOrigin, Rule, ValidationError,
 };
 pub use one_writer::SharedBucket;
-pub use table::{open_table, parse_table_name};
+pub use table::{open_table, open_table_with_options, parse_table_name};
 pub use validate::BucketMode;
 
 use validate::TableRules;
@@ -178,6 +198,12 @@ pub struct Binding {
     pub mode: CommitMode,
     /// Standard or postpone fixed-bucket messages.
     pub write_kind: WriteKind,
+    /// Whether messages may delete: name deleted data files, carry deletion-vector index
+    /// files, or delete index files (other than a HASH index the same message replaces).
+    /// `false` by default, so a payload cannot turn an append job into one that removes
+    /// rows; a job that deletes rows or maintains deletion vectors opts in with
+    /// [`Binding::with_deletes`].
+    pub allow_deletes: bool,
 }
 
 impl Binding {
@@ -187,6 +213,7 @@ impl Binding {
             commit_user: commit_user.into(),
             mode: CommitMode::Append,
             write_kind: WriteKind::Standard,
+            allow_deletes: false,
         }
     }
 
@@ -196,12 +223,20 @@ impl Binding {
             commit_user: commit_user.into(),
             mode: CommitMode::Overwrite,
             write_kind: WriteKind::Standard,
+            allow_deletes: false,
         }
     }
 
     /// The same binding for postpone fixed-bucket messages.
     pub fn postpone_fixed_bucket(mut self) -> Self {
         self.write_kind = WriteKind::PostponeFixedBucket;
+        self
+    }
+
+    /// The same binding, allowing messages that delete (see [`Binding::allow_deletes`]):
+    /// for jobs that do row-level deletes or maintain deletion vectors.
+    pub fn with_deletes(mut self) -> Self {
+        self.allow_deletes = true;
         self
     }
 }
@@ -301,7 +336,7 @@ impl Coordinator {
                     .into(),
             });
         }
-        let rules = TableRules::load(&table, binding.write_kind).await?;
+        let rules = TableRules::load(&table, binding.write_kind, binding.allow_deletes).await?;
         Ok(Self {
             id: CoordinatorId::next(),
             table,
@@ -452,20 +487,47 @@ impl Coordinator {
     }
 
     /// Deletes the files `messages` prepared, for a write that is abandoned and will never
-    /// be committed. Deleting is best effort. Never call it after a commit whose outcome is
-    /// unknown — rerun [`Self::commit`] with the same identifier instead.
-    pub async fn abort(&self, messages: &BoundMessages) -> CoordinatorResult<()> {
+    /// be committed. Deletes only what it can prove the job wrote and nobody uses: a file
+    /// any snapshot of the table references is skipped, as are the files a message deletes;
+    /// the report lists what was deleted and what was skipped, with why. Deleting is best
+    /// effort. Never call it after a commit whose outcome is unknown — rerun
+    /// [`Self::commit`] with the same identifier instead.
+    pub async fn abort(&self, messages: &BoundMessages) -> CoordinatorResult<AbortReport> {
         self.check_owner(messages)?;
         commit::abort(self, &messages.messages).await
     }
 
+    /// Checks `messages` against the table's latest snapshot as [`Self::commit`] does before
+    /// committing (see the trust model: **already-live**, **not-live**, **two-roles**, and
+    /// the checked sums of **bounds**), reading only the partitions and buckets they touch.
+    /// Commits nothing. A `commit` runs this check itself.
+    pub async fn check_against_table(&self, messages: &BoundMessages) -> CoordinatorResult<()> {
+        self.check_owner(messages)?;
+        table_state::check(self, &messages.messages).await
+    }
+
     /// Whether `identifier` is already committed for this commit user:
-    /// `Some(CommitOutcome::AlreadyCommitted { .. })` if it is, `None` if not. Reads the
-    /// table's snapshots; commits nothing.
+    /// `Some(CommitOutcome::AlreadyCommitted { .. })` if it is (or a higher identifier of
+    /// the user supersedes it and its snapshot may have expired), `None` if not — also when
+    /// a higher identifier supersedes one that was provably never committed (committing it
+    /// would then fail with [`CoordinatorError::IdentifierSuperseded`]). Reads the table's
+    /// snapshots; commits nothing.
     pub async fn commit_status(&self, identifier: i64) -> CoordinatorResult<Option<CommitOutcome>> {
-        Ok(commit::find_committed(self, identifier)
-            .await?
-            .map(|snapshot_id| CommitOutcome::AlreadyCommitted { snapshot_id }))
+        use commit::IdentifierStatus;
+        Ok(match commit::identifier_status(self, identifier).await? {
+            IdentifierStatus::Committed(snapshot_id) => Some(CommitOutcome::AlreadyCommitted {
+                snapshot_id: Some(snapshot_id),
+            }),
+            IdentifierStatus::Superseded {
+                never_committed: false,
+                ..
+            } => Some(CommitOutcome::AlreadyCommitted { snapshot_id: None }),
+            IdentifierStatus::Superseded {
+                never_committed: true,
+                ..
+            }
+            | IdentifierStatus::NotCommitted => None,
+        })
     }
 
     fn check_owner(&self, messages: &BoundMessages) -> CoordinatorResult<()> {

@@ -1,8 +1,9 @@
-//! Opening the table a coordinator binds to: a filesystem warehouse and a `database.table`
-//! name.
+//! Opening the table a coordinator binds to: a warehouse (with catalog options) and a
+//! `database.table` name.
 
-use paimon::catalog::{Catalog, Identifier};
-use paimon::{CatalogOptions, FileSystemCatalog, Options};
+use paimon::catalog::Identifier;
+
+use crate::warehouse::{open_catalog, paimon_error, WarehouseOptions};
 
 use super::error::{CoordinatorError, CoordinatorResult};
 
@@ -27,15 +28,25 @@ pub fn parse_table_name(name: &str) -> CoordinatorResult<Identifier> {
 }
 
 /// Opens table `name` (`database.table`) in the filesystem warehouse at `warehouse` (a local
-/// path or a URI the paimon crate's file IO supports, e.g. `file:///data/warehouse`).
+/// path or a URI whose storage backend is compiled in, e.g. `file:///data/warehouse`), with
+/// no catalog options. See [`open_table_with_options`].
 pub async fn open_table(warehouse: &str, name: &str) -> CoordinatorResult<paimon::table::Table> {
+    open_table_with_options(warehouse, name, &WarehouseOptions::new()).await
+}
+
+/// Opens table `name` (`database.table`) in `warehouse` with catalog options (storage
+/// endpoint, region, credentials; `metastore=rest` with `uri`/`token` for a REST catalog).
+/// A URI whose backend is not compiled in is [`CoordinatorError::StorageBackendNotCompiled`];
+/// no error carries a secret option's value.
+pub async fn open_table_with_options(
+    warehouse: &str,
+    name: &str,
+    options: &WarehouseOptions,
+) -> CoordinatorResult<paimon::table::Table> {
     let identifier = parse_table_name(name)?;
-    let mut options = Options::new();
-    options.set(CatalogOptions::WAREHOUSE, warehouse);
-    let catalog = FileSystemCatalog::new(options)
-        .map_err(|e| CoordinatorError::paimon(format!("opening the warehouse {warehouse:?}"), e))?;
+    let catalog = open_catalog(warehouse, options).await?;
     catalog
         .get_table(&identifier)
         .await
-        .map_err(|e| CoordinatorError::paimon(format!("opening table {name} in {warehouse:?}"), e))
+        .map_err(|e| paimon_error(format!("opening table {name} in {warehouse:?}"), e, options))
 }

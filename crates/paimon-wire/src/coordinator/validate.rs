@@ -27,6 +27,22 @@ pub const HASH_INDEX_TYPE: &str = "HASH";
 pub const DATA_EXTERNAL_PATHS_OPTION: &str = "data-file.external-paths";
 /// Table option naming the root global index files may be written under.
 pub const GLOBAL_INDEX_EXTERNAL_PATH_OPTION: &str = "global-index.external-path";
+/// Table option choosing how writers spread files over the external roots; with
+/// `entropy-inject` four hash directory levels sit between the bucket path and the file.
+pub const DATA_EXTERNAL_PATHS_STRATEGY_OPTION: &str = "data-file.external-paths.strategy";
+
+/// Largest row count one file may claim (2^48, about 2.8 * 10^14 rows). With at most
+/// 2^14 such files the sum still fits the commit's `i64` arithmetic; sums over a whole
+/// commit are checked separately at commit time.
+pub const MAX_FILE_ROW_COUNT: i64 = 1 << 48;
+/// Largest size in bytes one file may claim (2^50 bytes, 1 PiB).
+pub const MAX_FILE_SIZE: i64 = 1 << 50;
+/// Largest absolute sequence number, and largest row id (`first_row_id + row_count`, a
+/// global index row range end): 2^62, so one more addition of a bounded count cannot
+/// overflow `i64`.
+pub const MAX_SEQUENCE_OR_ROW_ID: i64 = 1 << 62;
+/// Largest `total_buckets` a postpone fixed-bucket message may set for its partition.
+pub const MAX_TOTAL_BUCKETS: i32 = 1 << 16;
 
 /// How a table spreads rows over buckets, which decides the buckets a message may name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -69,12 +85,59 @@ impl fmt::Display for BucketMode {
     }
 }
 
-/// Whether `index_type` is an index type Paimon defines: `DELETION_VECTORS`, `HASH`, or a
-/// global index type the paimon crate knows.
+/// Whether `index_type` is an index type Paimon defines, spelled as Paimon writes it:
+/// `DELETION_VECTORS`, `HASH`, or a global index type the paimon crate knows, in lower case
+/// (Java writes global index types in lower case; the paimon crate's lookup ignores case,
+/// so `BTREE` would otherwise pass as a second spelling of `btree`).
 pub fn is_known_index_type(index_type: &str) -> bool {
     index_type == DELETION_VECTORS_INDEX_TYPE
         || index_type == HASH_INDEX_TYPE
-        || normalize_global_index_type_for_drop(index_type).is_some()
+        || (!index_type.bytes().any(|b| b.is_ascii_uppercase())
+            && normalize_global_index_type_for_drop(index_type).is_some())
+}
+
+/// A path in the one spelling the coordinator compares: a local `file:///x` URI is written
+/// `file:/x` (the form Java's `Path` prints; the paimon crate's reader strips `file:/` from
+/// both). Nothing else is rewritten: the reader treats the scheme case-sensitively and does
+/// not resolve `.`, `..` or doubled slashes, so neither does the comparison.
+fn canonical_path(path: &str) -> std::borrow::Cow<'_, str> {
+    match path.strip_prefix("file:///") {
+        Some(rest) => format!("file:/{rest}").into(),
+        None => path.into(),
+    }
+}
+
+/// A configured root in the spelling the writers use: [`canonical_path`], with runs of `/`
+/// in its path collapsed as the writers' path resolution does (the scheme's `//` and the
+/// authority are kept).
+fn canonical_root(root: &str) -> String {
+    let root = canonical_path(root);
+    let path_start = match root.find("://") {
+        Some(i) => root[i + 3..].find('/').map_or(root.len(), |j| i + 3 + j),
+        None => root
+            .find(':')
+            .filter(|i| !root[..*i].contains('/'))
+            .map_or(0, |i| i + 1),
+    };
+    let (head, path) = root.split_at(path_start);
+    let mut out = String::with_capacity(root.len());
+    out.push_str(head);
+    let mut previous_slash = false;
+    for c in path.chars() {
+        if !(c == '/' && previous_slash) {
+            out.push(c);
+        }
+        previous_slash = c == '/';
+    }
+    out
+}
+
+/// Whether `segment` is one of the four entropy directories `entropy-inject` puts between
+/// the bucket path and the file (`dddd/dddd/dddd/dddddddd` in binary digits): the
+/// `position`-th one, which has 8 digits when `position == 3` and 4 otherwise.
+fn is_entropy_segment(position: usize, segment: &str) -> bool {
+    let digits = if position == 3 { 8 } else { 4 };
+    segment.len() == digits && segment.bytes().all(|b| b == b'0' || b == b'1')
 }
 
 /// Why `name` is not a plain file name, or `None` if it is one.
@@ -91,42 +154,6 @@ pub fn plain_file_name_problem(name: &str) -> Option<&'static str> {
         Some("is '.' or '..'")
     } else {
         None
-    }
-}
-
-/// A path split into scheme, authority and segments, so that `file:/a` and `file:///a`
-/// compare equal (Java's `Path` prints the first, the paimon crate writes the second).
-#[derive(Debug, PartialEq, Eq)]
-struct SplitPath<'a> {
-    scheme: String,
-    authority: &'a str,
-    segments: Vec<&'a str>,
-}
-
-fn split_path(path: &str) -> SplitPath<'_> {
-    let scheme_end = path.find(':').filter(|&end| {
-        end > 0
-            && path[..end].chars().enumerate().all(|(i, c)| {
-                c.is_ascii_alphabetic()
-                    || (i > 0 && "+-.".contains(c))
-                    || (i > 0 && c.is_ascii_digit())
-            })
-    });
-    let (scheme, rest) = match scheme_end {
-        Some(end) => (path[..end].to_ascii_lowercase(), &path[end + 1..]),
-        None => (String::new(), path),
-    };
-    let (authority, rest) = match rest.strip_prefix("//") {
-        Some(after) => match after.find('/') {
-            Some(slash) => (&after[..slash], &after[slash..]),
-            None => (after, ""),
-        },
-        None => ("", rest),
-    };
-    SplitPath {
-        scheme,
-        authority,
-        segments: rest.split('/').filter(|s| !s.is_empty()).collect(),
     }
 }
 
@@ -147,19 +174,27 @@ fn configured_roots(options: &std::collections::HashMap<String, String>, key: &s
 /// What the coordinator knows about its table, read once when it is bound.
 #[derive(Debug, Clone)]
 pub(crate) struct TableRules {
+    table: Table,
     table_name: String,
     partition_fields: Vec<DataField>,
+    field_ids: BTreeSet<i32>,
     bucket_option: i32,
     bucket_mode: BucketMode,
     write_kind: WriteKind,
+    allow_deletes: bool,
     schema_ids: BTreeSet<i64>,
     data_external_roots: Vec<String>,
-    index_external_roots: Vec<String>,
+    global_index_external_root: Option<String>,
+    entropy_inject: bool,
 }
 
 impl TableRules {
     /// Reads the rules of `table` for messages of `write_kind`.
-    pub(crate) async fn load(table: &Table, write_kind: WriteKind) -> CoordinatorResult<Self> {
+    pub(crate) async fn load(
+        table: &Table,
+        write_kind: WriteKind,
+        allow_deletes: bool,
+    ) -> CoordinatorResult<Self> {
         let schema = table.schema();
         let table_name = table.identifier().full_name();
         let options = CoreOptions::new(schema.options());
@@ -198,20 +233,27 @@ impl TableRules {
             .collect();
         schema_ids.insert(schema.id());
         let data_external_roots = configured_roots(schema.options(), DATA_EXTERNAL_PATHS_OPTION);
-        let mut index_external_roots = data_external_roots.clone();
-        index_external_roots.extend(configured_roots(
-            schema.options(),
-            GLOBAL_INDEX_EXTERNAL_PATH_OPTION,
-        ));
+        let global_index_external_root =
+            configured_roots(schema.options(), GLOBAL_INDEX_EXTERNAL_PATH_OPTION)
+                .into_iter()
+                .next();
+        let entropy_inject = schema
+            .options()
+            .get(DATA_EXTERNAL_PATHS_STRATEGY_OPTION)
+            .is_some_and(|s| s.trim().eq_ignore_ascii_case("entropy-inject"));
         Ok(Self {
+            table: table.clone(),
             table_name,
             partition_fields: schema.partition_fields(),
+            field_ids: schema.fields().iter().map(DataField::id).collect(),
             bucket_option,
             bucket_mode,
             write_kind,
+            allow_deletes,
             schema_ids,
             data_external_roots,
-            index_external_roots,
+            global_index_external_root,
+            entropy_inject,
         })
     }
 
@@ -227,6 +269,19 @@ impl TableRules {
         self.write_kind
     }
 
+    /// The directory of `bucket` in `partition`, relative to the table's root, as the
+    /// writers' external path provider appends it to an external root
+    /// (`pt=a/bucket-0`; `data/pt=a/bucket-0` with `data-file.path-directory = data`).
+    /// `None` when the data directory is not under the table (an absolute
+    /// `data-file.path-directory`), where no external path can be checked.
+    fn relative_bucket_path(&self, partition: &[u8], bucket: i32) -> Option<String> {
+        let absolute = paimon::table::TableCommit::new(self.table.clone(), String::new())
+            .bucket_path(partition, bucket)
+            .ok()?;
+        let root = format!("{}/", self.table.location().trim_end_matches('/'));
+        absolute.strip_prefix(&root).map(str::to_string)
+    }
+
     /// Checks message `index` against every rule, then applies the binding: the
     /// table-level `total_buckets` of a standard message is dropped (the commit fills in
     /// the table's own), and a postpone fixed-bucket message is marked for the overwrite
@@ -240,6 +295,9 @@ impl TableRules {
         let check = Check {
             rules: self,
             message_index: index,
+            relative_bucket_path: std::cell::OnceCell::new(),
+            partition: &message.partition,
+            bucket: message.bucket,
         };
         check.partition(&message.partition)?;
         check.bucket(message.bucket, message.total_buckets)?;
@@ -290,6 +348,7 @@ impl TableRules {
                 check.index_file(&ListElement(list, i), file)?;
             }
         }
+        check.change_kinds(&message)?;
         match self.write_kind {
             WriteKind::Standard => message.total_buckets = None,
             WriteKind::PostponeFixedBucket => {
@@ -306,6 +365,11 @@ impl TableRules {
 struct Check<'a> {
     rules: &'a TableRules,
     message_index: usize,
+    /// The message's partition and bucket, which fix where its files may be.
+    partition: &'a [u8],
+    bucket: i32,
+    /// [`TableRules::relative_bucket_path`] of the message, computed on first use.
+    relative_bucket_path: std::cell::OnceCell<Option<String>>,
 }
 
 impl Check<'_> {
@@ -406,6 +470,16 @@ impl Check<'_> {
                      commit standard messages through a standard coordinator"
                 )));
             }
+            if total > MAX_TOTAL_BUCKETS {
+                return Err(self.fail(
+                    "total_buckets".into(),
+                    Rule::Bounds,
+                    format!(
+                        "{total} buckets is above the coordinator's bound {MAX_TOTAL_BUCKETS}; \
+                         a payload must not fix a partition's bucket count that high"
+                    ),
+                ));
+            }
             if !(0..total).contains(&bucket) {
                 return Err(bucket_fail(format!(
                     "{bucket} is outside 0..{} for total_buckets = {total}",
@@ -477,48 +551,171 @@ impl Check<'_> {
         }
     }
 
+    /// Checks a number against `0..=max` under rule [`Rule::NonNegative`] (below zero) or
+    /// [`Rule::Bounds`] (above `max`).
+    fn bounded(
+        &self,
+        field: impl Fn() -> String,
+        value: i64,
+        max: i64,
+    ) -> Result<(), ValidationError> {
+        self.non_negative(&field, value)?;
+        if value > max {
+            Err(self.fail(
+                field(),
+                Rule::Bounds,
+                format!("{value} is above the coordinator's bound {max}"),
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Refuses the kinds of change a binding without deletes may not commit: deleted data
+    /// files, deletion-vector index files (added or deleted: a deletion vector hides rows, and
+    /// dropping one brings deleted rows back), and deleted index files other than a HASH
+    /// index the same message replaces (dynamic-bucket writers rewrite their bucket's hash
+    /// index on every commit).
+    fn change_kinds(&self, message: &CommitMessage) -> Result<(), ValidationError> {
+        if self.rules.allow_deletes {
+            return Ok(());
+        }
+        let opt_in = "the binding does not allow deletes; a job that deletes rows or maintains \
+                      deletion vectors must opt in (Binding::with_deletes, C \
+                      paimon_table_commit_new_with_deletes, CLI --allow-deletes, Python \
+                      allow_deletes=True)";
+        if let Some(file) = message.deleted_files.first() {
+            return Err(self.fail(
+                "deleted_files[0]".into(),
+                Rule::ChangeKind,
+                format!(
+                    "{} deleted data file(s) (first {:?}): {opt_in}",
+                    message.deleted_files.len(),
+                    file.file_name
+                ),
+            ));
+        }
+        for (list, files) in [
+            ("new_index_files", &message.new_index_files),
+            ("deleted_index_files", &message.deleted_index_files),
+        ] {
+            for (i, file) in files.iter().enumerate() {
+                if file.index_type == DELETION_VECTORS_INDEX_TYPE
+                    || file.deletion_vectors_ranges.is_some()
+                {
+                    return Err(self.fail(
+                        format!("{list}[{i}]"),
+                        Rule::ChangeKind,
+                        format!("deletion-vector index file {:?}: {opt_in}", file.file_name),
+                    ));
+                }
+            }
+        }
+        let replaces_hash_index = message
+            .new_index_files
+            .iter()
+            .any(|f| f.index_type == HASH_INDEX_TYPE);
+        for (i, file) in message.deleted_index_files.iter().enumerate() {
+            if !(file.index_type == HASH_INDEX_TYPE && replaces_hash_index) {
+                return Err(self.fail(
+                    format!("deleted_index_files[{i}]"),
+                    Rule::ChangeKind,
+                    format!(
+                        "deleted {} index file {:?}{}: {opt_in}",
+                        file.index_type,
+                        file.file_name,
+                        if file.index_type == HASH_INDEX_TYPE {
+                            " without a new HASH index replacing it"
+                        } else {
+                            ""
+                        }
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The message's bucket directory relative to the table root (see
+    /// [`TableRules::relative_bucket_path`]).
+    fn relative_bucket_path(&self) -> Option<&str> {
+        self.relative_bucket_path
+            .get_or_init(|| self.rules.relative_bucket_path(self.partition, self.bucket))
+            .as_deref()
+    }
+
+    /// An external path must be exactly where a writer of this table puts this file: one
+    /// configured root, then the message's own partition and bucket directories, then (with
+    /// `entropy-inject`) the four entropy directories, then the file name. `file:///x` and
+    /// `file:/x` are the same path; nothing else is normalized, because the reader does
+    /// not normalize either. For index files `global_root/<file name>` is accepted too.
     fn external_path(
         &self,
         field: impl Fn() -> String,
         path: &str,
         file_name: &str,
-        roots: &[String],
-        option: &str,
+        global_root: Option<&str>,
     ) -> Result<(), ValidationError> {
         let fail = |reason: String| self.fail(field(), Rule::ExternalPath, reason);
-        if roots.is_empty() {
+        let roots = &self.rules.data_external_roots;
+        if roots.is_empty() && global_root.is_none() {
             return Err(fail(format!(
-                "{path:?}, but table {} configures no external paths ({option})",
+                "{path:?}, but table {} configures no external paths \
+                 ({DATA_EXTERNAL_PATHS_OPTION})",
                 self.rules.table_name
             )));
         }
-        if path.contains('\0') || path.contains('\\') {
-            return Err(fail(format!("{path:?} contains a NUL byte or '\\'")));
+        let path = canonical_path(path);
+        if let Some(global) = global_root {
+            if path == format!("{}/{file_name}", canonical_root(global)) {
+                return Ok(());
+            }
         }
-        let split = split_path(path);
-        if split.segments.iter().any(|s| *s == "." || *s == "..") {
-            return Err(fail(format!("{path:?} has a '.' or '..' segment")));
-        }
-        if split.segments.last() != Some(&file_name) {
+        let Some(bucket_path) = self.relative_bucket_path() else {
             return Err(fail(format!(
-                "{path:?} does not end with the file's name {file_name:?}"
+                "{path:?}: table {} keeps its data outside the table directory \
+                 (data-file.path-directory), so the coordinator cannot tell where an external \
+                 file of this bucket belongs",
+                self.rules.table_name
             )));
+        };
+        for root in roots {
+            let prefix = format!("{}/{bucket_path}/", canonical_root(root));
+            let Some(rest) = path.strip_prefix(prefix.as_str()) else {
+                continue;
+            };
+            let segments: Vec<&str> = rest.split('/').collect();
+            let exact = if self.rules.entropy_inject {
+                segments.len() == 5
+                    && segments[..4]
+                        .iter()
+                        .enumerate()
+                        .all(|(i, s)| is_entropy_segment(i, s))
+                    && segments[4] == file_name
+            } else {
+                segments == [file_name]
+            };
+            if exact {
+                return Ok(());
+            }
         }
-        let under_a_root = roots.iter().any(|root| {
-            let root = split_path(root);
-            root.scheme == split.scheme
-                && root.authority == split.authority
-                && split.segments.len() > root.segments.len()
-                && split.segments.starts_with(&root.segments)
-        });
-        if under_a_root {
-            Ok(())
+        let layout = if self.rules.entropy_inject {
+            "/<4 entropy directories>"
         } else {
-            Err(fail(format!(
-                "{path:?} is not under any root of {option} ({})",
-                roots.join(", ")
-            )))
+            ""
+        };
+        let mut expected: Vec<String> = roots
+            .iter()
+            .map(|root| format!("{}/{bucket_path}{layout}/{file_name}", canonical_root(root)))
+            .collect();
+        if let Some(global) = global_root {
+            expected.push(format!("{}/{file_name}", canonical_root(global)));
         }
+        Err(fail(format!(
+            "{path:?} is not where this table keeps file {file_name:?} of this partition and \
+             bucket; expected {}",
+            expected.join(" or ")
+        )))
     }
 
     fn data_file(&self, at: &ListElement<'_>, file: &DataFileMeta) -> Result<(), ValidationError> {
@@ -531,8 +728,7 @@ impl Check<'_> {
                 || format!("{at}.external_path"),
                 path,
                 &file.file_name,
-                &self.rules.data_external_roots,
-                DATA_EXTERNAL_PATHS_OPTION,
+                None,
             )?;
         }
         if !self.rules.schema_ids.contains(&file.schema_id) {
@@ -552,9 +748,27 @@ impl Check<'_> {
                 ),
             ));
         }
-        self.non_negative(|| format!("{at}.file_size"), file.file_size)?;
-        self.non_negative(|| format!("{at}.row_count"), file.row_count)?;
+        self.bounded(|| format!("{at}.file_size"), file.file_size, MAX_FILE_SIZE)?;
+        self.bounded(
+            || format!("{at}.row_count"),
+            file.row_count,
+            MAX_FILE_ROW_COUNT,
+        )?;
         self.non_negative(|| format!("{at}.level"), i64::from(file.level))?;
+        for (name, sequence) in [
+            ("min_sequence_number", file.min_sequence_number),
+            ("max_sequence_number", file.max_sequence_number),
+        ] {
+            if !(-MAX_SEQUENCE_OR_ROW_ID..=MAX_SEQUENCE_OR_ROW_ID).contains(&sequence) {
+                return Err(self.fail(
+                    format!("{at}.{name}"),
+                    Rule::Bounds,
+                    format!(
+                        "{sequence} is beyond the coordinator's bound ±{MAX_SEQUENCE_OR_ROW_ID}"
+                    ),
+                ));
+            }
+        }
         if let Some(deleted) = file.delete_row_count {
             self.non_negative(|| format!("{at}.delete_row_count"), deleted)?;
             if deleted > file.row_count {
@@ -569,7 +783,17 @@ impl Check<'_> {
             }
         }
         if let Some(first_row_id) = file.first_row_id {
-            self.non_negative(|| format!("{at}.first_row_id"), first_row_id)?;
+            self.bounded(
+                || format!("{at}.first_row_id"),
+                first_row_id,
+                MAX_SEQUENCE_OR_ROW_ID,
+            )?;
+            // Both are bounded now, so the sum cannot overflow.
+            self.bounded(
+                || format!("{at}.first_row_id"),
+                first_row_id + file.row_count,
+                MAX_SEQUENCE_OR_ROW_ID,
+            )?;
         }
         Ok(())
     }
@@ -597,24 +821,59 @@ impl Check<'_> {
                 || format!("{at}.external_path"),
                 path,
                 &file.file_name,
-                &self.rules.index_external_roots,
-                "data-file.external-paths or global-index.external-path",
+                self.rules.global_index_external_root.as_deref(),
             )?;
         }
-        self.non_negative(|| format!("{at}.file_size"), file.file_size)?;
-        self.non_negative(|| format!("{at}.row_count"), file.row_count)?;
+        self.bounded(|| format!("{at}.file_size"), file.file_size, MAX_FILE_SIZE)?;
+        self.bounded(
+            || format!("{at}.row_count"),
+            file.row_count,
+            MAX_FILE_ROW_COUNT,
+        )?;
         if let Some(ranges) = &file.deletion_vectors_ranges {
             for (data_file, range) in ranges {
                 let at = || format!("{at}.deletion_vectors_ranges[{data_file:?}]");
                 self.plain_name(at, data_file)?;
                 self.non_negative(|| format!("{}.offset", at()), i64::from(range.offset))?;
                 self.non_negative(|| format!("{}.length", at()), i64::from(range.length))?;
+                // Two non-negative i32s: the i64 sum cannot overflow.
+                let end = i64::from(range.offset) + i64::from(range.length);
+                if end > file.file_size {
+                    return Err(self.fail(
+                        at(),
+                        Rule::Bounds,
+                        format!(
+                            "deletion vector at {}..{end} lies beyond the end of index file \
+                             {:?} ({} bytes)",
+                            range.offset, file.file_name, file.file_size
+                        ),
+                    ));
+                }
                 if let Some(cardinality) = range.cardinality {
-                    self.non_negative(|| format!("{}.cardinality", at()), cardinality)?;
+                    self.bounded(
+                        || format!("{}.cardinality", at()),
+                        cardinality,
+                        MAX_FILE_ROW_COUNT,
+                    )?;
                 }
             }
         }
         if let Some(global) = &file.global_index_meta {
+            self.bounded(
+                || format!("{at}.global_index_meta.row_range_end"),
+                global.row_range_end,
+                MAX_SEQUENCE_OR_ROW_ID,
+            )?;
+            if !self.rules.field_ids.contains(&global.index_field_id) {
+                return Err(self.fail(
+                    format!("{at}.global_index_meta.index_field_id"),
+                    Rule::SchemaId,
+                    format!(
+                        "field id {} is not a field of table {}",
+                        global.index_field_id, self.rules.table_name
+                    ),
+                ));
+            }
             self.non_negative(
                 || format!("{at}.global_index_meta.row_range_start"),
                 global.row_range_start,
@@ -780,13 +1039,23 @@ mod tests {
     }
 
     #[test]
-    fn java_and_rust_spellings_of_a_file_uri_compare_equal() {
-        assert_eq!(split_path("file:/tmp/a/x"), split_path("file:///tmp/a/x"));
-        assert_ne!(split_path("file:/tmp/a/x"), split_path("/tmp/a/x"));
-        let s3 = split_path("s3://bucket/root/x");
-        assert_eq!(s3.scheme, "s3");
-        assert_eq!(s3.authority, "bucket");
-        assert_eq!(s3.segments, ["root", "x"]);
+    fn java_and_rust_spellings_of_a_file_uri_compare_equal_and_nothing_else_is_rewritten() {
+        assert_eq!(
+            canonical_path("file:///tmp/a/x"),
+            canonical_path("file:/tmp/a/x")
+        );
+        // The reader strips only a lower-case `file:/`, and a bare `/tmp/..` resolves
+        // against the warehouse's file system: neither is the same path.
+        assert_ne!(
+            canonical_path("FILE:///tmp/a/x"),
+            canonical_path("file:/tmp/a/x")
+        );
+        assert_ne!(canonical_path("/tmp/a/x"), canonical_path("file:/tmp/a/x"));
+        assert_eq!(canonical_path("s3://bucket/root/x"), "s3://bucket/root/x");
+        assert!(is_entropy_segment(0, "0101") && is_entropy_segment(3, "01010101"));
+        assert_eq!(canonical_root("file:///tmp//a/"), "file:/tmp/a/");
+        assert_eq!(canonical_root("s3://bucket//root"), "s3://bucket/root");
+        assert!(!is_entropy_segment(0, "01010101") && !is_entropy_segment(1, "012a"));
     }
 
     /// Rows written by Paimon 2.0.0's generated partition projection
@@ -908,7 +1177,7 @@ mod tests {
         ] {
             assert!(is_known_index_type(known), "{known}");
         }
-        for unknown in ["", "hash", "deletion_vectors", "bloom"] {
+        for unknown in ["", "hash", "deletion_vectors", "bloom", "BTREE", "Bitmap"] {
             assert!(!is_known_index_type(unknown), "{unknown}");
         }
     }

@@ -7,11 +7,12 @@ use paimon::spec::{
     BinaryRow, DataType, Datum, DeletionVectorMeta, IndexFileMeta, IntType, VarCharType,
 };
 use paimon::table::CommitMessage;
-use paimon_wire::coordinator::{CommitOutcome, Rule};
+use paimon_wire::coordinator::{Binding, CommitOutcome, Rule};
 use paimon_wire::{serialize_list, SerializerVersion};
 
 use super::support::{
-    append_coordinator, expected, read_rows, snapshot_count, worker_messages, Kind, Warehouse,
+    append_coordinator, bind, expected, read_rows, snapshot_count, worker_messages, Kind,
+    Warehouse, USER,
 };
 
 const V: SerializerVersion = SerializerVersion::CURRENT;
@@ -372,10 +373,19 @@ async fn every_rule_rejects_its_crafted_payload_and_nothing_is_committed() {
         .deserialize(V, &serialize_list(&java_style, V).unwrap())
         .unwrap();
     assert!(bound.messages().iter().all(|m| m.total_buckets.is_none()));
+    // A deletion-vector file deletes rows: only a binding that opts in takes it.
     let mut with_index = valid.clone();
     with_index[0].new_index_files = vec![index_file("HASH", "index-1"), dv_index_file("d", 0)];
-    coordinator
-        .deserialize(V, &serialize_list(&with_index, V).unwrap())
+    let with_index = serialize_list(&with_index, V).unwrap();
+    let error = coordinator.deserialize(V, &with_index).unwrap_err();
+    assert_eq!(
+        error.as_validation().unwrap().rule,
+        Rule::ChangeKind,
+        "{error}"
+    );
+    bind(&table, Binding::append(USER).with_deletes())
+        .await
+        .deserialize(V, &with_index)
         .unwrap();
 
     // The untouched payload still commits.

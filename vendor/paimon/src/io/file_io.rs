@@ -731,6 +731,30 @@ impl FileIO {
         Ok(())
     }
 
+    /// Replaces `path` with `bs` as a whole: a concurrent reader sees the old content or the
+    /// new one, never a mix. On a local filesystem the content goes to a unique temporary
+    /// file in the same directory, renamed over `path`; elsewhere one write, which object
+    /// stores (and the memory store) apply atomically. Used for hint files that several
+    /// committers may rewrite at once.
+    pub async fn overwrite_atomic(&self, path: &str, bs: Bytes) -> Result<()> {
+        let local_fs = matches!(
+            self.file_source(path)?,
+            FileSource::Static { local_fs: true, .. }
+        );
+        if !local_fs {
+            return self.new_output(path)?.write(bs).await;
+        }
+        let tmp_path = format!("{path}.{}.tmp", uuid::Uuid::new_v4());
+        let written = match self.new_output(&tmp_path)?.write(bs).await {
+            Ok(()) => self.rename(&tmp_path, path).await,
+            Err(error) => Err(error),
+        };
+        if written.is_err() {
+            let _ = self.delete_file(&tmp_path).await;
+        }
+        written
+    }
+
     /// Creates `path` holding `bs` only if nothing exists at `path` yet, atomically:
     /// `Ok(true)` if this call created the file, `Ok(false)` if a file was already there
     /// (another writer won). Readers never see `path` partly written.
@@ -761,7 +785,10 @@ impl FileIO {
                 relative_path.trim_start_matches('/')
             ));
             let tmp_path = format!("{path}.{}.tmp", uuid::Uuid::new_v4());
-            self.new_output(&tmp_path)?.write(bs).await?;
+            if let Err(error) = self.new_output(&tmp_path)?.write(bs).await {
+                let _ = self.delete_file(&tmp_path).await;
+                return Err(error);
+            }
             let (_, tmp_relative, _) = self.create_with_cache_path(&tmp_path).await?;
             let tmp = std::path::PathBuf::from(format!(
                 "{}{}",

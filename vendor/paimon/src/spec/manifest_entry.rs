@@ -77,7 +77,8 @@ pub struct ManifestEntry {
 
 #[allow(dead_code)]
 impl ManifestEntry {
-    pub(crate) fn kind(&self) -> &FileKind {
+    /// Whether this entry adds or deletes its file.
+    pub fn kind(&self) -> &FileKind {
         &self.kind
     }
 
@@ -86,7 +87,8 @@ impl ManifestEntry {
         &self.partition
     }
 
-    pub(crate) fn bucket(&self) -> i32 {
+    /// Bucket of the file.
+    pub fn bucket(&self) -> i32 {
         self.bucket
     }
 

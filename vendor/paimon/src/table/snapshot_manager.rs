@@ -163,7 +163,14 @@ impl SnapshotManager {
     async fn latest_snapshot_id_from_filesystem(&self) -> crate::Result<Option<i64>> {
         let hint_path = self.latest_hint_path();
         if let Some(hint_id) = self.read_hint(&hint_path).await {
-            if hint_id > 0 {
+            // The hint is trusted only if its snapshot exists and the next one does not.
+            if hint_id > 0
+                && self
+                    .file_io
+                    .new_input(&self.snapshot_path(hint_id))?
+                    .exists()
+                    .await?
+            {
                 let next_path = self.snapshot_path(hint_id + 1);
                 let next_input = self.file_io.new_input(&next_path)?;
                 if !next_input.exists().await? {
@@ -297,11 +304,16 @@ impl SnapshotManager {
     }
 
     /// Update the LATEST hint file.
+    ///
+    /// The hint is replaced as a whole ([`FileIO::overwrite_atomic`]): two committers
+    /// writing it at once in place could interleave into digits no snapshot has (`"10"`
+    /// then `"9"` over it gives `"90"`).
     pub async fn write_latest_hint(&self, snapshot_id: i64) -> crate::Result<()> {
-        let hint_path = self.latest_hint_path();
-        let output = self.file_io.new_output(&hint_path)?;
-        output
-            .write(bytes::Bytes::from(snapshot_id.to_string()))
+        self.file_io
+            .overwrite_atomic(
+                &self.latest_hint_path(),
+                bytes::Bytes::from(snapshot_id.to_string()),
+            )
             .await
     }
 

@@ -939,7 +939,10 @@ impl TableCommit {
         Ok(())
     }
 
-    fn bucket_path(&self, partition: &[u8], bucket: i32) -> Result<String> {
+    /// The directory of `bucket` in `partition` (serialized partition row bytes, as a
+    /// commit message carries them): where the table's data files of that bucket live
+    /// unless they record an external path. Mirrors Java `FileStorePathFactory#bucketPath`.
+    pub fn bucket_path(&self, partition: &[u8], bucket: i32) -> Result<String> {
         let partition_keys = self.table.schema().partition_keys();
         if partition_keys.is_empty() {
             // An unpartitioned table's buckets sit directly under the table path,
@@ -1858,17 +1861,30 @@ impl TableCommit {
         } else {
             previous_entries.to_vec()
         };
+        // Each deletion removes one matching entry (`same_index_file_entry`), matched
+        // through a map so the work is linear in entries + deletions.
+        let mut pending: HashMap<IndexEntryKey, usize> = HashMap::new();
         let deletions = new_index_entries
             .iter()
             .filter(|entry| entry.kind == FileKind::Delete)
             .collect::<Vec<_>>();
+        for deletion in &deletions {
+            *pending.entry(index_entry_key(deletion)).or_insert(0) += 1;
+        }
+        if !pending.is_empty() {
+            all.retain(|entry| match pending.get_mut(&index_entry_key(entry)) {
+                Some(left) if *left > 0 => {
+                    *left -= 1;
+                    false
+                }
+                _ => true,
+            });
+        }
         for deletion in deletions {
-            let position = all
-                .iter()
-                .position(|entry| same_index_file_entry(entry, deletion));
-            if let Some(position) = position {
-                all.remove(position);
-            } else if deletion.index_file.index_type == DELETION_VECTORS_INDEX_TYPE {
+            let unmatched = pending
+                .get(&index_entry_key(deletion))
+                .is_some_and(|left| *left > 0);
+            if unmatched && deletion.index_file.index_type == DELETION_VECTORS_INDEX_TYPE {
                 return Err(crate::Error::DataInvalid {
                     message: format!("Cannot replace missing deletion vector index '{}'; prepare the DELETE again from the latest snapshot", deletion.index_file.file_name),
                     source: None,
@@ -3542,6 +3558,24 @@ fn normalize_index_entries(entries: Vec<IndexManifestEntry>) -> Vec<IndexManifes
         }
     }
     active
+}
+
+/// What `same_index_file_entry` compares, as a hash key: empty partitions in any spelling
+/// are one key.
+type IndexEntryKey = (Vec<u8>, i32, String, String);
+
+fn index_entry_key(entry: &IndexManifestEntry) -> IndexEntryKey {
+    let partition = if is_empty_partition(&entry.partition) {
+        Vec::new()
+    } else {
+        entry.partition.clone()
+    };
+    (
+        partition,
+        entry.bucket,
+        entry.index_file.index_type.clone(),
+        entry.index_file.file_name.clone(),
+    )
 }
 
 fn same_index_file_entry(left: &IndexManifestEntry, right: &IndexManifestEntry) -> bool {

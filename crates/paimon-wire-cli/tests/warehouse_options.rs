@@ -1,0 +1,151 @@
+//! Catalog options (`--option`, `--options-file`) and warehouses whose storage backend is not
+//! compiled in. The S3 side (a real S3Proxy) is `scripts/test-s3`.
+
+mod common;
+
+use common::{failure, run};
+
+fn payload_file(dir: &tempfile::TempDir) -> String {
+    let path = dir.path().join("payload.bin");
+    // Never decoded: every case here fails before reading payloads' content matters.
+    std::fs::write(&path, [0u8; 8]).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_backend_not_compiled_in_is_named_with_its_feature() {
+    // storage-hdfs is off by default (see README); the default object stores are on.
+    let dir = tempfile::tempdir().unwrap();
+    let payload = payload_file(&dir);
+    let out = run(
+        &[
+            "validate",
+            "--warehouse",
+            "hdfs://namenode:8020/warehouse",
+            "--table",
+            "db.t",
+            &payload,
+        ],
+        None,
+    );
+    let line = failure(&out, 1);
+    assert!(
+        line.contains("hdfs:// warehouses is not compiled in") && line.contains("`storage-hdfs`"),
+        "{line}"
+    );
+    assert!(!line.to_lowercase().contains("io error"), "{line}");
+}
+
+#[test]
+fn an_unknown_scheme_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let payload = payload_file(&dir);
+    let out = run(
+        &[
+            "validate",
+            "--warehouse",
+            "ftp://host/warehouse",
+            "--table",
+            "db.t",
+            &payload,
+        ],
+        None,
+    );
+    let line = failure(&out, 1);
+    assert!(line.contains("no storage backend serves ftp://"), "{line}");
+}
+
+#[test]
+fn malformed_options_are_usage_errors_that_never_echo_the_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let payload = payload_file(&dir);
+    let warehouse = dir.path().to_str().unwrap();
+    let options = dir.path().join("options");
+    std::fs::write(
+        &options,
+        "s3.region=us-east-1\ns3.secret-key SUPERSECRET-1\n",
+    )
+    .unwrap();
+    let out = run(
+        &[
+            "validate",
+            "--warehouse",
+            warehouse,
+            "--table",
+            "db.t",
+            "--options-file",
+            options.to_str().unwrap(),
+            &payload,
+        ],
+        None,
+    );
+    let line = failure(&out, 2);
+    assert!(line.contains("line 2: expected KEY=VALUE"), "{line}");
+    assert!(!line.contains("SUPERSECRET"), "{line}");
+
+    let out = run(
+        &[
+            "validate",
+            "--warehouse",
+            warehouse,
+            "--table",
+            "db.t",
+            "--option",
+            "s3.region=x",
+            "--option",
+            "SUPERSECRET-2",
+            &payload,
+        ],
+        None,
+    );
+    let line = failure(&out, 2);
+    assert!(
+        line.contains("--option number 2: expected KEY=VALUE"),
+        "{line}"
+    );
+    assert!(!line.contains("SUPERSECRET"), "{line}");
+}
+
+#[test]
+fn demo_takes_catalog_options_and_never_prints_a_secret() {
+    // An unknown metastore is refused by the catalog in the demo and in every worker alike;
+    // here the demo itself must refuse it, naming the value of a non-secret key.
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = dir.path().join("wh");
+    let out = run(
+        &[
+            "demo",
+            "--warehouse",
+            warehouse.to_str().unwrap(),
+            "--workers",
+            "2",
+            "--rows",
+            "10",
+            "--option",
+            "metastore=no-such-metastore",
+        ],
+        None,
+    );
+    let line = failure(&out, 1);
+    assert!(line.contains("no-such-metastore"), "{line}");
+
+    // Options that do not change a filesystem warehouse reach the workers and are harmless.
+    let out = run(
+        &[
+            "demo",
+            "--warehouse",
+            warehouse.to_str().unwrap(),
+            "--workers",
+            "2",
+            "--rows",
+            "10",
+            "--option",
+            "s3.secret-key=SUPERSECRET-3",
+        ],
+        None,
+    );
+    let stdout = common::success(&out);
+    assert!(stdout.contains("read back      10 rows"), "{stdout}");
+    assert!(!stdout.contains("SUPERSECRET"), "{stdout}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("SUPERSECRET"));
+}

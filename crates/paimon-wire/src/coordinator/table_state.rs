@@ -1,0 +1,419 @@
+//! Checks of merged messages against the table's state, at commit time: what per-field
+//! validation cannot see because it needs the table's manifests.
+//!
+//! - a file the messages add (data, changelog or index file) must not already be live in its
+//!   partition and bucket, at any level: Paimon's own "already present" check keys on the
+//!   level, so a committed file sent again at another level would be committed twice, and a
+//!   committed data file sent as a changelog file would be deleted by changelog expiry;
+//! - a file the messages delete must be live (a data file at the level named, an index file
+//!   of the type named);
+//! - one file must not appear in two roles (added and deleted, data and changelog);
+//! - the sums the commit computes (the snapshot's record count plus every added row, the
+//!   next row id plus every added row) must fit the coordinator's bounds, so the paimon
+//!   crate's arithmetic never overflows.
+//!
+//! Only the partitions and buckets the messages touch are read: manifests whose bucket
+//! range misses every touched bucket are skipped, and entries of other partitions and
+//! buckets are dropped as they are read. The check runs against the latest snapshot when the
+//! commit starts; a commit by another user between the check and the publication is caught
+//! by the paimon crate's own conflict checks, not here.
+
+use std::collections::{HashMap, HashSet};
+
+use paimon::spec::Manifest;
+use paimon::spec::{FileKind, IndexManifest, ManifestList, Snapshot};
+use paimon::table::CommitMessage;
+
+use super::error::{CoordinatorError, CoordinatorResult, Rule, ValidationError};
+use super::validate::MAX_SEQUENCE_OR_ROW_ID;
+use super::Coordinator;
+
+/// A partition and bucket, with every spelling of the empty partition as one key.
+pub(crate) type BucketKey = (Vec<u8>, i32);
+
+/// The live files of the touched buckets in the latest snapshot.
+#[derive(Default)]
+struct LiveFiles {
+    /// Data files: (bucket, file name) → the levels the file is live at.
+    data: HashMap<(BucketKey, String), Vec<i32>>,
+    /// Index files: (bucket, file name) → the index type.
+    index: HashMap<(BucketKey, String), String>,
+}
+
+fn bucket_key(partitioned: bool, partition: &[u8], bucket: i32) -> BucketKey {
+    // An unpartitioned table's partition is written as empty bytes by some writers and as
+    // the empty binary row by others; both are the one partition.
+    let partition = if partitioned {
+        partition.to_vec()
+    } else {
+        Vec::new()
+    };
+    (partition, bucket)
+}
+
+fn refuse(message_index: usize, field: String, rule: Rule, reason: String) -> CoordinatorError {
+    CoordinatorError::Validation(ValidationError {
+        message_index,
+        field,
+        rule,
+        reason,
+    })
+}
+
+/// Checks `messages` (merged, about to be committed) against the latest snapshot of the
+/// coordinator's table. `message_index` in an error is the message's position in the
+/// merged set; the field names the list, position and file.
+pub(crate) async fn check(
+    coordinator: &Coordinator,
+    messages: &[CommitMessage],
+) -> CoordinatorResult<()> {
+    check_roles(messages)?;
+    let table = coordinator.table();
+    let table_name = coordinator.rules.table_name();
+    let partitioned = !table.schema().partition_keys().is_empty();
+    let reading = || format!("reading the manifests of table {table_name} to check the commit");
+    let snapshot = table
+        .snapshot_manager()
+        .get_latest_snapshot()
+        .await
+        .map_err(|e| CoordinatorError::paimon(reading(), e))?;
+    check_sums(messages, snapshot.as_ref())?;
+    let touched: HashSet<BucketKey> = messages
+        .iter()
+        .map(|m| bucket_key(partitioned, &m.partition, m.bucket))
+        .collect();
+    let live = match &snapshot {
+        Some(snapshot) => read_live_files(coordinator, snapshot, partitioned, &touched)
+            .await
+            .map_err(|e| CoordinatorError::paimon(reading(), e))?,
+        None => LiveFiles::default(),
+    };
+    for (index, message) in messages.iter().enumerate() {
+        let key = bucket_key(partitioned, &message.partition, message.bucket);
+        let where_ = || {
+            format!(
+                "bucket {} of {}",
+                message.bucket,
+                if partitioned {
+                    "its partition"
+                } else {
+                    "the table"
+                }
+            )
+        };
+        for (list, files) in [
+            ("new_files", &message.new_files),
+            ("new_changelog_files", &message.new_changelog_files),
+        ] {
+            for (i, file) in files.iter().enumerate() {
+                if let Some(levels) = live.data.get(&(key.clone(), file.file_name.clone())) {
+                    return Err(refuse(
+                        index,
+                        format!("{list}[{i}].file_name"),
+                        Rule::AlreadyLive,
+                        format!(
+                            "{:?} (sent at level {}) is already live in {} at level(s) {:?}; \
+                             a file is committed once",
+                            file.file_name,
+                            file.level,
+                            where_(),
+                            levels
+                        ),
+                    ));
+                }
+            }
+        }
+        for (i, file) in message.deleted_files.iter().enumerate() {
+            let levels = live.data.get(&(key.clone(), file.file_name.clone()));
+            if !levels.is_some_and(|levels| levels.contains(&file.level)) {
+                return Err(refuse(
+                    index,
+                    format!("deleted_files[{i}].file_name"),
+                    Rule::NotLive,
+                    format!(
+                        "{:?} at level {} is not live in {} (live at level(s) {:?}); only a \
+                         live file can be deleted",
+                        file.file_name,
+                        file.level,
+                        where_(),
+                        levels.map(Vec::as_slice).unwrap_or_default()
+                    ),
+                ));
+            }
+        }
+        for (i, file) in message.new_index_files.iter().enumerate() {
+            if live
+                .index
+                .contains_key(&(key.clone(), file.file_name.clone()))
+            {
+                return Err(refuse(
+                    index,
+                    format!("new_index_files[{i}].file_name"),
+                    Rule::AlreadyLive,
+                    format!(
+                        "index file {:?} is already live in {}",
+                        file.file_name,
+                        where_()
+                    ),
+                ));
+            }
+        }
+        for (i, file) in message.deleted_index_files.iter().enumerate() {
+            let live_type = live.index.get(&(key.clone(), file.file_name.clone()));
+            if live_type != Some(&file.index_type) {
+                return Err(refuse(
+                    index,
+                    format!("deleted_index_files[{i}].file_name"),
+                    Rule::NotLive,
+                    format!(
+                        "{} index file {:?} is not live in {}{}; only a live index file can \
+                         be deleted",
+                        file.index_type,
+                        file.file_name,
+                        where_(),
+                        live_type.map_or(String::new(), |t| format!(" (live as {t})"))
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One file name in one role only, across all messages: a data file is new, deleted or a
+/// changelog file; an index file is new or deleted.
+fn check_roles(messages: &[CommitMessage]) -> CoordinatorResult<()> {
+    let mut data_roles: HashMap<&str, &'static str> = HashMap::new();
+    let mut index_roles: HashMap<&str, &'static str> = HashMap::new();
+    for (index, message) in messages.iter().enumerate() {
+        for (list, files) in [
+            ("new_files", &message.new_files),
+            ("deleted_files", &message.deleted_files),
+            ("new_changelog_files", &message.new_changelog_files),
+        ] {
+            for (i, file) in files.iter().enumerate() {
+                claim_role(&mut data_roles, index, list, i, &file.file_name)?;
+            }
+        }
+        for (list, files) in [
+            ("new_index_files", &message.new_index_files),
+            ("deleted_index_files", &message.deleted_index_files),
+        ] {
+            for (i, file) in files.iter().enumerate() {
+                claim_role(&mut index_roles, index, list, i, &file.file_name)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn claim_role<'a>(
+    roles: &mut HashMap<&'a str, &'static str>,
+    message_index: usize,
+    list: &'static str,
+    position: usize,
+    file_name: &'a str,
+) -> CoordinatorResult<()> {
+    match roles.insert(file_name, list) {
+        Some(other) if other != list => Err(refuse(
+            message_index,
+            format!("{list}[{position}].file_name"),
+            Rule::TwoRoles,
+            format!("{file_name:?} is in {list} and also in {other}; a file has one role"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The snapshot's record count and next row id plus every row the messages add must stay
+/// within [`MAX_SEQUENCE_OR_ROW_ID`]; every step is checked, so nothing can overflow.
+fn check_sums(messages: &[CommitMessage], snapshot: Option<&Snapshot>) -> CoordinatorResult<()> {
+    let base_records = snapshot.and_then(Snapshot::total_record_count).unwrap_or(0);
+    let base_row_id = snapshot.and_then(Snapshot::next_row_id).unwrap_or(0);
+    let mut added: i64 = 0;
+    for (index, message) in messages.iter().enumerate() {
+        for (list, files) in [
+            ("new_files", &message.new_files),
+            ("new_changelog_files", &message.new_changelog_files),
+        ] {
+            for (i, file) in files.iter().enumerate() {
+                let over = |what: &str, base: i64| {
+                    refuse(
+                        index,
+                        format!("{list}[{i}].row_count"),
+                        Rule::Bounds,
+                        format!(
+                            "the commit would bring the table's {what} ({base} now) past the \
+                             coordinator's bound {MAX_SEQUENCE_OR_ROW_ID}"
+                        ),
+                    )
+                };
+                added = added
+                    .checked_add(file.row_count)
+                    .filter(|sum| *sum <= MAX_SEQUENCE_OR_ROW_ID)
+                    .ok_or_else(|| over("added rows", 0))?;
+                base_records
+                    .checked_add(added)
+                    .filter(|sum| *sum <= MAX_SEQUENCE_OR_ROW_ID)
+                    .ok_or_else(|| over("record count", base_records))?;
+                base_row_id
+                    .checked_add(added)
+                    .filter(|sum| *sum <= MAX_SEQUENCE_OR_ROW_ID)
+                    .ok_or_else(|| over("next row id", base_row_id))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads the live data and index files of the `touched` buckets in `snapshot`.
+async fn read_live_files(
+    coordinator: &Coordinator,
+    snapshot: &Snapshot,
+    partitioned: bool,
+    touched: &HashSet<BucketKey>,
+) -> paimon::Result<LiveFiles> {
+    let table = coordinator.table();
+    let snapshots = table.snapshot_manager();
+    let file_io = table.file_io();
+    let touched_buckets: HashSet<i32> = touched.iter().map(|(_, bucket)| *bucket).collect();
+    let (min_bucket, max_bucket) = (
+        touched_buckets.iter().copied().min().unwrap_or(0),
+        touched_buckets.iter().copied().max().unwrap_or(0),
+    );
+    // Net count per (bucket, level, name): an ADD counts +1, a DELETE -1, in manifest order.
+    let mut net: HashMap<(BucketKey, i32, String), i32> = HashMap::new();
+    for list in [
+        snapshot.base_manifest_list(),
+        snapshot.delta_manifest_list(),
+    ] {
+        let metas = ManifestList::read(file_io, &snapshots.manifest_path(list)).await?;
+        for meta in metas {
+            if let (Some(lo), Some(hi)) = (meta.min_bucket(), meta.max_bucket()) {
+                if hi < min_bucket || lo > max_bucket {
+                    continue;
+                }
+            }
+            let entries =
+                Manifest::read(file_io, &snapshots.manifest_path(meta.file_name())).await?;
+            for entry in entries {
+                let key = bucket_key(partitioned, entry.partition(), entry.bucket());
+                if !touched.contains(&key) {
+                    continue;
+                }
+                let delta = match entry.kind() {
+                    FileKind::Add => 1,
+                    FileKind::Delete => -1,
+                };
+                let file = entry.file();
+                *net.entry((key, file.level, file.file_name.clone()))
+                    .or_insert(0) += delta;
+            }
+        }
+    }
+    let mut live = LiveFiles::default();
+    for ((key, level, name), count) in net {
+        if count > 0 {
+            live.data.entry((key, name)).or_default().push(level);
+        }
+    }
+    for levels in live.data.values_mut() {
+        levels.sort_unstable();
+    }
+    if let Some(index_manifest) = snapshot.index_manifest() {
+        let entries =
+            IndexManifest::read(file_io, &snapshots.manifest_path(index_manifest)).await?;
+        for entry in entries {
+            let key = bucket_key(partitioned, &entry.partition, entry.bucket);
+            if entry.kind == FileKind::Add && touched.contains(&key) {
+                live.index.insert(
+                    (key, entry.index_file.file_name.clone()),
+                    entry.index_file.index_type.clone(),
+                );
+            }
+        }
+    }
+    Ok(live)
+}
+
+/// Every file (data, changelog or index) that an ADD entry of any snapshot still on disk
+/// lists in one of the `touched` buckets, keyed by bucket and file name. Manifests shared by
+/// several snapshots are read once.
+pub(crate) async fn referenced_files(
+    coordinator: &Coordinator,
+    messages: &[CommitMessage],
+) -> CoordinatorResult<HashSet<(BucketKey, String)>> {
+    let table = coordinator.table();
+    let table_name = coordinator.rules.table_name();
+    let partitioned = !table.schema().partition_keys().is_empty();
+    let touched: HashSet<BucketKey> = messages
+        .iter()
+        .map(|m| bucket_key(partitioned, &m.partition, m.bucket))
+        .collect();
+    read_referenced(coordinator, partitioned, &touched)
+        .await
+        .map_err(|e| {
+            CoordinatorError::paimon(
+                format!(
+                    "reading the snapshots of table {table_name} to check what abort may delete"
+                ),
+                e,
+            )
+        })
+}
+
+async fn read_referenced(
+    coordinator: &Coordinator,
+    partitioned: bool,
+    touched: &HashSet<BucketKey>,
+) -> paimon::Result<HashSet<(BucketKey, String)>> {
+    let table = coordinator.table();
+    let snapshots = table.snapshot_manager();
+    let file_io = table.file_io();
+    let mut referenced = HashSet::new();
+    let mut lists_read = HashSet::new();
+    let mut manifests_read = HashSet::new();
+    let mut index_manifests_read = HashSet::new();
+    for snapshot in snapshots.list_all().await? {
+        let lists = [
+            Some(snapshot.base_manifest_list()),
+            Some(snapshot.delta_manifest_list()),
+            snapshot.changelog_manifest_list(),
+        ];
+        for list in lists.into_iter().flatten() {
+            if !lists_read.insert(list.to_string()) {
+                continue;
+            }
+            for meta in ManifestList::read(file_io, &snapshots.manifest_path(list)).await? {
+                if !manifests_read.insert(meta.file_name().to_string()) {
+                    continue;
+                }
+                let path = snapshots.manifest_path(meta.file_name());
+                for entry in Manifest::read(file_io, &path).await? {
+                    let key = bucket_key(partitioned, entry.partition(), entry.bucket());
+                    if *entry.kind() == FileKind::Add && touched.contains(&key) {
+                        referenced.insert((key, entry.file().file_name.clone()));
+                    }
+                }
+            }
+        }
+        if let Some(index_manifest) = snapshot.index_manifest() {
+            if index_manifests_read.insert(index_manifest.to_string()) {
+                let path = snapshots.manifest_path(index_manifest);
+                for entry in IndexManifest::read(file_io, &path).await? {
+                    let key = bucket_key(partitioned, &entry.partition, entry.bucket);
+                    if entry.kind == FileKind::Add && touched.contains(&key) {
+                        referenced.insert((key, entry.index_file.file_name.clone()));
+                    }
+                }
+            }
+        }
+    }
+    Ok(referenced)
+}
+
+/// The bucket key of a message, for looking up [`referenced_files`].
+pub(crate) fn message_bucket_key(coordinator: &Coordinator, message: &CommitMessage) -> BucketKey {
+    let partitioned = !coordinator.table().schema().partition_keys().is_empty();
+    bucket_key(partitioned, &message.partition, message.bucket)
+}
