@@ -121,6 +121,9 @@ typedef enum paimon_error_code {
   // (partition, bucket) to one writer; see `paimon_table_bucket_ids`); nothing was
   // committed.
   PAIMON_ERROR_CODE_SHARED_BUCKET = 19,
+  // The identifier is already committed by a snapshot that does not hold this commit's
+  // files: it was reused for other data. Nothing was committed; use a new identifier.
+  PAIMON_ERROR_CODE_IDENTIFIER_REUSED = 20,
   // A bug inside the library (a Rust panic, caught at the boundary). The handle involved
   // may be unusable; free it.
   PAIMON_ERROR_CODE_INTERNAL = 99,

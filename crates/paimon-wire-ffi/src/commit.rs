@@ -157,6 +157,7 @@ impl From<CoordinatorError> for FfiError {
             }
             CoordinatorError::Paimon { source, .. } => paimon_code(source),
             CoordinatorError::CommitConflict { .. } => paimon_error_code::CommitConflict,
+            CoordinatorError::IdentifierReused { .. } => paimon_error_code::IdentifierReused,
             CoordinatorError::IdentifierSuperseded { .. } => {
                 paimon_error_code::IdentifierSuperseded
             }

@@ -20,6 +20,7 @@
 //! ├── ArrowError            Arrow data that cannot be imported
 //! ├── CommitConflictError   other commits took every snapshot this commit tried (retry it)
 //! ├── IdentifierSupersededError  a higher identifier of the same commit user was committed
+//! ├── IdentifierReusedError  the identifier committed other files (reused for new data)
 //! └── PaimonError           any other failure of the paimon table engine (I/O, write, commit)
 //!     └── SchemaMismatchError  rows whose columns do not fit the table (named)
 //! ```
@@ -130,6 +131,13 @@ create_exception!(
 );
 create_exception!(
     paimon_wire,
+    IdentifierReusedError,
+    PaimonWireError,
+    "The identifier is already committed, by a snapshot that does not hold this commit's files: \
+     it was reused for other data. Nothing was committed; use a new identifier for new data."
+);
+create_exception!(
+    paimon_wire,
     PaimonError,
     PaimonWireError,
     "Any other failure of the paimon table engine: I/O, rows that do not fit the table, a \
@@ -172,6 +180,10 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add(
         "IdentifierSupersededError",
         py.get_type::<IdentifierSupersededError>(),
+    )?;
+    m.add(
+        "IdentifierReusedError",
+        py.get_type::<IdentifierReusedError>(),
     )?;
     m.add("PaimonError", py.get_type::<PaimonError>())?;
     m.add("SchemaMismatchError", py.get_type::<SchemaMismatchError>())?;
@@ -303,6 +315,7 @@ fn coordinator_exception(py: Python<'_>, e: CoordinatorError) -> PyErr {
         CoordinatorError::IdentifierSuperseded { .. } => {
             IdentifierSupersededError::new_err(message)
         }
+        CoordinatorError::IdentifierReused { .. } => IdentifierReusedError::new_err(message),
         _ => PaimonWireError::new_err(message),
     }
 }
@@ -323,7 +336,10 @@ impl From<Error> for PyErr {
                 }
             }
             Error::Paimon { during, source } => {
-                let message = format!("{during}: {source}");
+                let message = format!(
+                    "{during}: {}",
+                    paimon_wire::coordinator::PlainPaimonError(&source)
+                );
                 paimon_exception(&source, message)
             }
             Error::Arrow(message) => ArrowError::new_err(message),

@@ -29,6 +29,7 @@ __all__ = [
     "SharedBucketError",
     "CommitConflictError",
     "IdentifierSupersededError",
+    "IdentifierReusedError",
     "ForeignMessagesError",
     "InvalidTableNameError",
     "TableNotFoundError",
@@ -122,6 +123,10 @@ class CommitConflictError(PaimonWireError):
 class IdentifierSupersededError(PaimonWireError):
     """The identifier was never committed, but the same commit user already committed a
     higher one. Nothing was committed; give each concurrent job its own commit user."""
+
+class IdentifierReusedError(PaimonWireError):
+    """The identifier is already committed, by a snapshot that does not hold this commit's
+    files: it was reused for other data. Nothing was committed; use a new identifier."""
 
 class PaimonError(PaimonWireError):
     """Any other failure of the paimon table engine: I/O, rows that do not fit the table,
@@ -304,13 +309,13 @@ class CommitOutcome:
 
     @property
     def status(self) -> Literal["committed", "already_committed", "nothing_to_commit"]: ...
-    def __init__(
-        self,
+    def __new__(
+        cls,
         status: Literal["committed", "already_committed", "nothing_to_commit"],
         snapshot_id: Optional[int] = None,
         rows: int = 0,
         files: int = 0,
-    ) -> None: ...
+    ) -> CommitOutcome: ...
     @property
     def snapshot_id(self) -> Optional[int]:
         """The snapshot committed or found, if any."""

@@ -141,6 +141,67 @@ pub(crate) async fn find_committed(
     }
 }
 
+/// Refuses a commit whose identifier snapshot `snapshot_id` already committed when that
+/// snapshot does not add every data and changelog file of `messages`: the identifier was
+/// reused for other data, which "already committed" would silently drop.
+async fn check_same_files(
+    coordinator: &Coordinator,
+    messages: &[CommitMessage],
+    identifier: i64,
+    snapshot_id: i64,
+) -> CoordinatorResult<()> {
+    let table = coordinator.table();
+    let during = || {
+        format!(
+            "reading snapshot {snapshot_id} of table {} to compare its files with this commit",
+            coordinator.rules.table_name()
+        )
+    };
+    let added = snapshot_added_files(table, snapshot_id)
+        .await
+        .map_err(|e| CoordinatorError::paimon(during(), e))?;
+    let missing = messages
+        .iter()
+        .flat_map(|m| m.new_files.iter().chain(&m.new_changelog_files))
+        .find(|file| !added.contains(&file.file_name));
+    match missing {
+        None => Ok(()),
+        Some(file) => Err(CoordinatorError::IdentifierReused {
+            commit_user: coordinator.binding.commit_user.clone(),
+            identifier,
+            snapshot_id,
+            file: file.file_name.clone(),
+        }),
+    }
+}
+
+/// The names of the files the delta and changelog manifests of snapshot `snapshot_id` add.
+async fn snapshot_added_files(
+    table: &paimon::table::Table,
+    snapshot_id: i64,
+) -> paimon::Result<std::collections::HashSet<String>> {
+    use paimon::spec::{FileKind, Manifest, ManifestList};
+    let snapshots = table.snapshot_manager();
+    let file_io = table.file_io();
+    let snapshot = snapshots.get_snapshot(snapshot_id).await?;
+    let lists = [
+        Some(snapshot.delta_manifest_list()),
+        snapshot.changelog_manifest_list(),
+    ];
+    let mut added = std::collections::HashSet::new();
+    for list in lists.into_iter().flatten() {
+        for meta in ManifestList::read(file_io, &snapshots.manifest_path(list)).await? {
+            let path = snapshots.manifest_path(meta.file_name());
+            for entry in Manifest::read(file_io, &path).await? {
+                if *entry.kind() == FileKind::Add {
+                    added.insert(entry.file().file_name.clone());
+                }
+            }
+        }
+    }
+    Ok(added)
+}
+
 /// Commits `messages` under `identifier` unless the identifier is already committed.
 ///
 /// Success is reported only for a snapshot this commit owns: after the paimon crate returns,
@@ -155,6 +216,9 @@ pub(crate) async fn commit_once(
     identifier: i64,
 ) -> CoordinatorResult<CommitOutcome> {
     if let Some(snapshot_id) = find_committed(coordinator, identifier).await? {
+        if let Some(snapshot_id) = snapshot_id {
+            check_same_files(coordinator, &messages, identifier, snapshot_id).await?;
+        }
         return Ok(CommitOutcome::AlreadyCommitted { snapshot_id });
     }
     super::table_state::check(coordinator, &messages).await?;

@@ -139,7 +139,8 @@ use paimon::table::{CommitMessage, Table};
 
 pub use commit::{AbortReport, CommitOutcome, SkippedFile};
 pub use error::{
-    CoordinatorError, CoordinatorResult, MergeConflict, MessageOrigin, Rule, ValidationError,
+    CoordinatorError, CoordinatorResult, MergeConflict, MessageOrigin, PlainPaimonError, Rule,
+    ValidationError,
 };
 pub use one_writer::SharedBucket;
 pub use table::{open_table, open_table_with_options, parse_table_name};
