@@ -154,7 +154,7 @@ fn primary_key_table_with_fixed_buckets_commits_once_only_when_workers_are_route
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("paimon_table_commit_merge failed: error 16: ")
+        stderr.contains("paimon_table_commit_merge failed: error 19: ")
             && stderr.contains("of a primary-key table is written by two writers"),
         "{stderr}"
     );

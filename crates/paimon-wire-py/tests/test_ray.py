@@ -205,6 +205,20 @@ def test_blocks_with_columns_in_another_order_are_written(warehouse):
     assert sorted_ids(got) == list(range(100))
 
 
+def test_blocks_with_an_extra_column_are_refused_as_the_writer_refuses_them(warehouse):
+    table = create_orders(warehouse)
+    extra = rows(range(100)).append_column("debug", pa.array(range(100), pa.int64()))
+    sink = PaimonDatasink(warehouse, "db.orders")
+    with pytest.raises(Exception) as raised:
+        ray.data.from_arrow([extra]).write_datasink(sink)
+    # The task's exception pickles by name, so the driver catches the writer's own class.
+    refused = [e for e in exception_chain(raised.value) if isinstance(e, pw.SchemaMismatchError)]
+    assert refused, f"no paimon_wire.SchemaMismatchError in {exception_chain(raised.value)!r}"
+    assert "does not have: debug" in str(refused[0])
+    assert table.latest_snapshot() is None
+    assert data_files(table) == []
+
+
 def test_pandas_blocks(warehouse):
     create_orders(warehouse)
     frame = rows(range(50)).to_pandas()
