@@ -87,6 +87,17 @@ async fn append_workers_commit_once_and_every_row_is_read_back_once() {
             snapshot_id: Some(1)
         }
     );
+    // Identifier 1 reused for other data (new files) is refused, not "already committed".
+    let other = worker_payload(&table, &[(9, "b")]).await;
+    let reused = restarted.deserialize(V, &other).unwrap();
+    match restarted.commit(reused, 1).await {
+        Err(CoordinatorError::IdentifierReused {
+            identifier: 1,
+            snapshot_id: 1,
+            ..
+        }) => {}
+        other => panic!("expected IdentifierReused, got {other:?}"),
+    }
     assert_eq!(snapshot_count(&table).await, 2);
     let mut with_more = all_rows.clone();
     with_more.push((8, "a"));
