@@ -16,6 +16,7 @@
 //!
 //! Exit codes: 0 pass, 1 a check failed (one line on stderr says which), 2 usage.
 
+mod buckets;
 mod generate;
 mod json_diff;
 mod refusal;
@@ -121,6 +122,15 @@ enum Command {
         version: SerializerVersion,
         #[arg(long)]
         out: PathBuf,
+    },
+    /// Check that paimon-wire's BucketRouter puts every row of the tables Java wrote into
+    /// database `buckets` (harness `bucket-tables`) into the bucket Java chose.
+    CheckBuckets {
+        #[arg(long)]
+        warehouse: String,
+        /// Rows Java wrote into each table.
+        #[arg(long, default_value_t = 300)]
+        rows: usize,
     },
     /// Print every row of the table's latest snapshot (`rows N`, then `id TAB pt TAB v`).
     Read {
@@ -315,6 +325,16 @@ fn run(command: Command) -> Result<()> {
                 rows.1,
                 bytes.len()
             );
+        }
+        Command::CheckBuckets { warehouse, rows } => {
+            let checked = block_on(buckets::check(&warehouse, rows))??;
+            for c in &checked {
+                println!(
+                    "{}: {} rows in {} buckets, every bucket as Java's",
+                    c.table, c.rows, c.buckets
+                );
+            }
+            println!("bucket routing matches Java on {} tables", checked.len());
         }
         Command::Read { warehouse, table } => {
             let rows = block_on(table::read(&warehouse, &table))??;

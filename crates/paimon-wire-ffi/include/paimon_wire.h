@@ -117,6 +117,13 @@ typedef enum paimon_error_code {
   // `hdfs`) this build of the library does not have; the message names the cargo feature
   // to build it with. Not an I/O error: no storage was touched.
   PAIMON_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED = 18,
+  // Two payloads write new files into one bucket of a primary-key table (route each
+  // (partition, bucket) to one writer; see `paimon_table_bucket_ids`); nothing was
+  // committed.
+  PAIMON_ERROR_CODE_SHARED_BUCKET = 19,
+  // The identifier is already committed by a snapshot that does not hold this commit's
+  // files: it was reused for other data. Nothing was committed; use a new identifier.
+  PAIMON_ERROR_CODE_IDENTIFIER_REUSED = 20,
   // A bug inside the library (a Rust panic, caught at the boundary). The handle involved
   // may be unusable; free it.
   PAIMON_ERROR_CODE_INTERNAL = 99,
@@ -132,6 +139,20 @@ typedef enum paimon_commit_status {
   // The messages hold no files: nothing was committed and `snapshot_id` is -1.
   PAIMON_COMMIT_STATUS_NOTHING_TO_COMMIT = 2,
 } paimon_commit_status;
+
+// How rows of a table must be spread over writers when many workers write it.
+typedef enum paimon_routing_kind {
+  // Fixed buckets (`bucket >= 1`): send every row of one (partition, bucket) to one
+  // writer; compute the bucket with `paimon_table_bucket_ids`. Required for primary-key
+  // tables (the coordinator refuses two writers of one bucket).
+  PAIMON_ROUTING_KIND_FIXED_BUCKET = 1,
+  // Any writer may write any row: append tables with `bucket = -1`, and postpone tables
+  // (`bucket = -2`, the way to write one primary-key bucket from many writers).
+  PAIMON_ROUTING_KIND_ANY_WRITER = 2,
+  // Primary-key table with dynamic buckets (`bucket = -1`): buckets come from the table's
+  // hash index and are assigned by the writer, so only one writer may write it.
+  PAIMON_ROUTING_KIND_SINGLE_WRITER = 3,
+} paimon_routing_kind;
 
 // Which writer produced the messages. Only matters for postpone tables (`'bucket' = '-2'`).
 typedef enum paimon_write_kind {
@@ -268,6 +289,14 @@ typedef struct paimon_result_commit_messages_summary {
   // The error (free with `paimon_error_free`); NULL on success.
   struct paimon_error *error;
 } paimon_result_commit_messages_summary;
+
+// Routing of a table: its kind and, for `PAIMON_ROUTING_KIND_FIXED_BUCKET`, the bucket count.
+typedef struct paimon_routing {
+  // How rows must be spread over writers.
+  enum paimon_routing_kind kind;
+  // The table's bucket count for a fixed-bucket table, else 0.
+  int32_t buckets;
+} paimon_routing;
 
 // Result of `paimon_table_open`: exactly one of `table` and `error` is non-NULL.
 typedef struct paimon_result_table {
@@ -481,6 +510,39 @@ void paimon_commit_messages_free(struct paimon_commit_messages *messages);
 // # Safety
 // `bytes` is a value returned by this library, unchanged, not freed before.
 void paimon_bytes_free(struct paimon_bytes bytes);
+
+// Writes the routing `table` needs into `*out`. Returns NULL on success or an error owned by
+// the caller (`PAIMON_ERROR_CODE_NULL_POINTER`, `PAIMON_ERROR_CODE_WRONG_HANDLE_KIND`).
+//
+// # Safety
+// `table` is NULL or a table handle from this library; `out` is NULL or writable.
+struct paimon_error *paimon_table_routing(const struct paimon_table *table,
+                                          struct paimon_routing *out);
+
+// Computes the bucket of every row of a record batch of a fixed-bucket table, as Paimon
+// Java's writer assigns it (bucket key = `bucket-key`, or the primary key minus the partition
+// keys; `bucket-function.type` default, mod or hive). `array` / `schema` are a struct array
+// and its schema exported through the Arrow C Data Interface; the bucket-key columns are found
+// by name and must have the Arrow types the table's writer takes (other columns are ignored).
+// Row `i`'s bucket is written to `out_buckets[i]`; `out_len` must be at least the row count.
+//
+// Ownership of `array` and `schema` moves to this function whenever they are non-NULL, even
+// when it fails (as `paimon_table_write_arrow_batch`). Returns NULL on success or an error
+// owned by the caller: `PAIMON_ERROR_CODE_UNSUPPORTED` for a table without fixed buckets (the
+// message says which routing it needs; see `paimon_table_routing`),
+// `PAIMON_ERROR_CODE_ARROW` for an array that cannot be imported or lacks a bucket-key column,
+// `PAIMON_ERROR_CODE_PAIMON` for a column of the wrong type or an unusable bucket function,
+// `PAIMON_ERROR_CODE_INVALID_ARGUMENT` when `out_len` is below the row count.
+//
+// # Safety
+// `table` is NULL or a table handle from this library; `array` / `schema` are NULL or valid
+// Arrow C Data Interface structs; `out_buckets` is NULL (only with `out_len` 0) or points to
+// `out_len` writable `int32_t`s.
+struct paimon_error *paimon_table_bucket_ids(const struct paimon_table *table,
+                                             struct ArrowArray *array,
+                                             struct ArrowSchema *schema,
+                                             int32_t *out_buckets,
+                                             size_t out_len);
 
 // Opens table `table_name` (`database.table`) in the warehouse at `warehouse`.
 //

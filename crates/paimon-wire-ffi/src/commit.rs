@@ -147,6 +147,7 @@ impl From<CoordinatorError> for FfiError {
             CoordinatorError::Codec(codec) => codec_code(codec),
             CoordinatorError::Validation(_) => paimon_error_code::ValidationFailed,
             CoordinatorError::Merge(_) => paimon_error_code::MergeConflict,
+            CoordinatorError::SharedBucket(_) => paimon_error_code::SharedBucket,
             CoordinatorError::ForeignMessages { .. } => paimon_error_code::ForeignMessages,
             CoordinatorError::InvalidTableName { .. } => paimon_error_code::InvalidArgument,
             CoordinatorError::Unsupported { .. }
@@ -156,6 +157,7 @@ impl From<CoordinatorError> for FfiError {
             }
             CoordinatorError::Paimon { source, .. } => paimon_code(source),
             CoordinatorError::CommitConflict { .. } => paimon_error_code::CommitConflict,
+            CoordinatorError::IdentifierReused { .. } => paimon_error_code::IdentifierReused,
             CoordinatorError::IdentifierSuperseded { .. } => {
                 paimon_error_code::IdentifierSuperseded
             }

@@ -54,6 +54,13 @@ pub enum paimon_error_code {
     /// `hdfs`) this build of the library does not have; the message names the cargo feature
     /// to build it with. Not an I/O error: no storage was touched.
     StorageBackendNotCompiled = 18,
+    /// Two payloads write new files into one bucket of a primary-key table (route each
+    /// (partition, bucket) to one writer; see `paimon_table_bucket_ids`); nothing was
+    /// committed.
+    SharedBucket = 19,
+    /// The identifier is already committed by a snapshot that does not hold this commit's
+    /// files: it was reused for other data. Nothing was committed; use a new identifier.
+    IdentifierReused = 20,
     /// A bug inside the library (a Rust panic, caught at the boundary). The handle involved
     /// may be unusable; free it.
     Internal = 99,

@@ -32,6 +32,7 @@ pub mod error;
 mod handle;
 pub mod messages;
 mod result;
+pub mod routing;
 mod runtime;
 pub mod table;
 pub mod write;

@@ -229,7 +229,7 @@ pub unsafe extern "C" fn paimon_write_builder_free(builder: *mut paimon_write_bu
 /// # Safety
 /// Each pointer is NULL or points to an `ArrowArray` / `ArrowSchema` initialized per the Arrow
 /// C Data Interface (or already released).
-unsafe fn import_record_batch(
+pub(crate) unsafe fn import_record_batch(
     array: *mut FFI_ArrowArray,
     schema: *mut FFI_ArrowSchema,
 ) -> FfiResult<RecordBatch> {

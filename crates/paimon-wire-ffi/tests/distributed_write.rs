@@ -134,9 +134,60 @@ fn append_table_written_by_three_worker_processes_commits_once() {
     distributed_write_commits_every_row_once(Layout::AppendPartitioned, true);
 }
 
+/// Three workers that each write rows of every bucket of a primary-key table: the coordinator
+/// refuses the commit (two writers of one bucket), naming the bucket; nothing is committed.
+/// Then two workers routed by `paimon_table_bucket_ids` (worker w writes the buckets
+/// `b % 2 == w` of the same 300 rows) commit once, and every row reads back once.
 #[test]
-fn primary_key_table_with_fixed_buckets_written_by_three_worker_processes_commits_once() {
-    distributed_write_commits_every_row_once(Layout::PrimaryKeyFixedBuckets, false);
+fn primary_key_table_with_fixed_buckets_commits_once_only_when_workers_are_routed_by_bucket() {
+    let warehouse = Warehouse::new();
+    warehouse.create_orders("orders", Layout::PrimaryKeyFixedBuckets);
+    let job = Job::new(&warehouse, "job-1", false);
+    let unrouted = job.run_workers(0, 3, 100, PARTITIONS);
+    let refused = run(
+        &c_program("coordinator"),
+        &job.coordinator_args(1, false, &unrouted)
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("paimon_table_commit_merge failed: error 19: ")
+            && stderr.contains("of a primary-key table is written by two writers"),
+        "{stderr}"
+    );
+    assert!(warehouse.snapshots("orders").is_empty());
+
+    let worker = c_program("worker");
+    let routed: Vec<String> = (0..2)
+        .map(|w| {
+            let out = warehouse.scratch(&format!("orders-routed-{w}.payload"));
+            let partitions = PARTITIONS.join(",");
+            let route = format!("{w}/2");
+            let stdout = run_ok(
+                &worker,
+                &[
+                    warehouse.path(),
+                    "db.orders",
+                    "job-1",
+                    "0",
+                    "0",
+                    "300",
+                    partitions.as_str(),
+                    out.as_str(),
+                    route.as_str(),
+                ],
+            );
+            assert!(stdout.contains("routed_rows="), "{stdout}");
+            out
+        })
+        .collect();
+    let outcome = job.run_coordinator(1, &routed);
+    assert!(outcome.starts_with("committed snapshot=1 "), "{outcome}");
+    assert!(outcome.contains("rows=300"), "{outcome}");
+    assert_eq!(warehouse.rows("orders"), expected_rows(0, 300, PARTITIONS));
 }
 
 #[test]

@@ -7,10 +7,10 @@ use paimon_wire::coordinator::{
     Coordinator as CoreCoordinator,
 };
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::PyTuple;
 
 use crate::errors::Error;
-use crate::payload::{messages_to_python, unframe};
+use crate::payload::{messages_to_python, unframe, BytesLike};
 use crate::runtime;
 use crate::table::Table;
 
@@ -88,17 +88,19 @@ impl Coordinator {
         identifier: i64,
     ) -> PyResult<CommitOutcome> {
         let coordinator = &self.coordinator;
+        let (rows, files) = (messages.reported_row_count(), messages.data_file_count());
         let outcome = runtime::block_on(py, move || coordinator.commit(messages, identifier))?
             .map_err(Error::from)?;
-        Ok(outcome.into())
+        Ok(CommitOutcome::new(outcome, rows, files))
     }
 }
 
-/// One payload as Python passes it: `(bytes, version)` or the bytes of an envelope.
+/// One payload as Python passes it: `(bytes, version)` or the bytes of an envelope (any
+/// bytes-like object).
 #[derive(FromPyObject)]
 enum PayloadArg<'py> {
-    Versioned(Bound<'py, PyBytes>, i32),
-    Envelope(Bound<'py, PyBytes>),
+    Versioned(BytesLike<'py>, i32),
+    Envelope(BytesLike<'py>),
 }
 
 #[pymethods]
@@ -148,10 +150,14 @@ impl Coordinator {
     fn deserialize(
         &self,
         py: Python<'_>,
-        payload: &[u8],
+        payload: BytesLike<'_>,
         version: Option<i32>,
     ) -> PyResult<BoundMessages> {
-        Ok(BoundMessages(self.deserialize_one(py, payload, version)?))
+        Ok(BoundMessages(self.deserialize_one(
+            py,
+            payload.as_bytes(),
+            version,
+        )?))
     }
 
     /// Merges message sets of this coordinator into one: a file that appears more than
@@ -236,7 +242,7 @@ impl Coordinator {
         let coordinator = &self.coordinator;
         let status = runtime::block_on(py, move || coordinator.commit_status(identifier))?
             .map_err(Error::from)?;
-        Ok(status.map(CommitOutcome::from))
+        Ok(status.map(|outcome| CommitOutcome::new(outcome, 0, 0)))
     }
 
     /// The commit user recorded in the snapshots this coordinator commits.
@@ -305,7 +311,9 @@ impl BoundMessages {
 /// What a commit did: `status` is `"committed"` (a new snapshot, `snapshot_id`),
 /// `"already_committed"` (the identifier was committed before; `snapshot_id` is that
 /// snapshot, or None if it expired or a later identifier supersedes it) or
-/// `"nothing_to_commit"` (no files; no snapshot made, `snapshot_id` None).
+/// `"nothing_to_commit"` (no files; no snapshot made, `snapshot_id` None). `rows` and `files`
+/// count the new data files of the messages handed to the commit and the rows the workers
+/// reported for them. Pickles (a Ray driver can send it on).
 #[pyclass(module = "paimon_wire._native", frozen, eq)]
 #[derive(Debug, PartialEq, Eq)]
 pub struct CommitOutcome {
@@ -315,30 +323,69 @@ pub struct CommitOutcome {
     /// The snapshot committed or found, if any.
     #[pyo3(get)]
     snapshot_id: Option<i64>,
+    /// Rows the workers reported for the new data files handed to the commit.
+    #[pyo3(get)]
+    rows: i64,
+    /// New data files handed to the commit.
+    #[pyo3(get)]
+    files: usize,
 }
 
-impl From<CoreCommitOutcome> for CommitOutcome {
-    fn from(outcome: CoreCommitOutcome) -> Self {
+const STATUSES: [&str; 3] = ["committed", "already_committed", "nothing_to_commit"];
+
+impl CommitOutcome {
+    fn new(outcome: CoreCommitOutcome, rows: i64, files: usize) -> Self {
         let (status, snapshot_id) = match outcome {
-            CoreCommitOutcome::Committed { snapshot_id } => ("committed", Some(snapshot_id)),
-            CoreCommitOutcome::AlreadyCommitted { snapshot_id } => {
-                ("already_committed", snapshot_id)
-            }
-            CoreCommitOutcome::NothingToCommit => ("nothing_to_commit", None),
+            CoreCommitOutcome::Committed { snapshot_id } => (STATUSES[0], Some(snapshot_id)),
+            CoreCommitOutcome::AlreadyCommitted { snapshot_id } => (STATUSES[1], snapshot_id),
+            CoreCommitOutcome::NothingToCommit => (STATUSES[2], None),
         };
         Self {
             status,
             snapshot_id,
+            rows,
+            files,
         }
     }
 }
 
 #[pymethods]
 impl CommitOutcome {
+    /// An outcome from its fields (what unpickling calls). Raises `ValueError` for an unknown
+    /// status.
+    #[new]
+    #[pyo3(signature = (status, snapshot_id=None, rows=0, files=0))]
+    fn py_new(status: &str, snapshot_id: Option<i64>, rows: i64, files: usize) -> PyResult<Self> {
+        let status = STATUSES
+            .iter()
+            .find(|known| **known == status)
+            .copied()
+            .ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err(format!(
+                    "status must be one of {STATUSES:?}, not {status:?}"
+                ))
+            })?;
+        Ok(Self {
+            status,
+            snapshot_id,
+            rows,
+            files,
+        })
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let this = slf.get();
+        let args = (this.status, this.snapshot_id, this.rows, this.files);
+        (slf.get_type(), args).into_pyobject(slf.py())
+    }
+
     fn __repr__(&self) -> String {
-        match self.snapshot_id {
-            Some(id) => format!("CommitOutcome(status={:?}, snapshot_id={id})", self.status),
-            None => format!("CommitOutcome(status={:?}, snapshot_id=None)", self.status),
-        }
+        let snapshot = self
+            .snapshot_id
+            .map_or_else(|| "None".to_string(), |id| id.to_string());
+        format!(
+            "CommitOutcome(status={:?}, snapshot_id={snapshot}, rows={}, files={})",
+            self.status, self.rows, self.files
+        )
     }
 }

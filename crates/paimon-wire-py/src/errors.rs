@@ -1,7 +1,10 @@
 //! The Python exceptions, and how the core's errors become them.
 //!
 //! Every exception's message is the `Display` of the Rust error it comes from, so a log line
-//! reads the same from the CLI, C and Python. The hierarchy:
+//! reads the same from the CLI, C and Python. The classes live in module `paimon_wire` (their
+//! `__module__`; the package re-exports each one), so they pickle by name with their
+//! attributes and a failed Ray task's exception is caught on the driver as the same class.
+//! The hierarchy:
 //!
 //! ```text
 //! PaimonWireError
@@ -9,6 +12,7 @@
 //! ├── EnvelopeError         a PWIR envelope that is malformed or corrupted
 //! ├── ValidationError       a message that breaks a rule of the bound table
 //! ├── MergeConflictError    two payloads disagree about one file
+//! ├── SharedBucketError     two payloads write one bucket of a primary-key table
 //! ├── ForeignMessagesError  messages handed to a coordinator they are not bound to
 //! ├── InvalidTableNameError a table name that is not `database.table`
 //! ├── TableNotFoundError    the table or its database does not exist
@@ -16,7 +20,9 @@
 //! ├── ArrowError            Arrow data that cannot be imported
 //! ├── CommitConflictError   other commits took every snapshot this commit tried (retry it)
 //! ├── IdentifierSupersededError  a higher identifier of the same commit user was committed
+//! ├── IdentifierReusedError  the identifier committed other files (reused for new data)
 //! └── PaimonError           any other failure of the paimon table engine (I/O, write, commit)
+//!     └── SchemaMismatchError  rows whose columns do not fit the table (named)
 //! ```
 
 use paimon_wire::coordinator::CoordinatorError;
@@ -27,13 +33,13 @@ use pyo3::prelude::*;
 use pyo3::{create_exception, PyErr};
 
 create_exception!(
-    _native,
+    paimon_wire,
     PaimonWireError,
     PyException,
     "Base class of every error raised by paimon_wire."
 );
 create_exception!(
-    _native,
+    paimon_wire,
     CodecError,
     PaimonWireError,
     "Payload bytes that do not decode at their serializer version, or messages that cannot be \
@@ -41,64 +47,74 @@ create_exception!(
      or None) and `field` (the field path, e.g. `messages[0].new_files[1]._FILE_NAME`)."
 );
 create_exception!(
-    _native,
+    paimon_wire,
     EnvelopeError,
     PaimonWireError,
     "A PWIR envelope that is truncated, corrupted (CRC32C mismatch) or of an unknown format. \
      Attribute: `offset`."
 );
 create_exception!(
-    _native,
+    paimon_wire,
     ValidationError,
     PaimonWireError,
     "A decoded message breaks a rule of the table the coordinator is bound to; nothing was \
      committed. Attributes: `message_index`, `field` and `rule` (e.g. `plain-file-name`)."
 );
 create_exception!(
-    _native,
+    paimon_wire,
     MergeConflictError,
     PaimonWireError,
     "Two payloads name the same file with different metadata; nothing was committed."
 );
 create_exception!(
-    _native,
+    paimon_wire,
+    SharedBucketError,
+    PaimonWireError,
+    "Two payloads write new files into the same bucket of a primary-key table, so which row \
+     wins for a key both wrote would be arbitrary; nothing was committed. Route each \
+     (partition, bucket) to one writer (`Table.bucket_ids`). Attributes: `partition` \
+     (`key='value'/...`, empty if unpartitioned), `bucket`, `first_payload`, `second_payload` \
+     (positions in the merge input)."
+);
+create_exception!(
+    paimon_wire,
     ForeignMessagesError,
     PaimonWireError,
     "Messages bound to one coordinator were handed to another."
 );
 create_exception!(
-    _native,
+    paimon_wire,
     InvalidTableNameError,
     PaimonWireError,
     "A table name that is not `database.table`."
 );
 create_exception!(
-    _native,
+    paimon_wire,
     TableNotFoundError,
     PaimonWireError,
     "The table or its database does not exist in the warehouse."
 );
 create_exception!(
-    _native,
+    paimon_wire,
     UnsupportedError,
     PaimonWireError,
     "A table, binding or operation this library does not support."
 );
 create_exception!(
-    _native,
+    paimon_wire,
     StorageBackendNotCompiledError,
     UnsupportedError,
     "The warehouse is a URI whose storage backend (s3, oss, gs, abfs, cos, obs, hdfs) this \
      build does not have; the message names the cargo feature to build it with."
 );
 create_exception!(
-    _native,
+    paimon_wire,
     ArrowError,
     PaimonWireError,
     "Arrow data that cannot be imported (released, malformed, not a record batch)."
 );
 create_exception!(
-    _native,
+    paimon_wire,
     CommitConflictError,
     PaimonWireError,
     "Other committers took every snapshot this commit tried to publish, on every attempt the \
@@ -106,7 +122,7 @@ create_exception!(
      kept: commit again with the same identifier (never abort)."
 );
 create_exception!(
-    _native,
+    paimon_wire,
     IdentifierSupersededError,
     PaimonWireError,
     "The commit identifier was never committed, but the same commit user already committed a \
@@ -114,11 +130,26 @@ create_exception!(
      concurrent job its own commit user."
 );
 create_exception!(
-    _native,
+    paimon_wire,
+    IdentifierReusedError,
+    PaimonWireError,
+    "The identifier is already committed, by a snapshot that does not hold this commit's files: \
+     it was reused for other data. Nothing was committed; use a new identifier for new data."
+);
+create_exception!(
+    paimon_wire,
     PaimonError,
     PaimonWireError,
     "Any other failure of the paimon table engine: I/O, rows that do not fit the table, a \
      failed commit (whose outcome may be unknown: commit again with the same identifier)."
+);
+create_exception!(
+    paimon_wire,
+    SchemaMismatchError,
+    PaimonError,
+    "Rows whose columns do not fit the table: a column the table does not have, a missing \
+     column, or a type that cannot be converted to the table's without changing a value \
+     (the message names the column)."
 );
 
 /// Adds the exception classes to the module.
@@ -129,6 +160,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("EnvelopeError", py.get_type::<EnvelopeError>())?;
     m.add("ValidationError", py.get_type::<ValidationError>())?;
     m.add("MergeConflictError", py.get_type::<MergeConflictError>())?;
+    m.add("SharedBucketError", py.get_type::<SharedBucketError>())?;
     m.add(
         "ForeignMessagesError",
         py.get_type::<ForeignMessagesError>(),
@@ -149,7 +181,12 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "IdentifierSupersededError",
         py.get_type::<IdentifierSupersededError>(),
     )?;
+    m.add(
+        "IdentifierReusedError",
+        py.get_type::<IdentifierReusedError>(),
+    )?;
     m.add("PaimonError", py.get_type::<PaimonError>())?;
+    m.add("SchemaMismatchError", py.get_type::<SchemaMismatchError>())?;
     Ok(())
 }
 
@@ -170,6 +207,10 @@ pub(crate) enum Error {
     },
     /// Arrow data that cannot be imported.
     Arrow(String),
+    /// Rows that cannot be routed to buckets.
+    Routing(paimon_wire::RoutingError),
+    /// Rows whose columns do not fit the table.
+    Conform(paimon_wire::ConformError),
     /// An object used in a way it does not allow (a closed writer, say).
     Usage(String),
 }
@@ -248,6 +289,19 @@ fn coordinator_exception(py: Python<'_>, e: CoordinatorError) -> PyErr {
             }
         }
         CoordinatorError::Merge(_) => MergeConflictError::new_err(message),
+        CoordinatorError::SharedBucket(shared) => {
+            let err = SharedBucketError::new_err(message);
+            let value = err.value(py);
+            let set = value
+                .setattr("partition", shared.partition.as_str())
+                .and_then(|()| value.setattr("bucket", shared.bucket))
+                .and_then(|()| value.setattr("first_payload", shared.first.part))
+                .and_then(|()| value.setattr("second_payload", shared.second.part));
+            match set {
+                Ok(()) => err,
+                Err(failed) => failed,
+            }
+        }
         CoordinatorError::ForeignMessages { .. } => ForeignMessagesError::new_err(message),
         CoordinatorError::InvalidTableName { .. } => InvalidTableNameError::new_err(message),
         CoordinatorError::Unsupported { .. } | CoordinatorError::UnknownStorageScheme { .. } => {
@@ -261,6 +315,7 @@ fn coordinator_exception(py: Python<'_>, e: CoordinatorError) -> PyErr {
         CoordinatorError::IdentifierSuperseded { .. } => {
             IdentifierSupersededError::new_err(message)
         }
+        CoordinatorError::IdentifierReused { .. } => IdentifierReusedError::new_err(message),
         _ => PaimonWireError::new_err(message),
     }
 }
@@ -281,10 +336,23 @@ impl From<Error> for PyErr {
                 }
             }
             Error::Paimon { during, source } => {
-                let message = format!("{during}: {source}");
+                let message = format!(
+                    "{during}: {}",
+                    paimon_wire::coordinator::PlainPaimonError(&source)
+                );
                 paimon_exception(&source, message)
             }
             Error::Arrow(message) => ArrowError::new_err(message),
+            Error::Routing(e) => match e {
+                paimon_wire::RoutingError::NotFixedBucket { .. } => {
+                    UnsupportedError::new_err(e.to_string())
+                }
+                paimon_wire::RoutingError::MissingColumn { .. } => {
+                    ArrowError::new_err(e.to_string())
+                }
+                _ => PaimonError::new_err(e.to_string()),
+            },
+            Error::Conform(e) => SchemaMismatchError::new_err(e.to_string()),
             Error::Usage(message) => PaimonWireError::new_err(message),
         })
     }

@@ -2,11 +2,48 @@
 
 use paimon_wire::dump::messages_to_json;
 use paimon_wire::{deserialize_list, envelope, SerializerVersion};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyMemoryView, PyTuple};
 use serde_json::Value;
 
 use crate::errors::Error;
+
+/// Payload bytes from any bytes-like object: `bytes` as it is (no copy); `bytearray`,
+/// `memoryview`, `array.array`, NumPy arrays and anything else with the buffer protocol
+/// copied once (`memoryview(obj).tobytes()`).
+pub(crate) struct BytesLike<'py>(Bound<'py, PyBytes>);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for BytesLike<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(bytes) = obj.cast::<PyBytes>() {
+            return Ok(BytesLike(bytes.to_owned()));
+        }
+        let any = obj.to_owned();
+        let view = PyMemoryView::from(&any).map_err(|_| {
+            let type_name = any
+                .get_type()
+                .fully_qualified_name()
+                .map(|name| name.to_string())
+                .unwrap_or_else(|_| "an unknown type".to_string());
+            PyTypeError::new_err(format!(
+                "expected a bytes-like object (bytes, bytearray, memoryview, ...), got {type_name}"
+            ))
+        })?;
+        Ok(BytesLike(
+            view.call_method0("tobytes")?.cast_into::<PyBytes>()?,
+        ))
+    }
+}
+
+impl BytesLike<'_> {
+    /// The bytes.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
 
 /// The serializer version `version`, or `CodecError` if Paimon Java has no such version.
 pub(crate) fn serializer_version(version: i32) -> PyResult<SerializerVersion> {
@@ -76,10 +113,10 @@ pub(crate) fn messages_to_python<'py>(
 #[pyo3(signature = (payload, version=None))]
 pub fn inspect<'py>(
     py: Python<'py>,
-    payload: &[u8],
+    payload: BytesLike<'py>,
     version: Option<i32>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let (version, raw) = unframe(payload, version)?;
+    let (version, raw) = unframe(payload.as_bytes(), version)?;
     let messages = py
         .detach(|| deserialize_list(version, raw))
         .map_err(Error::from)?;
@@ -91,23 +128,29 @@ pub fn inspect<'py>(
 #[pyfunction]
 pub fn wrap_envelope<'py>(
     py: Python<'py>,
-    payload: &[u8],
+    payload: BytesLike<'py>,
     version: i32,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let version = serializer_version(version)?;
-    Ok(PyBytes::new(py, &envelope::wrap(version, payload)))
+    Ok(PyBytes::new(
+        py,
+        &envelope::wrap(version, payload.as_bytes()),
+    ))
 }
 
 /// Unwraps a PWIR envelope into `(payload, version)`. Raises `EnvelopeError` naming the
 /// offset of what is wrong (bad magic, truncated, CRC mismatch, ...).
 #[pyfunction]
-pub fn unwrap_envelope<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyTuple>> {
-    let (version, payload) = envelope::unwrap(data).map_err(Error::from)?;
+pub fn unwrap_envelope<'py>(
+    py: Python<'py>,
+    data: BytesLike<'py>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let (version, payload) = envelope::unwrap(data.as_bytes()).map_err(Error::from)?;
     (PyBytes::new(py, payload), version.as_i32()).into_pyobject(py)
 }
 
 /// Whether `data` starts with the envelope magic `PWIR`.
 #[pyfunction]
-pub fn is_envelope(data: &[u8]) -> bool {
-    envelope::is_envelope(data)
+pub fn is_envelope(data: BytesLike<'_>) -> bool {
+    envelope::is_envelope(data.as_bytes())
 }

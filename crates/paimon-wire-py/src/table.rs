@@ -313,6 +313,44 @@ impl Table {
         )
     }
 
+    /// How rows must be spread over writers when many workers write this table:
+    /// `("fixed-bucket", n)` — send each (partition, bucket) to one writer, buckets from
+    /// `bucket_ids`; `("any-writer", None)` — append with `bucket = -1`, or postpone
+    /// (`bucket = -2`); `("single-writer", None)` — a dynamic-bucket primary-key table, whose
+    /// writer assigns buckets from the table's hash index, so only one writer may write it.
+    fn routing(&self) -> (&'static str, Option<i32>) {
+        match paimon_wire::RoutingKind::of(&self.table) {
+            paimon_wire::RoutingKind::FixedBucket { buckets } => ("fixed-bucket", Some(buckets)),
+            paimon_wire::RoutingKind::AnyWriter => ("any-writer", None),
+            paimon_wire::RoutingKind::SingleWriter => ("single-writer", None),
+        }
+    }
+
+    /// The bucket of every row of `data` (Arrow data, as `Writer.write` takes) as a
+    /// `pyarrow.Int32Array`, computed exactly as Paimon Java's writer assigns it. Only for a
+    /// fixed-bucket table (`UnsupportedError` otherwise). Bucket-key columns are found by name
+    /// and must have the table's Arrow types; other columns are ignored.
+    fn bucket_ids<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let input = crate::arrow_input::ArrowInput::import(data)?;
+        let table = self.table.clone();
+        let buckets = py
+            .detach(move || -> crate::errors::Result<Vec<i32>> {
+                let router =
+                    paimon_wire::BucketRouter::for_table(&table).map_err(Error::Routing)?;
+                let mut buckets = Vec::new();
+                for batch in input.batches() {
+                    buckets.extend(router.bucket_ids(&batch?).map_err(Error::Routing)?);
+                }
+                Ok(buckets)
+            })
+            .map_err(PyErr::from)?;
+        arrow_data::ArrayData::from(arrow_array::Int32Array::from(buckets)).to_pyarrow(py)
+    }
+
     fn __repr__(&self) -> String {
         format!("Table({:?}, warehouse={:?})", self.name, self.warehouse)
     }

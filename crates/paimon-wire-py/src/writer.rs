@@ -1,8 +1,9 @@
 //! `Writer`: one worker's side of a distributed write. Rows go through the paimon crate's
 //! `TableWrite`; `prepare_commit` turns its commit messages into a Java-compatible payload.
 
+use arrow_schema::SchemaRef;
 use paimon_wire::paimon::table::TableWrite;
-use paimon_wire::{paimon, serialize_list, SerializerVersion};
+use paimon_wire::{conform_batch, paimon, serialize_list, SerializerVersion};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 use tokio::sync::Mutex;
@@ -22,6 +23,8 @@ use crate::runtime;
 pub struct Writer {
     /// None once closed.
     write: Mutex<Option<TableWrite>>,
+    /// The table's columns, which every batch is conformed to before it is written.
+    schema: SchemaRef,
     table_name: String,
     commit_user: String,
 }
@@ -45,8 +48,11 @@ impl Writer {
         let write = builder
             .new_write()
             .map_err(|e| Error::paimon(format!("starting a write on table {table_name}"), e))?;
+        let schema = paimon_wire::conform::table_arrow_schema(table)
+            .map_err(|e| Error::paimon(format!("reading the columns of table {table_name}"), e))?;
         Ok(Self {
             write: Mutex::new(Some(write)),
+            schema,
             table_name: table_name.to_string(),
             commit_user: commit_user.to_string(),
         })
@@ -82,15 +88,20 @@ impl Writer {
 impl Writer {
     /// Writes rows: a `pyarrow.RecordBatch`, `pyarrow.Table`, `pyarrow.RecordBatchReader`,
     /// or any object exporting Arrow data (`__arrow_c_stream__` / `__arrow_c_array__`).
-    /// Columns are matched to the table's by position and name. Rows are routed to their
-    /// partition and bucket. Returns the number of rows written.
+    /// Columns are matched to the table's by name, in any order; a column the table does
+    /// not have, or a missing one, raises `SchemaMismatchError` naming it. A column of
+    /// another Arrow type is converted when no value changes (string and binary views and
+    /// large variants, dictionaries, timestamp units, decimal precision and scale), and
+    /// refused naming the column otherwise. Rows are routed to their partition and bucket.
+    /// Returns the number of rows written.
     fn write(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<u64> {
         let input = ArrowInput::import(data)?;
         let table_name = &self.table_name;
+        let schema = &self.schema;
         self.with_open_write(py, async move |write| {
             let mut rows = 0u64;
             for batch in input.batches() {
-                let batch = batch?;
+                let batch = conform_batch(&batch?, schema).map_err(Error::Conform)?;
                 write.write_arrow_batch(&batch).await.map_err(|e| {
                     Error::paimon(format!("writing a record batch to table {table_name}"), e)
                 })?;

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pathlib
+import re
 import threading
 
 import pyarrow as pa
@@ -53,7 +54,10 @@ def test_an_identifier_commits_once(warehouse):
         second = writer.prepare_commit()
 
     assert coordinator.commit_payloads([first], 5).status == "committed"
-    assert coordinator.commit_status(5) == coordinator.commit_payloads([first], 5)
+    status, rerun = coordinator.commit_status(5), coordinator.commit_payloads([first], 5)
+    assert (status.status, status.snapshot_id) == (rerun.status, rerun.snapshot_id)
+    # The rerun reports what it was handed; commit_status was handed nothing.
+    assert (rerun.rows, rerun.files, status.rows, status.files) == (10, 4, 0, 0)
     again = coordinator.commit_payloads([first], 5)
     assert (again.status, again.snapshot_id) == ("already_committed", 1)
     # Identifiers increase per commit user: a lower one that was never committed is refused,
@@ -117,12 +121,111 @@ def test_every_arrow_form_is_written(warehouse):
     assert sorted_ids(table.read()) == list(range(60))
 
 
-def test_columns_in_another_order_are_refused_by_name(warehouse):
+def test_columns_are_matched_by_name_and_extra_or_missing_ones_are_refused(warehouse):
     table = create_orders(warehouse)
     shuffled = rows(range(3)).select(["region", "id", "amount", "note"])
     with table.new_writer("job-1") as writer:
-        with pytest.raises(pw.PaimonError, match="field name mismatch at index 0"):
-            writer.write(shuffled)
+        assert writer.write(shuffled) == 3
+        extra = rows(range(3, 6)).append_column("debug", pa.array([1, 2, 3]))
+        with pytest.raises(pw.SchemaMismatchError, match="column.* the table does not have: debug"):
+            writer.write(extra)
+        with pytest.raises(pw.SchemaMismatchError, match="lack column.* of the table: amount"):
+            writer.write(rows(range(3, 6)).drop_columns(["amount"]))
+        payload = writer.prepare_commit()
+    table.new_coordinator("job-1").commit_payloads([payload], 1)
+    # Only the reordered rows were written: nothing of the refused batches.
+    assert sorted_ids(table.read()) == [0, 1, 2]
+    assert issubclass(pw.SchemaMismatchError, pw.PaimonError)
+
+
+CAST_SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.int64(), nullable=False),
+        pa.field("name", pa.string()),
+        pa.field("at", pa.timestamp("us")),
+        pa.field("price", pa.decimal128(10, 2)),
+    ]
+)
+
+
+def test_lossless_casts_are_made_and_lossy_ones_refused_naming_the_column(warehouse):
+    import decimal
+
+    table = pw.create_table(warehouse, "db.casts", CAST_SCHEMA)
+    names = ["a", "b", "a"]
+
+    def batch(name_column, at_type="ns", at=(1_000, 2_000_000, 3_000), price=("1.230", "0.500", "-7.000")):
+        return pa.table(
+            {
+                "id": pa.array([1, 2, 3], pa.int64()),
+                "name": name_column,
+                "at": pa.array(list(at), pa.timestamp(at_type)),
+                "price": pa.array([decimal.Decimal(p) for p in price], pa.decimal128(12, 3)),
+            }
+        )
+
+    lossless = [
+        batch(pa.array(names, pa.large_string())),
+        batch(pa.array(names, pa.string_view())),
+        batch(pa.array(names).dictionary_encode()),
+    ]
+    with table.new_writer("job-1") as writer:
+        for data in lossless:
+            assert writer.write(data) == 3
+        lossy_time = batch(pa.array(names), at=(1_000, 2_000_001, 3_000))
+        with pytest.raises(pw.SchemaMismatchError, match="column at .* row 1 would change"):
+            writer.write(lossy_time)
+        lossy_price = batch(pa.array(names), price=("1.230", "0.501", "-7.000"))
+        with pytest.raises(pw.SchemaMismatchError, match="column price .* row 1 would change"):
+            writer.write(lossy_price)
+        payload = writer.prepare_commit()
+    table.new_coordinator("job-1").commit_payloads([payload], 1)
+    got = table.read().sort_by("id")
+    assert got.schema.field("at").type == pa.timestamp("us")
+    assert got.num_rows == 9
+    assert got.column("name").to_pylist() == ["a"] * 3 + ["b"] * 3 + ["a"] * 3
+    assert sorted(set(got.column("at").cast(pa.int64()).to_pylist())) == [1, 3, 2_000]
+    assert sorted(set(str(p) for p in got.column("price").to_pylist())) == ["-7.00", "0.50", "1.23"]
+
+
+def test_create_table_from_large_string_takes_rows_of_that_schema(warehouse):
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("s", pa.large_string())])
+    table = pw.create_table(warehouse, "db.large", schema)
+    with table.new_writer("job-1") as writer:
+        writer.write(pa.table({"id": [1, 2], "s": pa.array(["x", "y"], pa.large_string())}))
+        payload = writer.prepare_commit()
+    table.new_coordinator("job-1").commit_payloads([payload], 1)
+    assert table.read().column("s").to_pylist() == ["x", "y"]
+
+
+def test_an_identifier_reused_for_other_data_raises_and_an_honest_rerun_passes(warehouse):
+    table = create_orders(warehouse)
+    first = prepare(table, range(10))
+    other = prepare(table, range(10, 20))
+    coordinator = table.new_coordinator("job-1")
+    assert coordinator.commit_payloads([first], 3).status == "committed"
+    assert coordinator.commit_payloads([first], 3).status == "already_committed"
+    with pytest.raises(pw.IdentifierReusedError, match="identifier 3 .* already committed .* reused"):
+        coordinator.commit_payloads([other], 3)
+    assert table.latest_snapshot()["id"] == 1
+    assert sorted_ids(table.read()) == list(range(10))
+
+
+def test_messages_are_plain_sentences(warehouse):
+    table = create_orders(warehouse)
+    texts = []
+    with table.new_writer("job-1") as writer:
+        for bad in (rows(range(2)).drop_columns(["note"]), rows(range(2)).cast(
+            pa.schema([f.with_type(pa.string()) if f.name == "amount" else f for f in SCHEMA])
+        )):
+            with pytest.raises(pw.PaimonWireError) as raised:
+                writer.write(bad)
+            texts.append(str(raised.value))
+    with pytest.raises(pw.PaimonWireError) as raised:
+        table.new_coordinator("job-1").deserialize(b"\x00" * 3, 12)
+    texts.append(str(raised.value))
+    for text in texts:
+        assert not re.search(r"Some\(|DataInvalid|\{ message|source: ", text), text
 
 
 def test_non_arrow_data_and_null_rows_are_refused(warehouse):
@@ -345,7 +448,134 @@ def test_every_error_is_a_paimon_wire_error():
         "CodecError", "EnvelopeError", "ValidationError", "MergeConflictError",
         "ForeignMessagesError", "InvalidTableNameError", "TableNotFoundError",
         "UnsupportedError", "ArrowError", "PaimonError", "CommitConflictError",
-        "IdentifierSupersededError",
+        "IdentifierSupersededError", "IdentifierReusedError", "SharedBucketError",
+        "SchemaMismatchError", "StorageBackendNotCompiledError",
     ]:
         assert issubclass(getattr(pw, name), pw.PaimonWireError), name
     assert issubclass(pw.PaimonWireError, Exception)
+
+
+# --- bucket routing and one writer per bucket -----------------------------------------------
+
+
+PK_SCHEMA = pa.schema(
+    [field.with_nullable(False) if field.name == "region" else field for field in SCHEMA]
+)
+
+
+def pk_rows(ids) -> pa.Table:
+    return rows(ids).cast(PK_SCHEMA)
+
+
+def pk_table(warehouse: str, bucket: str = "4") -> pw.Table:
+    return pw.create_table(
+        warehouse,
+        "db.users",
+        PK_SCHEMA,
+        partition_keys=["region"],
+        primary_keys=["region", "id"],
+        options={"bucket": bucket},
+    )
+
+
+def test_bucket_ids_are_the_buckets_the_writer_put_the_rows_in(warehouse):
+    table = pk_table(warehouse)
+    assert table.routing() == ("fixed-bucket", 4)
+    with table.new_writer("job-1") as writer:
+        writer.write(pk_rows(range(2_000)))
+        payload = writer.prepare_commit()
+    table.new_coordinator("job-1").commit_payloads([payload], identifier=1)
+
+    from pypaimon import CatalogFactory
+
+    reader = CatalogFactory.create({"warehouse": warehouse}).get_table("db.users")
+    builder = reader.new_read_builder()
+    seen = 0
+    for split in builder.new_scan().plan().splits():
+        data = builder.new_read().to_arrow([split])
+        assert set(table.bucket_ids(data).to_pylist()) == {split.bucket}
+        seen += data.num_rows
+    assert seen == 2_000
+    # Columns in any order; columns outside the bucket key do not matter.
+    data = pk_rows(range(100))
+    reordered = data.select(["note", "id", "region"])
+    assert table.bucket_ids(reordered).to_pylist() == table.bucket_ids(data).to_pylist()
+
+
+def test_bucket_ids_refuse_tables_without_fixed_buckets(warehouse):
+    table = create_orders(warehouse)
+    assert table.routing() == ("any-writer", None)
+    with pytest.raises(pw.UnsupportedError, match="no fixed buckets"):
+        table.bucket_ids(rows(range(3)))
+
+
+def test_two_writers_of_one_bucket_raise_a_picklable_shared_bucket_error(warehouse):
+    import pickle
+
+    table = pk_table(warehouse)
+    payloads = []
+    for ids in (range(0, 100), range(100, 200)):
+        with table.new_writer("job-1") as writer:
+            writer.write(pk_rows(ids))
+            payloads.append(writer.prepare_commit())
+    coordinator = table.new_coordinator("job-1")
+    with pytest.raises(pw.SharedBucketError) as raised:
+        coordinator.commit_payloads(payloads, identifier=1)
+    error = raised.value
+    assert 0 <= error.bucket < 4
+    assert error.partition.startswith("region='region-")
+    assert (error.first_payload, error.second_payload) == (0, 1)
+    assert "written by two writers" in str(error)
+    assert table.latest_snapshot() is None
+
+    assert type(error).__module__ == "paimon_wire"
+    copy = pickle.loads(pickle.dumps(error))
+    assert type(copy) is pw.SharedBucketError
+    assert isinstance(copy, pw.PaimonWireError)
+    assert str(copy) == str(error)
+    assert (copy.partition, copy.bucket, copy.first_payload, copy.second_payload) == (
+        error.partition,
+        error.bucket,
+        error.first_payload,
+        error.second_payload,
+    )
+
+
+def test_payloads_are_accepted_from_any_bytes_like_object(warehouse):
+    table = create_orders(warehouse)
+    payload, version = prepare(table, range(50))
+    framed = pw.wrap_envelope(bytearray(payload), version)
+    for blob in (bytearray(framed), memoryview(framed)):
+        assert pw.is_envelope(blob)
+        assert pw.unwrap_envelope(blob) == (payload, version)
+    assert pw.inspect(memoryview(payload), version) == pw.inspect(payload, version)
+    coordinator = table.new_coordinator("job-1")
+    assert len(coordinator.deserialize(bytearray(payload), version)) == len(
+        coordinator.deserialize(payload, version)
+    )
+    outcome = coordinator.commit_payloads([(memoryview(payload), version)], identifier=1)
+    assert outcome.status == "committed"
+    assert table.latest_snapshot()["total_record_count"] == 50
+    with pytest.raises(TypeError, match="bytes-like object"):
+        coordinator.deserialize("not bytes", version)
+
+
+def test_commit_outcome_carries_rows_and_files_and_pickles(warehouse):
+    import pickle
+
+    table = create_orders(warehouse)
+    payloads = [prepare(table, range(0, 60)), prepare(table, range(60, 100))]
+    outcome = table.new_coordinator("job-1").commit_payloads(payloads, identifier=1)
+    assert (outcome.status, outcome.snapshot_id, outcome.rows) == ("committed", 1, 100)
+    assert outcome.files == len(data_files(table)) >= 2
+    copy = pickle.loads(pickle.dumps(outcome))
+    assert copy == outcome
+    assert (copy.status, copy.snapshot_id, copy.rows, copy.files) == (
+        "committed",
+        1,
+        100,
+        outcome.files,
+    )
+    assert "rows=100" in repr(outcome)
+    with pytest.raises(ValueError, match="status must be one of"):
+        pw.CommitOutcome("done")

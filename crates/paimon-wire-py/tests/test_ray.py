@@ -7,6 +7,7 @@ import pathlib
 import re
 import time
 
+import pyarrow as pa
 import pytest
 import ray
 from conftest import create_orders, data_files, pypaimon_files, read_with_pypaimon, rows, sorted_ids
@@ -204,6 +205,20 @@ def test_blocks_with_columns_in_another_order_are_written(warehouse):
     assert sorted_ids(got) == list(range(100))
 
 
+def test_blocks_with_an_extra_column_are_refused_as_the_writer_refuses_them(warehouse):
+    table = create_orders(warehouse)
+    extra = rows(range(100)).append_column("debug", pa.array(range(100), pa.int64()))
+    sink = PaimonDatasink(warehouse, "db.orders")
+    with pytest.raises(Exception) as raised:
+        ray.data.from_arrow([extra]).write_datasink(sink)
+    # The task's exception pickles by name, so the driver catches the writer's own class.
+    refused = [e for e in exception_chain(raised.value) if isinstance(e, pw.SchemaMismatchError)]
+    assert refused, f"no paimon_wire.SchemaMismatchError in {exception_chain(raised.value)!r}"
+    assert "does not have: debug" in str(refused[0])
+    assert table.latest_snapshot() is None
+    assert data_files(table) == []
+
+
 def test_pandas_blocks(warehouse):
     create_orders(warehouse)
     frame = rows(range(50)).to_pandas()
@@ -265,3 +280,135 @@ def test_the_readme_example_runs(tmp_path):
     events = read_with_pypaimon(warehouse, "db.events")
     assert sorted(events.column("id").to_pylist()) == list(range(100_000))
     assert set(events.column("kind").to_pylist()) == {"odd", "even"}
+
+
+# --- primary-key tables -------------------------------------------------------------------
+
+PK_SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.int64(), nullable=False),
+        pa.field("region", pa.string(), nullable=False),
+        pa.field("seq", pa.int64()),
+        pa.field("note", pa.string()),
+    ]
+)
+KEYS = 3_000
+BLOCKS = 3
+
+
+def upsert_blocks(seed: int = 16) -> tuple[list[pa.Table], dict[int, str]]:
+    """BLOCKS blocks, each holding every key once in its own random order; `seq` numbers
+    every row of the feed, so the latest row of a key is the one with the highest `seq`.
+    Returns the blocks and, per key, the note of its latest row."""
+    import random
+
+    rng = random.Random(seed)
+    blocks, latest, seq = [], {}, 0
+    for block in range(BLOCKS):
+        ids = list(range(KEYS))
+        rng.shuffle(ids)
+        notes = []
+        seqs = []
+        for i in ids:
+            seq += 1
+            seqs.append(seq)
+            notes.append(f"key {i} version {block}")
+            latest[i] = notes[-1]
+        blocks.append(
+            pa.table(
+                {
+                    "id": pa.array(ids, pa.int64()),
+                    "region": [f"r{i % 3}" for i in ids],
+                    "seq": pa.array(seqs, pa.int64()),
+                    "note": notes,
+                },
+                schema=PK_SCHEMA,
+            )
+        )
+    return blocks, latest
+
+
+def create_pk_table(warehouse: str, name: str, bucket: str) -> pw.Table:
+    return pw.create_table(
+        warehouse,
+        name,
+        PK_SCHEMA,
+        partition_keys=["region"],
+        primary_keys=["region", "id"],
+        options={"bucket": bucket, "sequence.field": "seq"},
+    )
+
+
+def exception_chain(error: BaseException) -> list[BaseException]:
+    chain = []
+    while error is not None and error not in chain:
+        chain.append(error)
+        error = error.__cause__ or error.__context__
+    return chain
+
+
+def test_fixed_bucket_primary_key_table_reads_back_one_row_per_key_the_latest(warehouse):
+    table = create_pk_table(warehouse, "db.users", "4")
+    assert table.routing() == ("fixed-bucket", 4)
+    blocks, latest = upsert_blocks()
+    sink = PaimonDatasink(warehouse, "db.users")
+    assert sink.needs_routing
+
+    sink.route(ray.data.from_arrow(blocks)).write_datasink(sink, concurrency=2)
+
+    assert sink.outcome.status == "committed"
+    for reader in (table.read(), read_with_pypaimon(warehouse, "db.users")):
+        assert reader.num_rows == KEYS, "one row per key"
+        got = dict(zip(reader.column("id").to_pylist(), reader.column("note").to_pylist()))
+        assert got == latest, "the latest row of every key wins"
+    # The commit went through, so the coordinator saw one writer task per (partition,
+    # bucket); every one of the 3 x 4 was written.
+    files = pypaimon_files(warehouse, "db.users")
+    assert len({(partition, bucket) for partition, bucket, _, _ in files}) == 3 * 4
+
+
+def test_unrouted_blocks_of_a_fixed_bucket_primary_key_table_are_refused(warehouse):
+    table = create_pk_table(warehouse, "db.users", "4")
+    blocks, _ = upsert_blocks()
+    sink = PaimonDatasink(warehouse, "db.users")
+    with pytest.raises(Exception) as raised:
+        ray.data.from_arrow(blocks).write_datasink(sink)
+    refused = [e for e in exception_chain(raised.value) if isinstance(e, pw.UnsupportedError)]
+    assert refused, f"no paimon_wire.UnsupportedError in {exception_chain(raised.value)!r}"
+    assert "route the dataset first" in str(refused[0])
+    assert table.latest_snapshot() is None
+    assert data_files(table) == []
+
+
+def test_dynamic_bucket_primary_key_table_is_refused_before_writing(warehouse):
+    table = create_pk_table(warehouse, "db.users", "-1")
+    assert table.routing() == ("single-writer", None)
+    with pytest.raises(pw.UnsupportedError, match="dynamic buckets"):
+        PaimonDatasink(warehouse, "db.users")
+    assert table.latest_snapshot() is None
+
+
+def test_postpone_bucket_table_takes_every_task_writing_any_key(warehouse):
+    table = create_pk_table(warehouse, "db.users", "-2")
+    assert table.routing() == ("any-writer", None)
+    blocks, _ = upsert_blocks()
+    sink = PaimonDatasink(warehouse, "db.users")
+    assert not sink.needs_routing
+
+    ray.data.from_arrow(blocks).write_datasink(sink, concurrency=2)
+
+    assert sink.outcome.status == "committed"
+    snapshot = table.latest_snapshot()
+    assert snapshot["total_record_count"] == KEYS * BLOCKS
+    # The rows wait in bucket-postpone until a compaction assigns buckets.
+    assert data_files(table)
+    assert all("/bucket-postpone/" in f for f in data_files(table))
+
+
+def test_the_default_commit_user_follows_commit_user_prefix(warehouse):
+    create_orders(warehouse, "db.prefixed", **{"commit.user-prefix": "nightly-etl"})
+    sink = PaimonDatasink(warehouse, "db.prefixed")
+    prefix, _, rest = sink.commit_user.partition("_")
+    assert prefix == "nightly-etl" and len(rest) == 36, sink.commit_user
+    create_orders(warehouse)
+    assert PaimonDatasink(warehouse, "db.orders").commit_user.startswith("ray-data-")

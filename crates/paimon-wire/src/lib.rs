@@ -44,6 +44,7 @@
 
 mod binary;
 mod codec;
+pub mod conform;
 pub mod coordinator;
 pub mod dump;
 pub mod envelope;
@@ -52,6 +53,7 @@ mod layout;
 mod limits;
 mod message;
 mod options;
+pub mod routing;
 mod stats;
 mod version;
 pub mod warehouse;
@@ -60,6 +62,7 @@ pub use codec::{
     deserialize_list, deserialize_list_with_limits, deserialize_message, serialize_list,
     serialize_list_into, serialize_list_with, serialize_message, serialize_message_with,
 };
+pub use conform::{conform_batch, ConformError};
 pub use coordinator::{
     Binding, BoundMessages, CommitMode, CommitOutcome, Coordinator, CoordinatorError, WriteKind,
 };
@@ -67,6 +70,7 @@ pub use envelope::EnvelopeError;
 pub use error::{CodecError, CodecErrorKind, CodecResult};
 pub use limits::{DecodeLimits, Limit};
 pub use options::{EncodeOptions, LossyField};
+pub use routing::{BucketRouter, RoutingError, RoutingKind};
 pub use stats::table_stats;
 pub use version::{current_serializer_version, SerializerVersion, CURRENT_SERIALIZER_VERSION};
 

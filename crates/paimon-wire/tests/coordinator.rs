@@ -88,6 +88,17 @@ async fn append_workers_commit_once_and_every_row_is_read_back_once() {
             snapshot_id: Some(1)
         }
     );
+    // Identifier 1 reused for other data (new files) is refused, not "already committed".
+    let other = worker_payload(&table, &[(9, "b")]).await;
+    let reused = restarted.deserialize(V, &other).unwrap();
+    match restarted.commit(reused, 1).await {
+        Err(CoordinatorError::IdentifierReused {
+            identifier: 1,
+            snapshot_id: 1,
+            ..
+        }) => {}
+        other => panic!("expected IdentifierReused, got {other:?}"),
+    }
     assert_eq!(snapshot_count(&table).await, 2);
     let mut with_more = all_rows.clone();
     with_more.push((8, "a"));
@@ -98,10 +109,33 @@ async fn append_workers_commit_once_and_every_row_is_read_back_once() {
 async fn primary_key_fixed_bucket_workers_commit_into_valid_buckets() {
     let warehouse = Warehouse::new();
     let table = warehouse.create("users", Kind::FixedBucketPk).await;
-    let first: &[(i32, &str)] = &[(1, "a"), (2, "a"), (3, "b"), (4, "b"), (5, "a")];
-    let second: &[(i32, &str)] = &[(10, "a"), (11, "b"), (12, "b"), (13, "a")];
-    let p1 = worker_payload(&table, first).await;
-    let p2 = worker_payload(&table, second).await;
+    let rows: &[(i32, &str)] = &[
+        (1, "a"),
+        (2, "a"),
+        (3, "b"),
+        (4, "b"),
+        (5, "a"),
+        (10, "a"),
+        (11, "b"),
+        (12, "b"),
+        (13, "a"),
+    ];
+    // One worker per bucket (two writers of one bucket are refused at merge).
+    let buckets = paimon_wire::BucketRouter::for_table(&table)
+        .unwrap()
+        .bucket_ids(&coordinator::support::batch(rows))
+        .unwrap();
+    let of_bucket = |b: i32| -> Vec<(i32, &str)> {
+        rows.iter()
+            .zip(&buckets)
+            .filter(|(_, bucket)| **bucket == b)
+            .map(|(row, _)| *row)
+            .collect()
+    };
+    let (first, second) = (of_bucket(0), of_bucket(1));
+    assert!(!first.is_empty() && !second.is_empty());
+    let p1 = worker_payload(&table, &first).await;
+    let p2 = worker_payload(&table, &second).await;
 
     let coordinator = append_coordinator(&table).await;
     assert_eq!(coordinator.bucket_mode(), BucketMode::Fixed { buckets: 2 });
@@ -115,7 +149,7 @@ async fn primary_key_fixed_bucket_workers_commit_into_valid_buckets() {
     let outcome = coordinator.commit(merged, 100).await.unwrap();
     assert_eq!(outcome, CommitOutcome::Committed { snapshot_id: 1 });
     assert_eq!(snapshot_count(&table).await, 1);
-    assert_eq!(read_rows(&table).await, expected(&[first, second].concat()));
+    assert_eq!(read_rows(&table).await, expected(rows));
 }
 
 #[tokio::test]

@@ -45,17 +45,18 @@ static inline uint8_t *read_file(const char *path, size_t *len) {
   return data;
 }
 
-/* Builds one batch of the test table `orders (id INT, name STRING, amount BIGINT, dt STRING)`:
- * ids first_id..first_id+rows-1, name "name-<id>", amount id*10, and dt taken round-robin from
- * `partitions`. */
-static inline void make_orders(int64_t first_id, int64_t rows, const char *const *partitions,
-                        int n_partitions, struct ArrowArray *array, struct ArrowSchema *schema) {
+/* Builds one batch of the test table `orders (id INT, name STRING, amount BIGINT, dt STRING)`
+ * with the `rows` ids in `id_list`: name "name-<id>", amount id*10, and dt
+ * `partitions[id % n_partitions]`. */
+static inline void make_orders_of(const int64_t *id_list, int64_t rows,
+                                  const char *const *partitions, int n_partitions,
+                                  struct ArrowArray *array, struct ArrowSchema *schema) {
   int32_t *ids = (int32_t *)checked_malloc(sizeof(int32_t) * (size_t)rows);
   int64_t *amounts = (int64_t *)checked_malloc(sizeof(int64_t) * (size_t)rows);
   char **names = (char **)checked_malloc(sizeof(char *) * (size_t)rows);
   const char **dts = (const char **)checked_malloc(sizeof(char *) * (size_t)rows);
   for (int64_t i = 0; i < rows; i++) {
-    int64_t id = first_id + i;
+    int64_t id = id_list[i];
     ids[i] = (int32_t)id;
     amounts[i] = id * 10;
     names[i] = (char *)checked_malloc(32);
@@ -72,6 +73,15 @@ static inline void make_orders(int64_t first_id, int64_t rows, const char *const
   free(amounts);
 }
 
+/* make_orders_of for ids first_id..first_id+rows-1. */
+static inline void make_orders(int64_t first_id, int64_t rows, const char *const *partitions,
+                        int n_partitions, struct ArrowArray *array, struct ArrowSchema *schema) {
+  int64_t *id_list = (int64_t *)checked_malloc(sizeof(int64_t) * (size_t)rows);
+  for (int64_t i = 0; i < rows; i++) id_list[i] = first_id + i;
+  make_orders_of(id_list, rows, partitions, n_partitions, array, schema);
+  free(id_list);
+}
+
 /* Writes rows first_id.. in batches of at most 64 rows. */
 static inline void write_orders(paimon_table_write *write, int64_t first_id, int64_t rows,
                          const char *const *partitions, int n_partitions) {
@@ -82,6 +92,38 @@ static inline void write_orders(paimon_table_write *write, int64_t first_id, int
     make_orders(first_id + done, n, partitions, n_partitions, &array, &schema);
     check(paimon_table_write_arrow_batch(write, &array, &schema), "writing a batch");
   }
+}
+
+/* Of rows first_id.., writes only those whose bucket (paimon_table_bucket_ids) is `worker`
+ * modulo `workers`: an engine routing every bucket of a primary-key table to one writer.
+ * Returns the number of rows written. */
+static inline int64_t write_orders_routed(const paimon_table *table, paimon_table_write *write,
+                                          int64_t first_id, int64_t rows,
+                                          const char *const *partitions, int n_partitions,
+                                          int worker, int workers) {
+  int64_t written = 0;
+  for (int64_t done = 0; done < rows; done += 64) {
+    int64_t n = rows - done < 64 ? rows - done : 64;
+    struct ArrowArray array;
+    struct ArrowSchema schema;
+    make_orders(first_id + done, n, partitions, n_partitions, &array, &schema);
+    int32_t buckets[64];
+    check(paimon_table_bucket_ids(table, &array, &schema, buckets, 64), "paimon_table_bucket_ids");
+    int64_t mine[64];
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; i++) {
+      if (buckets[i] < 0) {
+        fprintf(stderr, "negative bucket %d\n", buckets[i]);
+        exit(1);
+      }
+      if (buckets[i] % workers == worker) mine[count++] = first_id + done + i;
+    }
+    if (count == 0) continue;
+    make_orders_of(mine, count, partitions, n_partitions, &array, &schema);
+    check(paimon_table_write_arrow_batch(write, &array, &schema), "writing a batch");
+    written += count;
+  }
+  return written;
 }
 
 /* Splits a comma-separated list in place. Returns the count. */

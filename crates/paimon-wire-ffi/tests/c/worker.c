@@ -4,6 +4,10 @@
  * serializer version) to the coordinator as a file.
  *
  * usage: worker WAREHOUSE DATABASE.TABLE COMMIT_USER OVERWRITE(0|1) FIRST_ID ROWS DT,DT,.. OUT
+ *               [W/N]
+ *
+ * With W/N the worker is writer W of N of a fixed-bucket table: of rows FIRST_ID.., it writes
+ * only those whose bucket (paimon_table_bucket_ids) is W modulo N.
  */
 #include <stdbool.h>
 
@@ -11,7 +15,8 @@
 
 static void run_worker(const char *warehouse, const char *table_name, const char *commit_user,
                        bool overwrite, int64_t first_id, int64_t rows,
-                       const char *const *partitions, int n_partitions, const char *out_path) {
+                       const char *const *partitions, int n_partitions, const char *out_path,
+                       int route_worker, int route_workers) {
   paimon_result_table table = paimon_table_open(warehouse, table_name, NULL, NULL, 0);
   check(table.error, "paimon_table_open");
   paimon_result_write_builder builder =
@@ -20,7 +25,13 @@ static void run_worker(const char *warehouse, const char *table_name, const char
   paimon_result_table_write write = paimon_write_builder_new_write(builder.builder);
   check(write.error, "paimon_write_builder_new_write");
 
-  write_orders(write.write, first_id, rows, partitions, n_partitions); /* Arrow C Data in */
+  if (route_workers > 0) {
+    int64_t written = write_orders_routed(table.table, write.write, first_id, rows, partitions,
+                                          n_partitions, route_worker, route_workers);
+    printf("routed_rows=%lld\n", (long long)written);
+  } else {
+    write_orders(write.write, first_id, rows, partitions, n_partitions); /* Arrow C Data in */
+  }
   paimon_result_commit_messages messages = paimon_table_write_prepare_commit(write.write);
   check(messages.error, "paimon_table_write_prepare_commit");
   paimon_result_bytes payload = paimon_commit_messages_serialize(messages.messages);
@@ -45,15 +56,21 @@ static void run_worker(const char *warehouse, const char *table_name, const char
 }
 
 int main(int argc, char **argv) {
-  if (argc != 9) {
+  if (argc != 9 && argc != 10) {
     fprintf(stderr,
-            "usage: %s WAREHOUSE DATABASE.TABLE COMMIT_USER OVERWRITE FIRST_ID ROWS DT,.. OUT\n",
+            "usage: %s WAREHOUSE DATABASE.TABLE COMMIT_USER OVERWRITE FIRST_ID ROWS DT,.. OUT [W/N]\n",
             argv[0]);
+    return 2;
+  }
+  int route_worker = 0, route_workers = 0;
+  if (argc == 10 && (sscanf(argv[9], "%d/%d", &route_worker, &route_workers) != 2 ||
+                     route_workers <= 0 || route_worker < 0 || route_worker >= route_workers)) {
+    fprintf(stderr, "W/N must be two numbers with 0 <= W < N, got %s\n", argv[9]);
     return 2;
   }
   const char *partitions[16];
   int n_partitions = split_commas(argv[7], partitions, 16);
   run_worker(argv[1], argv[2], argv[3], atoi(argv[4]) != 0, atoll(argv[5]), atoll(argv[6]),
-             partitions, n_partitions, argv[8]);
+             partitions, n_partitions, argv[8], route_worker, route_workers);
   return 0;
 }

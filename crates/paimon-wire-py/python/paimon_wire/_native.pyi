@@ -26,8 +26,10 @@ __all__ = [
     "EnvelopeError",
     "ValidationError",
     "MergeConflictError",
+    "SharedBucketError",
     "CommitConflictError",
     "IdentifierSupersededError",
+    "IdentifierReusedError",
     "ForeignMessagesError",
     "InvalidTableNameError",
     "TableNotFoundError",
@@ -35,6 +37,7 @@ __all__ = [
     "StorageBackendNotCompiledError",
     "ArrowError",
     "PaimonError",
+    "SchemaMismatchError",
 ]
 
 __version__: str
@@ -42,7 +45,8 @@ CURRENT_SERIALIZER_VERSION: int
 """The newest serializer version (Paimon Java's ``CommitMessageSerializer``) this library
 writes; ``Writer.prepare_commit()`` uses it by default."""
 
-_Payload = Union[tuple[bytes, int], bytes]
+_BytesLike = Union[bytes, bytearray, memoryview]
+_Payload = Union[tuple[_BytesLike, int], _BytesLike]
 """A payload as it travels: ``(bytes, version)``, or the bytes of a PWIR envelope."""
 
 class PaimonWireError(Exception):
@@ -79,6 +83,19 @@ class ValidationError(PaimonWireError):
 class MergeConflictError(PaimonWireError):
     """Two payloads name the same file with different metadata; nothing was committed."""
 
+class SharedBucketError(PaimonWireError):
+    """Two payloads write new files into one bucket of a primary-key table; nothing was
+    committed."""
+
+    partition: str
+    """The partition as ``key='value'/...``, empty for an unpartitioned table."""
+    bucket: int
+    """The bucket both payloads write."""
+    first_payload: int
+    """Position of the first payload in the merge input."""
+    second_payload: int
+    """Position of the other payload in the merge input."""
+
 class ForeignMessagesError(PaimonWireError):
     """Messages bound to one coordinator were handed to another."""
 
@@ -107,9 +124,18 @@ class IdentifierSupersededError(PaimonWireError):
     """The identifier was never committed, but the same commit user already committed a
     higher one. Nothing was committed; give each concurrent job its own commit user."""
 
+class IdentifierReusedError(PaimonWireError):
+    """The identifier is already committed, by a snapshot that does not hold this commit's
+    files: it was reused for other data. Nothing was committed; use a new identifier."""
+
 class PaimonError(PaimonWireError):
     """Any other failure of the paimon table engine: I/O, rows that do not fit the table,
     a failed commit (whose outcome may be unknown: commit again with the same identifier)."""
+
+class SchemaMismatchError(PaimonError):
+    """Rows whose columns do not fit the table: a column the table does not have, a missing
+    column, or a type that cannot be converted to the table's without changing a value (the
+    message names the column)."""
 
 def open_table(
     warehouse: Union[str, os.PathLike[str]],
@@ -141,18 +167,18 @@ def create_table(
     opens it. ``partition_keys`` and ``primary_keys`` default to none, ``options`` (Paimon
     table options, e.g. ``{"bucket": "-1"}``) to none."""
 
-def inspect(payload: bytes, version: Optional[int] = None) -> list[dict[str, Any]]:
+def inspect(payload: _BytesLike, version: Optional[int] = None) -> list[dict[str, Any]]:
     """Decodes a payload into one dict per message (the schema ``paimon-wire inspect``
     prints: binary rows as lowercase hex, ``creation_time`` in epoch milliseconds). Without
     ``version``, ``payload`` must be a PWIR envelope."""
 
-def wrap_envelope(payload: bytes, version: int) -> bytes:
+def wrap_envelope(payload: _BytesLike, version: int) -> bytes:
     """Frames a raw payload in a PWIR envelope (magic, versions, length, CRC32C)."""
 
-def unwrap_envelope(data: bytes) -> tuple[bytes, int]:
+def unwrap_envelope(data: _BytesLike) -> tuple[bytes, int]:
     """Unwraps a PWIR envelope into ``(payload, version)``."""
 
-def is_envelope(data: bytes) -> bool:
+def is_envelope(data: _BytesLike) -> bool:
     """Whether ``data`` starts with the envelope magic ``PWIR``."""
 
 @final
@@ -185,6 +211,10 @@ class Table:
         ``commit_kind``, ``schema_id``, ``time_millis``, ``total_record_count``), or None."""
     def read(self) -> pyarrow.Table:
         """All rows of the latest snapshot, read with the paimon crate's reader."""
+    def routing(self) -> tuple[str, Optional[int]]:
+        """``("fixed-bucket", n)``, ``("any-writer", None)`` or ``("single-writer", None)``."""
+    def bucket_ids(self, data: Any) -> pyarrow.Int32Array:
+        """The bucket of every row, as Paimon Java assigns it (fixed-bucket tables only)."""
     def new_writer(self, commit_user: str, *, overwrite: bool = False) -> Writer:
         """A writer for one worker of the job ``commit_user``."""
     def new_coordinator(
@@ -248,7 +278,7 @@ class Coordinator:
     def mode(self) -> Literal["append", "overwrite"]: ...
     @property
     def table_name(self) -> str: ...
-    def deserialize(self, payload: bytes, version: Optional[int] = None) -> BoundMessages:
+    def deserialize(self, payload: _BytesLike, version: Optional[int] = None) -> BoundMessages:
         """Decodes and validates one payload (without ``version``: a PWIR envelope)."""
     def merge(self, parts: Sequence[BoundMessages]) -> BoundMessages:
         """Merges message sets; identical duplicates kept once, conflicts refused."""
@@ -281,6 +311,19 @@ class CommitOutcome:
 
     @property
     def status(self) -> Literal["committed", "already_committed", "nothing_to_commit"]: ...
+    def __new__(
+        cls,
+        status: Literal["committed", "already_committed", "nothing_to_commit"],
+        snapshot_id: Optional[int] = None,
+        rows: int = 0,
+        files: int = 0,
+    ) -> CommitOutcome: ...
     @property
     def snapshot_id(self) -> Optional[int]:
         """The snapshot committed or found, if any."""
+    @property
+    def rows(self) -> int:
+        """Rows the workers reported for the new data files handed to the commit."""
+    @property
+    def files(self) -> int:
+        """New data files handed to the commit."""

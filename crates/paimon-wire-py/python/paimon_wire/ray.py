@@ -8,7 +8,7 @@
     ds = ray.data.read_parquet("s3://bucket/orders/")
     sink = PaimonDatasink("/data/warehouse", "db.orders")
     ds.write_datasink(sink)
-    print(sink.outcome)            # CommitOutcome(status="committed", snapshot_id=...)
+    print(sink.outcome)            # CommitOutcome(status="committed", snapshot_id=..., rows=..., files=...)
 
 How it maps onto Ray Data's ``Datasink`` contract:
 
@@ -24,7 +24,26 @@ How it maps onto Ray Data's ``Datasink`` contract:
   neither committed rows nor orphan files. Tasks report their payloads to a small tracking
   actor as they prepare, because Ray hands ``on_write_failed`` only the error.
 
-**Commit user and identifier.** ``commit_user`` defaults to ``"ray-data-<uuid>"``, made
+**Primary-key tables.** A primary-key table keeps one row per key and bucket; two tasks
+writing one bucket would make the row that wins for a key arbitrary (and the coordinator
+refuses such a commit). What the sink does, by the table's bucket mode:
+
+* fixed buckets (``bucket >= 1``): route the dataset first, ``ds = sink.route(ds)``, which
+  adds each row's bucket (``Table.bucket_ids``, byte-exact with Paimon Java) and groups the
+  rows by (partition, bucket), so every bucket is written by exactly one task. The sink
+  refuses, before writing anything, blocks that were not routed. Which row wins for a key is
+  decided by the table's ``sequence.field`` when it has one (the latest wins); without it,
+  by the order rows reach the bucket's one writer.
+* postpone bucket (``bucket = -2``): no routing; any task writes any row. This is the way to
+  spread one bucket's writes over many tasks: rows become visible when a compaction
+  (Paimon Java / Flink) assigns them to buckets.
+* dynamic bucket (``bucket = -1``, including cross-partition updates): **refused** when the
+  sink is made, before anything is written. Each task would assign keys to buckets on its
+  own (Java's global assigner reads the table's hash index, which this sink does not), so
+  one key would land in several buckets. Use fixed or postpone buckets, or one writer.
+
+**Commit user and identifier.** ``commit_user`` defaults to ``"<prefix>_<uuid>"`` when the
+table sets ``commit.user-prefix`` (as Paimon Java does), else ``"ray-data-<uuid>"``, made
 once per sink. The commit identifier is fixed when a write job starts
 (``on_write_start``): ``commit_identifier`` if given, otherwise the job's start time in
 epoch milliseconds (at least one above the sink's previous job, as Paimon wants
@@ -51,7 +70,13 @@ import ray
 from ray.data.block import Block, BlockAccessor
 from ray.data.datasource.datasink import Datasink, WriteResult
 
-from paimon_wire._native import CommitOutcome, Coordinator, Table, open_table
+from paimon_wire._native import (
+    CommitOutcome,
+    Coordinator,
+    Table,
+    UnsupportedError,
+    open_table,
+)
 
 if TYPE_CHECKING:
     from ray.data._internal.execution.interfaces import TaskContext
@@ -81,12 +106,17 @@ class _PayloadTracker:
 _PreparedPayloads = ray.remote(num_cpus=0)(_PayloadTracker)
 
 
-def _in_table_order(data: pyarrow.Table, field_names: list[str]) -> pyarrow.Table:
-    """``data`` with its columns in the table's order (a zero-copy selection), when it has
-    them all; otherwise as it is, for the writer to name what does not match."""
-    if data.column_names != field_names and set(field_names) <= set(data.column_names):
-        return data.select(field_names)
-    return data
+def _default_commit_user(table: Table) -> str:
+    """``<commit.user-prefix>_<uuid>`` when the table sets ``commit.user-prefix`` (as Paimon
+    Java and pypaimon make their commit users), else ``ray-data-<uuid>``."""
+    prefix = table.options.get("commit.user-prefix")
+    if prefix:
+        return f"{prefix}_{uuid.uuid4()}"
+    return f"ray-data-{uuid.uuid4().hex}"
+
+
+BUCKET_COLUMN = "__paimon_wire_bucket"
+"""The column ``PaimonDatasink.route`` adds: each row's bucket. The sink drops it again."""
 
 
 class PaimonDatasink(Datasink[Optional[Payload]]):
@@ -97,7 +127,8 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         warehouse: The warehouse: a path every Ray worker can reach (made absolute here, on
             the driver) or a URI.
         table: ``"database.table"``; it must exist (see ``paimon_wire.create_table``).
-        commit_user: The commit user recorded in the snapshot; default ``ray-data-<uuid>``.
+        commit_user: The commit user recorded in the snapshot; default
+            ``<commit.user-prefix>_<uuid>``, or ``ray-data-<uuid>`` without that option.
         overwrite: Replace the partitions the rows land in (the whole table if it is not
             partitioned) instead of appending.
         commit_identifier: A fixed commit identifier for every job of this sink (for
@@ -127,19 +158,59 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
     ) -> None:
         self._catalog_options = dict(catalog_options or {})
         opened = open_table(warehouse, table, catalog_options=self._catalog_options)
+        kind, _buckets = opened.routing()
+        if kind == "single-writer":
+            raise UnsupportedError(
+                f"table {opened.name} is a primary-key table with dynamic buckets (bucket = -1): "
+                "each write task would assign keys to buckets on its own, so one key would land "
+                "in several buckets. Nothing was written. Give the table fixed buckets "
+                "(bucket = N, and route the dataset with PaimonDatasink.route) or postpone "
+                "buckets (bucket = -2), or write it from one process"
+            )
+        self._routed = kind == "fixed-bucket" and bool(opened.primary_keys)
+        self._partition_keys = list(opened.partition_keys)
         self.warehouse = opened.warehouse
         self.table = opened.name
-        self.commit_user = commit_user or f"ray-data-{uuid.uuid4().hex}"
+        self.commit_user = commit_user or _default_commit_user(opened)
         self.overwrite = overwrite
         self.commit_identifier: Optional[int] = None
         self.outcome: Optional[CommitOutcome] = None
-        self._field_names = opened.field_names
         self._fixed_identifier = commit_identifier
         self._min_rows_per_write = min_rows_per_write
         self._last_identifier: Optional[int] = None
         self._tracker: Any = None
         self._pending: Optional[list[Payload]] = None
         self._commit_started = False
+
+    # --- routing -----------------------------------------------------------------------
+
+    @property
+    def needs_routing(self) -> bool:
+        """Whether datasets must go through ``route`` first: a primary-key table with fixed
+        buckets, where every bucket must have exactly one writer task."""
+        return self._routed
+
+    def route(self, dataset: Any) -> Any:
+        """``dataset`` with its rows grouped by (partition, bucket), so every bucket of a
+        fixed-bucket primary-key table reaches exactly one write task; the bucket comes
+        from ``Table.bucket_ids`` (Paimon Java's bucket function). Other tables: returned
+        unchanged."""
+        if not self._routed:
+            return dataset
+        warehouse, table, options = self.warehouse, self.table, self._catalog_options
+
+        def add_bucket(batch: pyarrow.Table) -> pyarrow.Table:
+            buckets = open_table(warehouse, table, catalog_options=options).bucket_ids(batch)
+            return batch.append_column(BUCKET_COLUMN, buckets)
+
+        def whole_group(group: pyarrow.Table) -> pyarrow.Table:
+            return group
+
+        return (
+            dataset.map_batches(add_bucket, batch_format="pyarrow", batch_size=None)
+            .groupby([*self._partition_keys, BUCKET_COLUMN])
+            .map_groups(whole_group, batch_format="pyarrow")
+        )
 
     # --- driver side -------------------------------------------------------------------
 
@@ -269,8 +340,17 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         try:
             for block in blocks:
                 data = BlockAccessor.for_block(block).to_arrow()
+                if self._routed:
+                    if BUCKET_COLUMN not in data.column_names:
+                        raise UnsupportedError(
+                            f"table {self.table} is a primary-key table with fixed buckets: "
+                            "each bucket needs exactly one writer task, so route the dataset "
+                            "first (ds = sink.route(ds); ds.write_datasink(sink)); nothing "
+                            "was committed"
+                        )
+                    data = data.drop_columns([BUCKET_COLUMN])
                 if data.num_rows:
-                    writer.write(_in_table_order(data, self._field_names))
+                    writer.write(data)
             prepared = writer.prepare_commit()
             if self._tracker is not None:
                 ray.get(self._tracker.add.remote(prepared))

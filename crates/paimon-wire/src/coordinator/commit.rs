@@ -167,6 +167,95 @@ fn committed_from(
     }
 }
 
+/// Refuses a commit whose identifier snapshot `snapshot_id` already committed when that
+/// snapshot does not add every data and changelog file of `messages`: the identifier was
+/// reused for other data, which "already committed" would silently drop.
+async fn check_same_files(
+    coordinator: &Coordinator,
+    messages: &[CommitMessage],
+    identifier: i64,
+    snapshot_id: i64,
+) -> CoordinatorResult<()> {
+    let table = coordinator.table();
+    let during = || {
+        format!(
+            "reading snapshot {snapshot_id} of table {} to compare its files with this commit",
+            coordinator.rules.table_name()
+        )
+    };
+    let added = identifier_added_files(coordinator, identifier, snapshot_id)
+        .await
+        .map_err(|e| CoordinatorError::paimon(during(), e))?;
+    let missing = messages
+        .iter()
+        .flat_map(|m| m.new_files.iter().chain(&m.new_changelog_files))
+        .find(|file| !added.contains(&file.file_name));
+    match missing {
+        None => Ok(()),
+        Some(file) => Err(CoordinatorError::IdentifierReused {
+            commit_user: coordinator.binding.commit_user.clone(),
+            identifier,
+            snapshot_id,
+            file: file.file_name.clone(),
+        }),
+    }
+}
+
+/// The names of the files that the snapshots of the coordinator's commit user carrying
+/// `identifier` add, from `snapshot_id` (the latest of them) back: a commit with compaction
+/// results is an APPEND snapshot and then a COMPACT snapshot, possibly with other users'
+/// snapshots between them. The walk stops at the first earlier snapshot of the commit user
+/// with another identifier, or at the table's earliest snapshot.
+async fn identifier_added_files(
+    coordinator: &Coordinator,
+    identifier: i64,
+    snapshot_id: i64,
+) -> paimon::Result<std::collections::HashSet<String>> {
+    let table = coordinator.table();
+    let snapshots = table.snapshot_manager();
+    let user = coordinator.binding.commit_user.as_str();
+    let mut added = snapshot_added_files(table, snapshot_id).await?;
+    let earliest = snapshots.earliest_snapshot_id().await?.unwrap_or(snapshot_id);
+    for earlier in (earliest..snapshot_id).rev() {
+        let snapshot = snapshots.get_snapshot(earlier).await?;
+        if snapshot.commit_user() != user {
+            continue;
+        }
+        if snapshot.commit_identifier() != identifier {
+            break;
+        }
+        added.extend(snapshot_added_files(table, earlier).await?);
+    }
+    Ok(added)
+}
+
+/// The names of the files the delta and changelog manifests of snapshot `snapshot_id` add.
+async fn snapshot_added_files(
+    table: &paimon::table::Table,
+    snapshot_id: i64,
+) -> paimon::Result<std::collections::HashSet<String>> {
+    use paimon::spec::{FileKind, Manifest, ManifestList};
+    let snapshots = table.snapshot_manager();
+    let file_io = table.file_io();
+    let snapshot = snapshots.get_snapshot(snapshot_id).await?;
+    let lists = [
+        Some(snapshot.delta_manifest_list()),
+        snapshot.changelog_manifest_list(),
+    ];
+    let mut added = std::collections::HashSet::new();
+    for list in lists.into_iter().flatten() {
+        for meta in ManifestList::read(file_io, &snapshots.manifest_path(list)).await? {
+            let path = snapshots.manifest_path(meta.file_name());
+            for entry in Manifest::read(file_io, &path).await? {
+                if *entry.kind() == FileKind::Add {
+                    added.insert(entry.file().file_name.clone());
+                }
+            }
+        }
+    }
+    Ok(added)
+}
+
 /// Commits `messages` under `identifier` unless the identifier is already committed.
 ///
 /// Success is reported only for a snapshot this commit owns: after the paimon crate returns,
@@ -188,6 +277,7 @@ pub(crate) async fn commit_once(
     let status = identifier_status(coordinator, identifier, with_compaction).await?;
     if let IdentifierStatus::AppendOnly(append_snapshot_id) = status {
         // The APPEND snapshot is in: commit the compaction results alone.
+        let data_part = messages.clone();
         messages.retain(has_compaction);
         for message in &mut messages {
             message.new_files.clear();
@@ -207,6 +297,7 @@ pub(crate) async fn commit_once(
                 if error.rule == super::Rule::NotLive
                     && error.field.starts_with("compact_before") =>
             {
+                check_same_files(coordinator, &data_part, identifier, append_snapshot_id).await?;
                 return Ok(CommitOutcome::AlreadyCommitted {
                     snapshot_id: Some(append_snapshot_id),
                 });
@@ -214,6 +305,9 @@ pub(crate) async fn commit_once(
             Err(error) => return Err(error),
         }
     } else if let Some(snapshot_id) = committed_from(coordinator, identifier, status)? {
+        if let Some(snapshot_id) = snapshot_id {
+            check_same_files(coordinator, &messages, identifier, snapshot_id).await?;
+        }
         return Ok(CommitOutcome::AlreadyCommitted { snapshot_id });
     } else {
         super::table_state::check(coordinator, &messages).await?;

@@ -172,6 +172,9 @@ pub enum CoordinatorError {
     Validation(ValidationError),
     /// Two payloads disagree about one file. Nothing was committed.
     Merge(MergeConflict),
+    /// Two payloads write new files into one bucket of a primary-key table. Nothing was
+    /// committed.
+    SharedBucket(super::one_writer::SharedBucket),
     /// Messages bound to one coordinator were handed to another.
     ForeignMessages {
         /// The coordinator the messages were bound to.
@@ -214,6 +217,20 @@ pub enum CoordinatorError {
         committed_identifier: i64,
         /// The snapshot that carries `committed_identifier`.
         snapshot_id: i64,
+    },
+    /// The identifier is already committed, by a snapshot that does not hold the files of
+    /// this commit: the identifier was reused for other data (a sink or job rerun with a
+    /// fixed identifier after writing new files). Nothing was committed; an honest retry of
+    /// the same payloads finds every file in that snapshot and reports already committed.
+    IdentifierReused {
+        /// The commit user.
+        commit_user: String,
+        /// The identifier.
+        identifier: i64,
+        /// The snapshot that committed it.
+        snapshot_id: i64,
+        /// A file of this commit that snapshot does not add.
+        file: String,
     },
     /// The warehouse is a URI whose storage backend this build does not have. Rebuild with
     /// the named cargo feature (of paimon-wire, the CLI, the C library or the Python module).
@@ -278,6 +295,9 @@ impl fmt::Display for CoordinatorError {
             CoordinatorError::Merge(e) => {
                 write!(f, "payloads rejected at merge, nothing was committed: {e}")
             }
+            CoordinatorError::SharedBucket(e) => {
+                write!(f, "payloads rejected at merge, nothing was committed: {e}")
+            }
             CoordinatorError::ForeignMessages {
                 bound_to,
                 handed_to,
@@ -293,9 +313,10 @@ impl fmt::Display for CoordinatorError {
             CoordinatorError::CommitConflict { during, source } => write!(
                 f,
                 "commit conflict while {during}: other commits took every snapshot this commit \
-                 tried to publish ({source}); nothing was committed and the prepared files are \
+                 tried to publish ({}); nothing was committed and the prepared files are \
                  kept: run the same commit again with the same identifier, or raise the table's \
-                 commit.max-retries"
+                 commit.max-retries",
+                PlainPaimonError(source)
             ),
             CoordinatorError::IdentifierSuperseded {
                 commit_user,
@@ -309,6 +330,18 @@ impl fmt::Display for CoordinatorError {
                  (snapshot {snapshot_id}); identifiers must increase per commit user, so nothing \
                  was committed. Give each concurrent job its own commit user"
             ),
+            CoordinatorError::IdentifierReused {
+                commit_user,
+                identifier,
+                snapshot_id,
+                file,
+            } => write!(
+                f,
+                "identifier {identifier} of commit user {commit_user:?} is already committed \
+                 (snapshot {snapshot_id}), but that snapshot does not add file {file} of this \
+                 commit: the identifier was reused for other data, so nothing was committed. \
+                 Use a new identifier for new data"
+            ),
             CoordinatorError::StorageBackendNotCompiled { scheme, feature } => write!(
                 f,
                 "the storage backend for {scheme}:// warehouses is not compiled in; build with \
@@ -320,7 +353,11 @@ impl fmt::Display for CoordinatorError {
                  s3a, oss, gs, gcs, abfs, abfss, az, cos, cosn, obs, hdfs)"
             ),
             CoordinatorError::Paimon { during, source } => {
-                write!(f, "paimon failed while {during}: {source}")
+                write!(
+                    f,
+                    "paimon failed while {during}: {}",
+                    PlainPaimonError(source)
+                )
             }
         }
     }
@@ -332,6 +369,7 @@ impl std::error::Error for CoordinatorError {
             CoordinatorError::Codec(e) => Some(e),
             CoordinatorError::Validation(e) => Some(e),
             CoordinatorError::Merge(e) => Some(e),
+            CoordinatorError::SharedBucket(e) => Some(e),
             CoordinatorError::Paimon { source, .. }
             | CoordinatorError::CommitConflict { source, .. } => Some(source),
             _ => None,
@@ -359,3 +397,33 @@ impl From<MergeConflict> for CoordinatorError {
 
 /// Result of coordinator operations.
 pub type CoordinatorResult<T> = Result<T, CoordinatorError>;
+
+/// A paimon crate error as plain sentences: the crate's own `Display` prints the source of
+/// some variants with `{:?}` (`Some(DataInvalid { message: .. })`); this prints each error
+/// of the chain with `Display` instead, joined by `: `.
+pub struct PlainPaimonError<'a>(pub &'a paimon::Error);
+
+impl fmt::Display for PlainPaimonError<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let nested = match self.0 {
+            paimon::Error::DataInvalid { message, source } => {
+                write!(f, "{message}")?;
+                source.as_deref()
+            }
+            paimon::Error::UnexpectedError { message, source } => {
+                write!(f, "{message}")?;
+                source.as_deref()
+            }
+            other => return write!(f, "{other}"),
+        };
+        let mut next: Option<&(dyn std::error::Error + 'static)> = nested.map(|e| e as _);
+        while let Some(error) = next {
+            match error.downcast_ref::<paimon::Error>() {
+                Some(inner) => return write!(f, ": {}", PlainPaimonError(inner)),
+                None => write!(f, ": {error}")?,
+            }
+            next = error.source();
+        }
+        Ok(())
+    }
+}

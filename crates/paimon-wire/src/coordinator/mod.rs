@@ -100,12 +100,17 @@
 //! What the coordinator **cannot** check: that new files exist or hold what the metadata
 //! says (sizes, row counts, statistics, min/max keys, sequence numbers are taken on trust —
 //! a worker that lies about row counts corrupts statistics, not the commit), that a worker
-//! wrote the rows it was given, that two workers did not write the same primary key into
-//! the same bucket (route each bucket of a primary-key table to one writer), or that a
+//! wrote the rows it was given, that a worker wrote each key into the bucket the key
+//! belongs to, or that a
 //! payload is from a worker of this job at all (authenticate the transport; the optional
 //! [`crate::envelope`] detects corruption, not forgery). A commit also takes the paimon
 //! crate's own checks (file conflicts with the latest snapshot, bucket ownership for
 //! postpone fixed-bucket writes).
+//!
+//! What it checks across payloads, in [`Coordinator::merge`]: a file named twice is the same
+//! file ([`MergeConflict`]), and each bucket of a primary-key table that gets new level-0
+//! files gets them from one payload ([`SharedBucket`]; postpone tables are exempt), so
+//! two writers of one bucket cannot make the winning row of a key arbitrary.
 //!
 //! # Postpone fixed-bucket tables
 //!
@@ -147,6 +152,7 @@
 mod commit;
 mod error;
 mod merge;
+mod one_writer;
 pub mod table;
 mod table_state;
 pub mod validate;
@@ -158,8 +164,10 @@ use paimon::table::{CommitMessage, Table};
 
 pub use commit::{AbortReport, CommitOutcome, SkippedFile};
 pub use error::{
-    CoordinatorError, CoordinatorResult, MergeConflict, MessageOrigin, Rule, ValidationError,
+    CoordinatorError, CoordinatorResult, MergeConflict, MessageOrigin, PlainPaimonError, Rule,
+    ValidationError,
 };
+pub use one_writer::SharedBucket;
 pub use table::{open_table, open_table_with_options, parse_table_name};
 pub use validate::BucketMode;
 
@@ -470,6 +478,12 @@ impl Coordinator {
     /// worker retry), and refuses a file name that appears with different partition,
     /// bucket or metadata ([`CoordinatorError::Merge`]). Messages left without files are
     /// dropped. Every part must be bound to this coordinator.
+    ///
+    /// On a primary-key table (except a postpone one, `bucket = -2`) each (partition, bucket)
+    /// may get new level-0 files from one part only: two writers of one bucket make the
+    /// winning row of a key arbitrary ([`CoordinatorError::SharedBucket`]; route rows with
+    /// [`crate::BucketRouter`]). Merge every worker's payload in one call for the check to
+    /// see them all.
     pub fn merge(
         &self,
         parts: impl IntoIterator<Item = BoundMessages>,
@@ -487,6 +501,14 @@ impl Coordinator {
             }
         }
         let (messages, origins) = merge::dedup(messages, origins, &self.rules)?;
+        let schema = self.table.schema();
+        one_writer::check_one_writer_per_bucket(
+            &messages,
+            &origins,
+            !schema.primary_keys().is_empty(),
+            self.rules.bucket_mode(),
+            &schema.partition_fields(),
+        )?;
         Ok(BoundMessages {
             coordinator: self.id,
             messages,

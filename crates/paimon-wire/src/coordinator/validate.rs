@@ -944,7 +944,7 @@ impl Check<'_> {
 /// `SerializationUtils.serializeBinaryRow` arity prefix; `None` for a type a partition key
 /// cannot have. Java reserves variable-length space for a null non-compact DECIMAL (16 bytes)
 /// or TIMESTAMP (8 bytes) and points the null field at it (`BinaryWriter.createNullSetter`).
-fn java_partition_row(values: &[(Option<&Datum>, &DataType)]) -> Option<Vec<u8>> {
+pub(crate) fn java_partition_row(values: &[(Option<&Datum>, &DataType)]) -> Option<Vec<u8>> {
     const HEADER_BITS: usize = 8;
     let arity = values.len();
     let null_bits = (arity + 63 + HEADER_BITS) / 64 * 8;

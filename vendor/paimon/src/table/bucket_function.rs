@@ -20,7 +20,9 @@ use crate::spec::{
 };
 use arrow_array::RecordBatch;
 
-pub(crate) fn validate_bucket_function(
+/// Checks that `bucket_key_fields` suit `bucket_function_type` (Java
+/// `BucketFunction.create`: the `mod` function takes exactly one INT or BIGINT key).
+pub fn validate_bucket_function(
     bucket_function_type: BucketFunctionType,
     bucket_key_fields: &[DataField],
 ) -> crate::Result<()> {
@@ -43,7 +45,12 @@ pub(crate) fn validate_bucket_function(
     Ok(())
 }
 
-pub(crate) fn batch_bucket_ids(
+/// The bucket of every row of `batch` for a fixed-bucket table with `total_buckets`
+/// buckets, as Java's `FixedBucketRowKeyExtractor.bucket()` assigns it: the columns at
+/// `field_indices` (the bucket key, typed by `fields[idx]`) form a `BinaryRow` that
+/// `bucket_function_type` maps to `0..total_buckets`. This is the routing the crate's own
+/// fixed-bucket writer uses.
+pub fn batch_bucket_ids(
     batch: &RecordBatch,
     field_indices: &[usize],
     fields: &[DataField],

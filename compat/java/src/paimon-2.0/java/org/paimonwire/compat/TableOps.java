@@ -47,11 +47,13 @@ import java.util.TreeSet;
  *
  * <pre>
  * create-table --warehouse W --table DB.T --kind append|pk
- * write  --warehouse W --table DB.T --commit-user U --identifier I --rows FROM:TO
- *        [--value-prefix P] [--compact true] --out F.bin
+ * write  --warehouse W --table DB.T --commit-user U --identifier I
+ *        --rows FROM:TO[:PREFIX][,...] [--value-prefix P] [--route W/N] [--compact true]
+ *        --out F.bin
  * commit --warehouse W --table DB.T --commit-user U --identifier I --version V F.bin...
  * compact --warehouse W --table DB.T --commit-user U --identifier I
  * read   --warehouse W --table DB.T
+ * bucket-tables --warehouse W [--rows N] [--seed S]   (see {@link BucketTables})
  * </pre>
  */
 final class TableOps {
@@ -72,12 +74,14 @@ final class TableOps {
                 return compact(named);
             case "read":
                 return read(named);
+            case "bucket-tables":
+                return BucketTables.create(req(named, "--warehouse"), named);
             default:
                 return null;
         }
     }
 
-    private static String req(Map<String, String> named, String key) {
+    static String req(Map<String, String> named, String key) {
         String v = named.get(key);
         if (v == null) {
             throw new IllegalArgumentException("missing " + key);
@@ -127,21 +131,30 @@ final class TableOps {
     // ------------------------------------------------------------------ write
 
     /**
-     * A worker: writes the rows, prepares the commit and serializes the messages to a file. By
-     * default it never compacts ({@code write-only = true}); with {@code --compact true} it is a
-     * Java writer as Flink runs it by default ({@code write-only = false}) and waits for its
-     * compaction at prepare, so its messages carry compaction results (with {@code
-     * num-sorted-run.compaction-trigger = 3}, so that a few rounds compact).
+     * A worker: writes the rows, prepares the commit and serializes the messages to a file.
+     * {@code --rows} is {@code FROM:TO[:PREFIX]} ranges separated by commas (the prefix defaults
+     * to {@code --value-prefix}); with {@code --route W/N} the worker writes only the rows whose
+     * bucket ({@code TableWrite.getBucket}) is W modulo N, as an engine routing each bucket of a
+     * primary-key table to one writer does. By default it never compacts ({@code write-only =
+     * true}); with {@code --compact true} it is a Java writer as Flink runs it by default
+     * ({@code write-only = false}) and waits for its compaction at prepare, so its messages
+     * carry compaction results (with {@code num-sorted-run.compaction-trigger = 3}, so that a
+     * few rounds compact).
      */
     private static int write(Map<String, String> named) throws Exception {
-        String[] range = req(named, "--rows").split(":");
-        int from = Integer.parseInt(range[0]);
-        int to = Integer.parseInt(range[1]);
-        String prefix = named.getOrDefault("--value-prefix", "v");
+        String defaultPrefix = named.getOrDefault("--value-prefix", "v");
+        int routeWorker = 0;
+        int routeWorkers = 0;
+        if (named.containsKey("--route")) {
+            String[] route = named.get("--route").split("/");
+            routeWorker = Integer.parseInt(route[0]);
+            routeWorkers = Integer.parseInt(route[1]);
+        }
         long identifier = Long.parseLong(req(named, "--identifier"));
         boolean compact = Boolean.parseBoolean(named.getOrDefault("--compact", "false"));
         List<CommitMessage> messages;
         int compactionFiles = 0;
+        int written = 0;
         try (Catalog catalog = catalog(named)) {
             Map<String, String> options = new HashMap<>();
             options.put("write-only", compact ? "false" : "true");
@@ -154,12 +167,24 @@ final class TableOps {
             StreamWriteBuilder builder =
                     table.newStreamWriteBuilder().withCommitUser(req(named, "--commit-user"));
             try (StreamTableWrite write = builder.newWrite()) {
-                for (int i = from; i < to; i++) {
-                    write.write(
-                            GenericRow.of(
-                                    i,
-                                    BinaryString.fromString("p" + Math.floorMod(i, 3)),
-                                    BinaryString.fromString(prefix + i)));
+                for (String range : req(named, "--rows").split(",")) {
+                    String[] parts = range.split(":");
+                    int from = Integer.parseInt(parts[0]);
+                    int to = Integer.parseInt(parts[1]);
+                    String prefix = parts.length > 2 ? parts[2] : defaultPrefix;
+                    for (int i = from; i < to; i++) {
+                        GenericRow row =
+                                GenericRow.of(
+                                        i,
+                                        BinaryString.fromString("p" + Math.floorMod(i, 3)),
+                                        BinaryString.fromString(prefix + i));
+                        if (routeWorkers > 0
+                                && write.getBucket(row) % routeWorkers != routeWorker) {
+                            continue;
+                        }
+                        write.write(row);
+                        written++;
+                    }
                 }
                 messages = write.prepareCommit(compact, identifier);
             }
@@ -171,10 +196,10 @@ final class TableOps {
         byte[] bytes = Codec.serializeList(messages);
         Files.write(Paths.get(req(named, "--out")), bytes);
         System.out.println(
-                "wrote rows "
-                        + from
-                        + ".."
-                        + to
+                "wrote "
+                        + written
+                        + " rows of "
+                        + req(named, "--rows")
                         + ": "
                         + messages.size()
                         + " message(s), version "

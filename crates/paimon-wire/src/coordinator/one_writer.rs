@@ -1,0 +1,124 @@
+//! One writer per bucket of a primary-key table.
+//!
+//! A primary-key table keeps one row per key and bucket, and the row that wins is the one
+//! with the highest sequence number. Each writer numbers the rows of its bucket from the
+//! bucket's state when it started, so two writers of one bucket produce level-0 files with
+//! overlapping sequence ranges, and which of their rows wins for a key both wrote is
+//! arbitrary (a dynamic-bucket table is worse: each writer assigns keys to buckets on its
+//! own, so one key lands in two buckets and reads back twice). The coordinator cannot see
+//! keys, but it can see that two payloads wrote new level-0 files into one
+//! (partition, bucket), and refuses that commit ([`SharedBucket`]).
+//!
+//! Exempt: tables without a primary key (append files never shadow each other) and postpone
+//! tables (`bucket = -2`), which are designed for many writers: their files carry no bucket
+//! until compaction assigns one. Messages of one payload may share a bucket (one writer).
+
+use std::collections::HashMap;
+use std::fmt::{self, Write as _};
+
+use paimon::spec::{BinaryRow, DataField};
+use paimon::table::CommitMessage;
+
+use super::error::{CoordinatorError, CoordinatorResult, MessageOrigin};
+use super::validate::BucketMode;
+
+/// Two payloads wrote new level-0 files into the same bucket of a primary-key table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharedBucket {
+    /// The partition, as `key='value'/...` (empty for an unpartitioned table).
+    pub partition: String,
+    /// The bucket.
+    pub bucket: i32,
+    /// The first payload that writes it.
+    pub first: MessageOrigin,
+    /// Another payload that writes it too.
+    pub second: MessageOrigin,
+}
+
+impl fmt::Display for SharedBucket {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let partition = if self.partition.is_empty() {
+            String::new()
+        } else {
+            format!(" of partition {}", self.partition)
+        };
+        write!(
+            f,
+            "bucket {}{partition} of a primary-key table is written by two writers ({} and \
+             {} both add level-0 files); rows of one key from two writers overlap in sequence \
+             numbers and which one wins is arbitrary. Route each (partition, bucket) to one \
+             writer (paimon_wire::BucketRouter computes the bucket), or use a postpone-bucket \
+             table (bucket = -2) to write one bucket from many writers",
+            self.bucket, self.first, self.second
+        )
+    }
+}
+
+impl std::error::Error for SharedBucket {}
+
+/// Refuses messages in which two payloads (`origins[i].part`) add level-0 files to one
+/// (partition, bucket) of a primary-key table in `bucket_mode`.
+pub(crate) fn check_one_writer_per_bucket(
+    messages: &[CommitMessage],
+    origins: &[MessageOrigin],
+    has_primary_keys: bool,
+    bucket_mode: BucketMode,
+    partition_fields: &[DataField],
+) -> CoordinatorResult<()> {
+    if !has_primary_keys || bucket_mode == BucketMode::Postpone {
+        return Ok(());
+    }
+    let mut writer_of: HashMap<(&[u8], i32), MessageOrigin> = HashMap::new();
+    for (message, origin) in messages.iter().zip(origins) {
+        if !message.new_files.iter().any(|file| file.level == 0) {
+            continue;
+        }
+        let key = (message.partition.as_slice(), message.bucket);
+        match writer_of.get(&key) {
+            Some(first) if first.part != origin.part => {
+                return Err(CoordinatorError::SharedBucket(SharedBucket {
+                    partition: render_partition(&message.partition, partition_fields),
+                    bucket: message.bucket,
+                    first: *first,
+                    second: *origin,
+                }));
+            }
+            Some(_) => {}
+            None => {
+                writer_of.insert(key, *origin);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `key='value'/...`; the bytes in hex if they do not decode (validation has run, so they do).
+fn render_partition(bytes: &[u8], fields: &[DataField]) -> String {
+    if fields.is_empty() {
+        return String::new();
+    }
+    let decoded = BinaryRow::from_serialized_bytes(bytes)
+        .ok()
+        .and_then(|row| {
+            fields
+                .iter()
+                .enumerate()
+                .map(|(pos, field)| {
+                    row.get_datum(pos, field.data_type()).ok().map(|value| {
+                        let value = value.map_or_else(|| "null".to_string(), |v| v.to_string());
+                        format!("{}={value}", field.name())
+                    })
+                })
+                .collect::<Option<Vec<_>>>()
+        });
+    decoded.map_or_else(
+        || {
+            let mut hex = String::with_capacity(bytes.len() * 2);
+            for byte in bytes {
+                let _ = write!(hex, "{byte:02x}");
+            }
+            hex
+        },
+        |parts| parts.join("/"),
+    )
+}
