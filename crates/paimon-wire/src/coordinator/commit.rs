@@ -215,7 +215,10 @@ async fn identifier_added_files(
     let snapshots = table.snapshot_manager();
     let user = coordinator.binding.commit_user.as_str();
     let mut added = snapshot_added_files(table, snapshot_id).await?;
-    let earliest = snapshots.earliest_snapshot_id().await?.unwrap_or(snapshot_id);
+    let earliest = snapshots
+        .earliest_snapshot_id()
+        .await?
+        .unwrap_or(snapshot_id);
     for earlier in (earliest..snapshot_id).rev() {
         let snapshot = snapshots.get_snapshot(earlier).await?;
         if snapshot.commit_user() != user {
