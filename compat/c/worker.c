@@ -6,7 +6,11 @@
  * The table and rows are those of compat/java (TableOps) and compat/rust (table.rs): columns
  * id INT, pt STRING, v STRING; row i is (i, "p" + i % 3, PREFIX + i).
  *
- * usage: worker WAREHOUSE DATABASE.TABLE COMMIT_USER FROM TO PREFIX VERSION OUT
+ * usage: worker WAREHOUSE DATABASE.TABLE COMMIT_USER FROM TO PREFIX VERSION OUT [OPTIONS_FILE]
+ *
+ * OPTIONS_FILE holds catalog options for paimon_table_open, one KEY=VALUE a line (blank lines
+ * and lines starting with '#' skipped), the file `paimon-wire --options-file` reads: for an
+ * s3:// warehouse the endpoint, region, path-style flag and keys. Values are never printed.
  *
  * Builds against the checked-in header and the Arrow batch helpers of the C library's own tests
  * (crates/paimon-wire-ffi/tests/c).
@@ -40,9 +44,49 @@ static void write_rows(paimon_table_write *write, int32_t from, int32_t to, cons
   free(ids);
 }
 
+#define MAX_OPTIONS 64
+
+/* Reads OPTIONS_FILE into keys/values (pointers into *text, which the caller frees); returns
+ * the number of options. Exits on a line without '='. */
+static size_t read_options(const char *path, char **text, const char **keys, const char **values) {
+  size_t len = 0;
+  uint8_t *data = read_file(path, &len);
+  char *buf = (char *)checked_malloc(len + 1);
+  memcpy(buf, data, len);
+  buf[len] = '\0';
+  free(data);
+  *text = buf;
+  size_t count = 0;
+  int line_no = 0;
+  for (char *line = buf; line != NULL && *line != '\0';) {
+    char *next = strchr(line, '\n');
+    if (next != NULL) *next++ = '\0';
+    line_no++;
+    size_t n = strlen(line);
+    if (n > 0 && line[n - 1] == '\r') line[n - 1] = '\0';
+    while (*line == ' ' || *line == '\t') line++;
+    if (*line != '\0' && *line != '#') {
+      char *eq = strchr(line, '=');
+      if (eq == NULL || eq == line || count == MAX_OPTIONS) {
+        fprintf(stderr, "%s: line %d: expected KEY=VALUE (at most %d options)\n", path, line_no,
+                MAX_OPTIONS);
+        exit(2);
+      }
+      *eq = '\0';
+      keys[count] = line;
+      values[count] = eq + 1;
+      count++;
+    }
+    line = next;
+  }
+  return count;
+}
+
 int main(int argc, char **argv) {
-  if (argc != 9) {
-    fprintf(stderr, "usage: %s WAREHOUSE DATABASE.TABLE COMMIT_USER FROM TO PREFIX VERSION OUT\n",
+  if (argc != 9 && argc != 10) {
+    fprintf(stderr,
+            "usage: %s WAREHOUSE DATABASE.TABLE COMMIT_USER FROM TO PREFIX VERSION OUT "
+            "[OPTIONS_FILE]\n",
             argv[0]);
     return 2;
   }
@@ -52,7 +96,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "FROM %d is after TO %d\n", from, to);
     return 2;
   }
-  paimon_result_table table = paimon_table_open(argv[1], argv[2], NULL, NULL, 0);
+  const char *keys[MAX_OPTIONS];
+  const char *values[MAX_OPTIONS];
+  char *options_text = NULL;
+  size_t option_count = argc == 10 ? read_options(argv[9], &options_text, keys, values) : 0;
+  paimon_result_table table = paimon_table_open(argv[1], argv[2], keys, values, option_count);
+  free(options_text);
   check(table.error, "paimon_table_open");
   paimon_result_write_builder builder =
       paimon_write_builder_new(table.table, argv[3], false, PAIMON_WRITE_KIND_STANDARD);

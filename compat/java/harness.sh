@@ -4,7 +4,9 @@
 #   compat/java/harness.sh RELEASE --build-only
 # The build (harness.jar + the release's jars in lib/) is cached in compat/java/target/RELEASE/
 # and redone only when pom.xml or src/ changed. Maven uses the default local repository
-# ~/.m2/repository unless M2_REPO names another one.
+# ~/.m2/repository unless M2_REPO names another one. HARNESS_EXTRA_CLASSPATH (jars separated by
+# ':') is appended to the classpath: scripts/test-s3-java puts the paimon-s3 file system plugin
+# there for s3:// warehouses.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [ $# -ge 2 ] || { echo "usage: $0 RELEASE COMMAND [ARGS...] | $0 RELEASE --build-only" >&2; exit 2; }
@@ -37,5 +39,5 @@ if needs_build; then
 fi
 flock -u 9
 [ "$1" = --build-only ] && exit 0
-exec java -XX:ErrorFile="${TMPDIR:-/tmp}/paimon-wire-hs_err_%p.log" -cp "$out/harness.jar:$out/lib/*" \
+exec java -XX:ErrorFile="${TMPDIR:-/tmp}/paimon-wire-hs_err_%p.log" -cp "$out/harness.jar:$out/lib/*${HARNESS_EXTRA_CLASSPATH:+:$HARNESS_EXTRA_CLASSPATH}" \
     org.paimonwire.compat.Harness "$@"

@@ -10,8 +10,9 @@
 //!     equal JSON values, or the first differing path
 //! refuse --version V [--seed S] --dropped-out F.bin --dropped-json F.json
 //!     V refuses a field only a newer version carries, by name; writes the message without it
-//! create-table | write | read
-//!     the paimon crate on a filesystem warehouse (see `table`)
+//! create-table | write | read [--options-file F]
+//!     the paimon crate on a warehouse (local, or s3:// etc. with catalog options from F, the
+//!     `KEY=VALUE` file `paimon-wire --options-file` reads; see `table`)
 //! ```
 //!
 //! Exit codes: 0 pass, 1 a check failed (one line on stderr says which), 2 usage.
@@ -28,6 +29,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use paimon_wire::dump::messages_to_json;
+use paimon_wire::warehouse::{parse_options_file, WarehouseOptions};
 use paimon_wire::{deserialize_list, serialize_list, SerializerVersion};
 use serde_json::Value;
 
@@ -100,6 +102,9 @@ enum Command {
     CreateTable {
         #[arg(long)]
         warehouse: String,
+        /// Catalog options, one `KEY=VALUE` a line (as `paimon-wire --options-file`).
+        #[arg(long)]
+        options_file: Option<PathBuf>,
         #[arg(long)]
         table: String,
         #[arg(long, value_enum)]
@@ -109,6 +114,9 @@ enum Command {
     Write {
         #[arg(long)]
         warehouse: String,
+        /// Catalog options, one `KEY=VALUE` a line (as `paimon-wire --options-file`).
+        #[arg(long)]
+        options_file: Option<PathBuf>,
         #[arg(long)]
         table: String,
         #[arg(long)]
@@ -136,6 +144,9 @@ enum Command {
     Read {
         #[arg(long)]
         warehouse: String,
+        /// Catalog options, one `KEY=VALUE` a line (as `paimon-wire --options-file`).
+        #[arg(long)]
+        options_file: Option<PathBuf>,
         #[arg(long)]
         table: String,
     },
@@ -181,6 +192,16 @@ fn read_file(path: &Path) -> Result<Vec<u8>> {
 
 fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The catalog options of `--options-file` (none without it). Errors name the line, never a
+/// value.
+fn read_options(path: Option<&Path>) -> Result<WarehouseOptions> {
+    let Some(path) = path else {
+        return Ok(WarehouseOptions::new());
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    parse_options_file(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn read_json(path: &Path) -> Result<Value> {
@@ -295,14 +316,17 @@ fn run(command: Command) -> Result<()> {
         }
         Command::CreateTable {
             warehouse,
+            options_file,
             table,
             kind,
         } => {
-            block_on(table::create(&warehouse, &table, kind))??;
+            let options = read_options(options_file.as_deref())?;
+            block_on(table::create(&warehouse, &options, &table, kind))??;
             println!("created {kind:?} table {table}");
         }
         Command::Write {
             warehouse,
+            options_file,
             table,
             commit_user,
             rows,
@@ -310,8 +334,10 @@ fn run(command: Command) -> Result<()> {
             version,
             out,
         } => {
+            let options = read_options(options_file.as_deref())?;
             let (bytes, n) = block_on(table::write(
                 &warehouse,
+                &options,
                 &table,
                 &commit_user,
                 rows,
@@ -336,8 +362,13 @@ fn run(command: Command) -> Result<()> {
             }
             println!("bucket routing matches Java on {} tables", checked.len());
         }
-        Command::Read { warehouse, table } => {
-            let rows = block_on(table::read(&warehouse, &table))??;
+        Command::Read {
+            warehouse,
+            options_file,
+            table,
+        } => {
+            let options = read_options(options_file.as_deref())?;
+            let rows = block_on(table::read(&warehouse, &options, &table))??;
             let mut text = format!("rows {}\n", rows.len());
             for row in rows {
                 text.push_str(&row);

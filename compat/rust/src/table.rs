@@ -12,10 +12,9 @@ use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch, StringArray};
 use futures::TryStreamExt;
-use paimon_wire::coordinator::{open_table, parse_table_name};
-use paimon_wire::paimon::catalog::Catalog;
+use paimon_wire::coordinator::{open_table_with_options, parse_table_name};
 use paimon_wire::paimon::spec::{DataType, IntType, Schema, VarCharType};
-use paimon_wire::paimon::{CatalogOptions, FileSystemCatalog, Options};
+use paimon_wire::warehouse::{open_catalog, WarehouseOptions};
 use paimon_wire::{serialize_list, SerializerVersion};
 
 /// The two table kinds of the interop checks.
@@ -33,12 +32,18 @@ fn err(context: &str) -> impl Fn(paimon_wire::paimon::Error) -> String + '_ {
     move |e| format!("{context}: {e}")
 }
 
-/// Creates `table` (`database.table`) of `kind` in the warehouse, and its database if needed.
-pub async fn create(warehouse: &str, table: &str, kind: TableKind) -> Result<()> {
+/// Creates `table` (`database.table`) of `kind` in the warehouse (opened with the catalog
+/// `options`, e.g. an `s3://` warehouse's endpoint and keys), and its database if needed.
+pub async fn create(
+    warehouse: &str,
+    options: &WarehouseOptions,
+    table: &str,
+    kind: TableKind,
+) -> Result<()> {
     let identifier = parse_table_name(table).map_err(|e| e.to_string())?;
-    let mut options = Options::new();
-    options.set(CatalogOptions::WAREHOUSE, warehouse);
-    let catalog = FileSystemCatalog::new(options).map_err(err("opening the warehouse"))?;
+    let catalog = open_catalog(warehouse, options)
+        .await
+        .map_err(|e| e.to_string())?;
     catalog
         .create_database(identifier.database(), true, HashMap::new())
         .await
@@ -85,13 +90,14 @@ pub fn rows(from: i32, to: i32, prefix: &str) -> RecordBatch {
 /// messages serialized at `version`, with the number of messages.
 pub async fn write(
     warehouse: &str,
+    options: &WarehouseOptions,
     table: &str,
     commit_user: &str,
     (from, to): (i32, i32),
     prefix: &str,
     version: SerializerVersion,
 ) -> Result<(Vec<u8>, usize)> {
-    let table = open_table(warehouse, table)
+    let table = open_table_with_options(warehouse, table, options)
         .await
         .map_err(|e| e.to_string())?;
     let builder = table
@@ -113,8 +119,8 @@ pub async fn write(
 
 /// Every row of the table's latest snapshot as `id TAB pt TAB v` (`\N` for a null `v`),
 /// sorted by id, then by line (Java's `TableOps read` prints the same).
-pub async fn read(warehouse: &str, table: &str) -> Result<Vec<String>> {
-    let table = open_table(warehouse, table)
+pub async fn read(warehouse: &str, options: &WarehouseOptions, table: &str) -> Result<Vec<String>> {
+    let table = open_table_with_options(warehouse, table, options)
         .await
         .map_err(|e| e.to_string())?;
     let builder = table.new_read_builder();

@@ -9,7 +9,7 @@ import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
-import org.apache.paimon.fs.Path;
+import org.apache.paimon.options.Options;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.Table;
@@ -25,6 +25,8 @@ import org.apache.paimon.table.source.Split;
 import org.apache.paimon.types.DataTypes;
 import org.apache.paimon.types.RowKind;
 
+import java.io.IOException;
+import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -33,6 +35,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -46,6 +49,8 @@ import java.util.TreeSet;
  * (compat/rust) writes the same rows, so both can check what a reader returns.
  *
  * <pre>
+ * Every command also takes --options-file F (catalog options, e.g. for an s3:// warehouse).
+ *
  * create-table --warehouse W --table DB.T --kind append|pk
  * write  --warehouse W --table DB.T --commit-user U --identifier I
  *        --rows FROM:TO[:PREFIX][,...] [--value-prefix P] [--route W/N] [--compact true]
@@ -89,9 +94,26 @@ final class TableOps {
         return v;
     }
 
-    private static Catalog catalog(Map<String, String> named) {
-        return CatalogFactory.createCatalog(
-                CatalogContext.create(new Path(req(named, "--warehouse"))));
+    /**
+     * The catalog of {@code --warehouse}, with the catalog options of {@code --options-file} (a
+     * Java properties file, the same file {@code paimon-wire --options-file} reads: for an
+     * {@code s3://} warehouse the endpoint, region, path-style flag and keys). Option values are
+     * never printed.
+     */
+    private static Catalog catalog(Map<String, String> named) throws IOException {
+        Options options = new Options();
+        String file = named.get("--options-file");
+        if (file != null) {
+            Properties properties = new Properties();
+            try (Reader reader = Files.newBufferedReader(Paths.get(file))) {
+                properties.load(reader);
+            }
+            for (String key : properties.stringPropertyNames()) {
+                options.set(key, properties.getProperty(key));
+            }
+        }
+        options.set("warehouse", req(named, "--warehouse"));
+        return CatalogFactory.createCatalog(CatalogContext.create(options));
     }
 
     private static Table table(Catalog catalog, Map<String, String> named) throws Exception {
