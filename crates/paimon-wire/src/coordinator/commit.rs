@@ -176,7 +176,6 @@ async fn check_same_files(
     identifier: i64,
     snapshot_id: i64,
 ) -> CoordinatorResult<()> {
-    let table = coordinator.table();
     let during = || {
         format!(
             "reading snapshot {snapshot_id} of table {} to compare its files with this commit",
