@@ -303,19 +303,20 @@ async fn compaction_results_that_do_not_fit_the_table_are_refused_by_rule() {
     check_compact_snapshot(&setup, 3).await;
 }
 
-#[tokio::test]
-async fn a_compaction_whose_inputs_a_concurrent_commit_removed_fails_and_commits_nothing() {
-    let setup = setup().await;
-    let compaction: Vec<CommitMessage> = setup
-        .round_2
+/// The messages of `round_2` that carry the compaction of the round-1 files.
+fn compaction_part(round_2: &[CommitMessage]) -> Vec<CommitMessage> {
+    round_2
         .iter()
         .filter(|m| !m.compact_before.is_empty())
         .cloned()
-        .collect();
-    // Another job (e.g. a Java dedicated compaction job) compacts the same files first,
-    // into files of its own.
+        .collect()
+}
+
+/// Another job (its own commit user, identifier 1) compacts every round-1 file into files of
+/// its own holding the same rows, as a Java dedicated compaction job does.
+async fn another_job_compacts_round_1(setup: &Setup) -> CommitOutcome {
     let rewrite = worker_messages(&setup.table, ROUND_1).await;
-    let mut theirs = compaction.clone();
+    let mut theirs = compaction_part(&setup.round_2);
     for message in &mut theirs {
         let after = rewrite
             .iter()
@@ -328,8 +329,16 @@ async fn a_compaction_whose_inputs_a_concurrent_commit_removed_fails_and_commits
     }
     let other = bind(&setup.table, Binding::append("dedicated-compaction")).await;
     let bound = other.bind_messages(theirs).unwrap();
+    other.commit(bound, 1).await.unwrap()
+}
+
+#[tokio::test]
+async fn a_compaction_whose_inputs_a_concurrent_commit_removed_fails_and_commits_nothing() {
+    let setup = setup().await;
+    let compaction = compaction_part(&setup.round_2);
+    // Another job (e.g. a Java dedicated compaction job) compacts the same files first.
     assert_eq!(
-        other.commit(bound, 1).await.unwrap(),
+        another_job_compacts_round_1(&setup).await,
         CommitOutcome::Committed { snapshot_id: 2 }
     );
     // The coordinator's own check sees the inputs gone.
@@ -364,29 +373,9 @@ async fn a_rerun_whose_compaction_inputs_were_removed_since_the_append_snapshot_
         setup.coordinator.commit(bound, 2).await.unwrap(),
         CommitOutcome::Committed { snapshot_id: 2 }
     );
-    // Meanwhile another job compacts the same round-1 files into files of its own
-    // (snapshot 3).
-    let rewrite = worker_messages(&setup.table, ROUND_1).await;
-    let mut theirs: Vec<CommitMessage> = setup
-        .round_2
-        .iter()
-        .filter(|m| !m.compact_before.is_empty())
-        .cloned()
-        .collect();
-    for message in &mut theirs {
-        let after = rewrite
-            .iter()
-            .find(|m| m.partition == message.partition && m.bucket == message.bucket)
-            .unwrap();
-        message.compact_after = after.new_files.clone();
-        for file in &mut message.compact_after {
-            file.level = COMPACTED_LEVEL;
-        }
-    }
-    let other = bind(&setup.table, Binding::append("dedicated-compaction")).await;
-    let bound = other.bind_messages(theirs).unwrap();
+    // Meanwhile another job compacts the same round-1 files (snapshot 3).
     assert_eq!(
-        other.commit(bound, 1).await.unwrap(),
+        another_job_compacts_round_1(&setup).await,
         CommitOutcome::Committed { snapshot_id: 3 }
     );
     // The rerun of identifier 2 must not commit its compaction: its inputs are gone, and
