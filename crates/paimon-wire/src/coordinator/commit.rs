@@ -278,8 +278,9 @@ pub(crate) async fn commit_once(
     let with_compaction = messages.iter().any(has_compaction);
     let status = identifier_status(coordinator, identifier, with_compaction).await?;
     if let IdentifierStatus::AppendOnly(append_snapshot_id) = status {
-        // The APPEND snapshot is in: commit the compaction results alone.
-        let data_part = messages.clone();
+        // The APPEND snapshot is in. It must be this commit's: an identifier reused for
+        // other new files would otherwise lose them here. Then commit the compaction alone.
+        check_same_files(coordinator, &messages, identifier, append_snapshot_id).await?;
         messages.retain(has_compaction);
         for message in &mut messages {
             message.new_files.clear();
@@ -299,7 +300,6 @@ pub(crate) async fn commit_once(
                 if error.rule == super::Rule::NotLive
                     && error.field.starts_with("compact_before") =>
             {
-                check_same_files(coordinator, &data_part, identifier, append_snapshot_id).await?;
                 return Ok(CommitOutcome::AlreadyCommitted {
                     snapshot_id: Some(append_snapshot_id),
                 });

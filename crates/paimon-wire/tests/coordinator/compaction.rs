@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use paimon::spec::{CommitKind, FileKind, Manifest, ManifestList};
 use paimon::table::{CommitMessage, Table, TableCommit};
-use paimon_wire::coordinator::{Binding, CommitOutcome, Coordinator, Rule};
+use paimon_wire::coordinator::{Binding, CommitOutcome, Coordinator, CoordinatorError, Rule};
 use paimon_wire::{serialize_list, SerializerVersion};
 
 use super::support::{
@@ -395,4 +395,31 @@ async fn a_rerun_whose_compaction_inputs_were_removed_since_the_append_snapshot_
     }
     assert_eq!(snapshot_count(&setup.table).await, 3);
     assert_eq!(read_rows(&setup.table).await, all_rows(), "every row once");
+}
+
+#[tokio::test]
+async fn a_rerun_after_the_append_snapshot_with_other_new_files_is_refused() {
+    let setup = setup().await;
+    // Identifier 2's APPEND snapshot is in (snapshot 2), its COMPACT snapshot is not.
+    let mut data_only = setup.round_2.clone();
+    data_only.retain(|m| m.compact_before.is_empty());
+    let bound = setup.coordinator.bind_messages(data_only).unwrap();
+    assert_eq!(
+        setup.coordinator.commit(bound, 2).await.unwrap(),
+        CommitOutcome::Committed { snapshot_id: 2 }
+    );
+    // The identifier reused for other new files, beside the same compaction: committing the
+    // compaction alone would drop those files while reporting the identifier committed.
+    let mut reused = compaction_part(&setup.round_2);
+    reused.extend(worker_messages(&setup.table, &[(21, "a")]).await);
+    let bound = setup.coordinator.bind_messages(reused).unwrap();
+    match setup.coordinator.commit(bound, 2).await {
+        Err(CoordinatorError::IdentifierReused {
+            identifier: 2,
+            snapshot_id: 2,
+            ..
+        }) => {}
+        other => panic!("expected IdentifierReused, got {other:?}"),
+    }
+    assert_eq!(snapshot_count(&setup.table).await, 2);
 }

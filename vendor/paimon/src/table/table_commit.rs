@@ -168,15 +168,18 @@ fn validate_fixed_bucket_commit_mode(messages: &[CommitMessage], overwrite: bool
     Ok(())
 }
 
+/// Whether `message` carries a compact increment (Java commits it as a COMPACT snapshot).
+fn has_compact_increment(message: &CommitMessage) -> bool {
+    !message.compact_before.is_empty()
+        || !message.compact_after.is_empty()
+        || !message.compact_changelog_files.is_empty()
+        || !message.compact_new_index_files.is_empty()
+        || !message.compact_deleted_index_files.is_empty()
+}
+
 fn reject_compact_increment(messages: &[CommitMessage]) -> Result<()> {
     // Java writes this increment in a separate COMPACT snapshot.
-    if messages.iter().any(|message| {
-        !message.compact_before.is_empty()
-            || !message.compact_after.is_empty()
-            || !message.compact_changelog_files.is_empty()
-            || !message.compact_new_index_files.is_empty()
-            || !message.compact_deleted_index_files.is_empty()
-    }) {
+    if messages.iter().any(has_compact_increment) {
         return Err(crate::Error::Unsupported {
             message: "Committing a compact increment requires a separate COMPACT snapshot.".into(),
         });
@@ -194,11 +197,7 @@ fn split_compact_increment(
     let mut append = Vec::with_capacity(messages.len());
     let mut compact = Vec::new();
     for mut message in messages {
-        let has_compact = !message.compact_before.is_empty()
-            || !message.compact_after.is_empty()
-            || !message.compact_changelog_files.is_empty()
-            || !message.compact_new_index_files.is_empty()
-            || !message.compact_deleted_index_files.is_empty();
+        let has_compact = has_compact_increment(&message);
         if has_compact {
             let mut part = CommitMessage::new(
                 message.partition.clone(),
@@ -333,10 +332,10 @@ impl TableCommit {
         let latest = self.snapshot_manager.get_latest_snapshot().await?;
         let mut pending = Vec::new();
         for (id, messages) in commits {
-            let kind = if split_compact_increment(messages.clone()).1.is_empty() {
-                CommitKind::APPEND
-            } else {
+            let kind = if messages.iter().any(has_compact_increment) {
                 CommitKind::COMPACT
+            } else {
+                CommitKind::APPEND
             };
             if !self.is_committed_identifier(&latest, id, &kind).await? {
                 pending.push((id, messages));
