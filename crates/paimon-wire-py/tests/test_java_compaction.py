@@ -17,6 +17,8 @@ import pathlib
 import re
 import subprocess
 
+from conftest import read_with_pypaimon
+
 import paimon_wire as pw
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
@@ -45,8 +47,6 @@ def expected_rows(rounds: int) -> list[tuple[int, str, str]]:
 
 
 def test_java_compacting_writers_committed_by_the_python_coordinator(tmp_path):
-    from conftest import read_with_pypaimon
-
     warehouse = str(tmp_path / "warehouse")
     java("create-table", "--warehouse", warehouse, "--table", TABLE, "--kind", "pk")
     coordinator = pw.open_table(warehouse, TABLE).new_coordinator(COMMIT_USER)
