@@ -10,6 +10,13 @@
 //! - anything different → [`MergeConflict`]: two writers claim one file, and the coordinator
 //!   cannot know which claim is true, so nothing is committed.
 //!
+//! A file a message *removes* (`deleted_files`, `compact_before`, and the two lists of
+//! deleted index files) is named by whoever removes it, not created with a fresh name, so the
+//! same name twice is a duplicate only when the whole message is (it reports the same files in
+//! every list). Two different messages removing one file — two writers compacting the same
+//! input, each into files of its own — are a [`MergeConflict`]: committing both would keep
+//! both rewrites of the same rows.
+//!
 //! A message left with no file after that is dropped. For postpone fixed-bucket writes,
 //! every message of one partition must carry the same `total_buckets`.
 
@@ -30,7 +37,16 @@ struct FirstSeen<'a, T> {
     bucket: i32,
     total_buckets: Option<i32>,
     file: &'a T,
+    message: &'a CommitMessage,
 }
+
+/// The lists of files a message removes; see the module documentation.
+const REMOVAL_LISTS: [&str; 4] = [
+    "deleted_files",
+    "compact_before",
+    "deleted_index_files",
+    "compact_deleted_index_files",
+];
 
 /// Drops identical duplicate files, refuses conflicting ones, drops messages left empty.
 pub(crate) fn dedup(
@@ -146,6 +162,7 @@ fn seen_before<'a, T: PartialEq>(
                 bucket: message.bucket,
                 total_buckets: message.total_buckets,
                 file,
+                message,
             },
         );
         return Ok(false);
@@ -158,6 +175,8 @@ fn seen_before<'a, T: PartialEq>(
         "total_buckets"
     } else if first.file != file {
         "file metadata"
+    } else if REMOVAL_LISTS.contains(&list) && !same_files(first.message, message) {
+        "the message removing it (two writers remove one file)"
     } else {
         return Ok(true);
     };
@@ -168,6 +187,28 @@ fn seen_before<'a, T: PartialEq>(
         second: origin,
         difference: difference.to_string(),
     }))
+}
+
+/// Whether two messages report the same files, by name, in every list: the same message
+/// delivered twice.
+fn same_files(a: &CommitMessage, b: &CommitMessage) -> bool {
+    fn data(files: &[paimon::spec::DataFileMeta]) -> impl Iterator<Item = &str> {
+        files.iter().map(|f| f.file_name.as_str())
+    }
+    fn index(files: &[paimon::spec::IndexFileMeta]) -> impl Iterator<Item = &str> {
+        files.iter().map(|f| f.file_name.as_str())
+    }
+    std::ptr::eq(a, b)
+        || (data(&a.new_files).eq(data(&b.new_files))
+            && data(&a.deleted_files).eq(data(&b.deleted_files))
+            && data(&a.new_changelog_files).eq(data(&b.new_changelog_files))
+            && data(&a.compact_before).eq(data(&b.compact_before))
+            && data(&a.compact_after).eq(data(&b.compact_after))
+            && data(&a.compact_changelog_files).eq(data(&b.compact_changelog_files))
+            && index(&a.new_index_files).eq(index(&b.new_index_files))
+            && index(&a.deleted_index_files).eq(index(&b.deleted_index_files))
+            && index(&a.compact_new_index_files).eq(index(&b.compact_new_index_files))
+            && index(&a.compact_deleted_index_files).eq(index(&b.compact_deleted_index_files)))
 }
 
 fn retain_unmarked<T>(files: &mut Vec<T>, drop: &[bool]) {

@@ -423,3 +423,47 @@ async fn a_rerun_after_the_append_snapshot_with_other_new_files_is_refused() {
     }
     assert_eq!(snapshot_count(&setup.table).await, 2);
 }
+
+#[tokio::test]
+async fn two_payloads_compacting_one_file_are_a_merge_conflict() {
+    let setup = setup().await;
+    // Two writers each compact the round-1 files, into files of their own: both rewrites
+    // hold the same rows, so committing both would keep every row twice.
+    let ours = compaction_part(&setup.round_2);
+    let rewrite = worker_messages(&setup.table, ROUND_1).await;
+    let mut theirs = ours.clone();
+    for message in &mut theirs {
+        let after = rewrite
+            .iter()
+            .find(|m| m.partition == message.partition && m.bucket == message.bucket)
+            .unwrap();
+        message.compact_after = after.new_files.clone();
+        for file in &mut message.compact_after {
+            file.level = COMPACTED_LEVEL;
+        }
+    }
+    let merged = setup.coordinator.merge([
+        setup.coordinator.bind_messages(ours.clone()).unwrap(),
+        setup.coordinator.bind_messages(theirs).unwrap(),
+    ]);
+    match merged {
+        Err(CoordinatorError::Merge(conflict)) => {
+            assert_eq!(conflict.list, "compact_before", "{conflict}");
+            assert_eq!((conflict.first.part, conflict.second.part), (0, 1));
+        }
+        other => panic!("expected a merge conflict, got {other:?}"),
+    }
+    // The same payload delivered twice is still one copy.
+    let twice = setup
+        .coordinator
+        .merge([
+            setup.coordinator.bind_messages(ours.clone()).unwrap(),
+            setup.coordinator.bind_messages(ours).unwrap(),
+        ])
+        .unwrap();
+    assert_eq!(
+        twice.messages().len(),
+        compaction_part(&setup.round_2).len()
+    );
+    assert_eq!(snapshot_count(&setup.table).await, 1);
+}
