@@ -73,7 +73,7 @@ create_exception!(
     "Two payloads write new files into the same bucket of a primary-key table, so which row \
      wins for a key both wrote would be arbitrary; nothing was committed. Route each \
      (partition, bucket) to one writer (`Table.bucket_ids`). Attributes: `partition` \
-     (`key='value'/...`, empty if unpartitioned), `bucket`, `first_payload`, `second_payload` \
+     (`key=value/...`, empty if unpartitioned), `bucket`, `first_payload`, `second_payload` \
      (positions in the merge input)."
 );
 create_exception!(

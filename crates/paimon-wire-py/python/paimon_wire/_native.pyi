@@ -88,7 +88,7 @@ class SharedBucketError(PaimonWireError):
     committed."""
 
     partition: str
-    """The partition as ``key='value'/...``, empty for an unpartitioned table."""
+    """The partition as ``key=value/...``, empty for an unpartitioned table."""
     bucket: int
     """The bucket both payloads write."""
     first_payload: int

@@ -201,19 +201,23 @@ async fn check_same_files(
 }
 
 /// The names of the files that the snapshots of the coordinator's commit user carrying
-/// `identifier` add, from `snapshot_id` (the latest of them) back: a commit with compaction
-/// results is an APPEND snapshot and then a COMPACT snapshot, possibly with other users'
-/// snapshots between them. The walk stops at the first earlier snapshot of the commit user
-/// with another identifier, or at the table's earliest snapshot.
+/// `identifier` add, `snapshot_id` being the latest of them. A COMPACT snapshot follows the
+/// APPEND snapshot of its commit, possibly with other users' snapshots between them, so from
+/// a COMPACT snapshot the walk goes back to that APPEND snapshot (or stops at the commit
+/// user's previous identifier, or at the table's earliest snapshot).
 async fn identifier_added_files(
     coordinator: &Coordinator,
     identifier: i64,
     snapshot_id: i64,
 ) -> paimon::Result<std::collections::HashSet<String>> {
+    use paimon::spec::CommitKind;
     let table = coordinator.table();
     let snapshots = table.snapshot_manager();
     let user = coordinator.binding.commit_user.as_str();
-    let mut added = snapshot_added_files(table, snapshot_id).await?;
+    let (mut added, kind) = snapshot_added_files(table, snapshot_id).await?;
+    if kind != CommitKind::COMPACT {
+        return Ok(added);
+    }
     let earliest = snapshots
         .earliest_snapshot_id()
         .await?
@@ -226,16 +230,21 @@ async fn identifier_added_files(
         if snapshot.commit_identifier() != identifier {
             break;
         }
-        added.extend(snapshot_added_files(table, earlier).await?);
+        let (files, kind) = snapshot_added_files(table, earlier).await?;
+        added.extend(files);
+        if kind != CommitKind::COMPACT {
+            break;
+        }
     }
     Ok(added)
 }
 
-/// The names of the files the delta and changelog manifests of snapshot `snapshot_id` add.
+/// The names of the files the delta and changelog manifests of snapshot `snapshot_id` add,
+/// and the snapshot's commit kind.
 async fn snapshot_added_files(
     table: &paimon::table::Table,
     snapshot_id: i64,
-) -> paimon::Result<std::collections::HashSet<String>> {
+) -> paimon::Result<(std::collections::HashSet<String>, paimon::spec::CommitKind)> {
     use paimon::spec::{FileKind, Manifest, ManifestList};
     let snapshots = table.snapshot_manager();
     let file_io = table.file_io();
@@ -255,7 +264,7 @@ async fn snapshot_added_files(
             }
         }
     }
-    Ok(added)
+    Ok((added, snapshot.commit_kind().clone()))
 }
 
 /// Commits `messages` under `identifier` unless the identifier is already committed.
@@ -295,11 +304,15 @@ pub(crate) async fn commit_once(
             // files (another job compacted or overwrote them; or this identifier's own
             // COMPACT attempt lost that conflict). Committing the compaction now would
             // bring back rows those files held, so it is dropped, as Java's committer drops
-            // it; the identifier's new files are committed in the APPEND snapshot.
+            // it; the identifier's new files are committed in the APPEND snapshot. Its
+            // results are deleted as an abort deletes (never a file a snapshot references);
+            // if that fails they stay behind as orphans, as Java leaves them, and the
+            // identifier is committed all the same.
             Err(CoordinatorError::Validation(error))
                 if error.rule == super::Rule::NotLive
                     && error.field.starts_with("compact_before") =>
             {
+                let _ = abort(coordinator, &messages).await;
                 return Ok(CommitOutcome::AlreadyCommitted {
                     snapshot_id: Some(append_snapshot_id),
                 });

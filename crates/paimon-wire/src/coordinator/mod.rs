@@ -501,14 +501,7 @@ impl Coordinator {
             }
         }
         let (messages, origins) = merge::dedup(messages, origins, &self.rules)?;
-        let schema = self.table.schema();
-        one_writer::check_one_writer_per_bucket(
-            &messages,
-            &origins,
-            !schema.primary_keys().is_empty(),
-            self.rules.bucket_mode(),
-            &schema.partition_fields(),
-        )?;
+        one_writer::check_one_writer_per_bucket(&messages, &origins, &self.rules)?;
         Ok(BoundMessages {
             coordinator: self.id,
             messages,

@@ -6,26 +6,29 @@
 //! overlapping sequence ranges, and which of their rows wins for a key both wrote is
 //! arbitrary (a dynamic-bucket table is worse: each writer assigns keys to buckets on its
 //! own, so one key lands in two buckets and reads back twice). The coordinator cannot see
-//! keys, but it can see that two payloads wrote new level-0 files into one
-//! (partition, bucket), and refuses that commit ([`SharedBucket`]).
+//! keys, but it can see that two payloads wrote into one (partition, bucket) — new level-0
+//! files, or compaction results (two compactions of one bucket, each unaware of the other,
+//! leave overlapping key ranges in one level) — and refuses that commit ([`SharedBucket`]).
 //!
 //! Exempt: tables without a primary key (append files never shadow each other) and postpone
 //! tables (`bucket = -2`), which are designed for many writers: their files carry no bucket
 //! until compaction assigns one. Messages of one payload may share a bucket (one writer).
 
 use std::collections::HashMap;
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 use paimon::spec::{BinaryRow, DataField};
 use paimon::table::CommitMessage;
 
 use super::error::{CoordinatorError, CoordinatorResult, MessageOrigin};
-use super::validate::BucketMode;
+use super::table_state::partition_key;
+use super::validate::{has_compaction, BucketMode, TableRules};
 
-/// Two payloads wrote new level-0 files into the same bucket of a primary-key table.
+/// Two payloads wrote new level-0 files or compaction results into the same bucket of a
+/// primary-key table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SharedBucket {
-    /// The partition, as `key='value'/...` (empty for an unpartitioned table).
+    /// The partition, as `key=value/...` (empty for an unpartitioned table).
     pub partition: String,
     /// The bucket.
     pub bucket: i32,
@@ -45,8 +48,8 @@ impl fmt::Display for SharedBucket {
         write!(
             f,
             "bucket {}{partition} of a primary-key table is written by two writers ({} and \
-             {} both add level-0 files); rows of one key from two writers overlap in sequence \
-             numbers and which one wins is arbitrary. Route each (partition, bucket) to one \
+             {} both add level-0 files or compaction results); rows of one key from two writers \
+             overlap in sequence numbers and which one wins is arbitrary. Route each (partition, bucket) to one \
              writer (paimon_wire::BucketRouter computes the bucket), or use a postpone-bucket \
              table (bucket = -2) to write one bucket from many writers",
             self.bucket, self.first, self.second
@@ -56,28 +59,32 @@ impl fmt::Display for SharedBucket {
 
 impl std::error::Error for SharedBucket {}
 
-/// Refuses messages in which two payloads (`origins[i].part`) add level-0 files to one
-/// (partition, bucket) of a primary-key table in `bucket_mode`.
+/// Refuses messages in which two payloads (`origins[i].part`) write one (partition, bucket)
+/// of a primary-key table: new level-0 files, or compaction results.
 pub(crate) fn check_one_writer_per_bucket(
     messages: &[CommitMessage],
     origins: &[MessageOrigin],
-    has_primary_keys: bool,
-    bucket_mode: BucketMode,
-    partition_fields: &[DataField],
+    rules: &TableRules,
 ) -> CoordinatorResult<()> {
-    if !has_primary_keys || bucket_mode == BucketMode::Postpone {
+    if !rules.has_primary_keys() || rules.bucket_mode() == BucketMode::Postpone {
         return Ok(());
     }
+    let partitioned = !rules.partition_fields().is_empty();
     let mut writer_of: HashMap<(&[u8], i32), MessageOrigin> = HashMap::new();
     for (message, origin) in messages.iter().zip(origins) {
-        if !message.new_files.iter().any(|file| file.level == 0) {
+        let writes_bucket =
+            message.new_files.iter().any(|file| file.level == 0) || has_compaction(message);
+        if !writes_bucket {
             continue;
         }
-        let key = (message.partition.as_slice(), message.bucket);
+        let key = (
+            partition_key(partitioned, &message.partition),
+            message.bucket,
+        );
         match writer_of.get(&key) {
             Some(first) if first.part != origin.part => {
                 return Err(CoordinatorError::SharedBucket(SharedBucket {
-                    partition: render_partition(&message.partition, partition_fields),
+                    partition: render_partition(&message.partition, rules.partition_fields()),
                     bucket: message.bucket,
                     first: *first,
                     second: *origin,
@@ -92,7 +99,7 @@ pub(crate) fn check_one_writer_per_bucket(
     Ok(())
 }
 
-/// `key='value'/...`; the bytes in hex if they do not decode (validation has run, so they do).
+/// `key=value/...`; the bytes in hex if they do not decode (validation has run, so they do).
 fn render_partition(bytes: &[u8], fields: &[DataField]) -> String {
     if fields.is_empty() {
         return String::new();
@@ -111,14 +118,5 @@ fn render_partition(bytes: &[u8], fields: &[DataField]) -> String {
                 })
                 .collect::<Option<Vec<_>>>()
         });
-    decoded.map_or_else(
-        || {
-            let mut hex = String::with_capacity(bytes.len() * 2);
-            for byte in bytes {
-                let _ = write!(hex, "{byte:02x}");
-            }
-            hex
-        },
-        |parts| parts.join("/"),
-    )
+    decoded.map_or_else(|| crate::dump::hex(bytes), |parts| parts.join("/"))
 }

@@ -34,7 +34,7 @@ use paimon::spec::{FileKind, IndexManifest, ManifestList, Snapshot};
 use paimon::table::CommitMessage;
 
 use super::error::{CoordinatorError, CoordinatorResult, Rule, ValidationError};
-use super::validate::MAX_SEQUENCE_OR_ROW_ID;
+use super::validate::{has_compaction, MAX_SEQUENCE_OR_ROW_ID};
 use super::Coordinator;
 
 /// A partition and bucket, with every spelling of the empty partition as one key.
@@ -50,14 +50,18 @@ struct LiveFiles {
 }
 
 fn bucket_key(partitioned: bool, partition: &[u8], bucket: i32) -> BucketKey {
-    // An unpartitioned table's partition is written as empty bytes by some writers and as
-    // the empty binary row by others; both are the one partition.
-    let partition = if partitioned {
-        partition.to_vec()
+    (partition_key(partitioned, partition).to_vec(), bucket)
+}
+
+/// The partition bytes that identify a message's partition: an unpartitioned table's
+/// partition is written as empty bytes by some writers and as the empty binary row by
+/// others; both are the one partition (empty).
+pub(crate) fn partition_key(partitioned: bool, partition: &[u8]) -> &[u8] {
+    if partitioned {
+        partition
     } else {
-        Vec::new()
-    };
-    (partition, bucket)
+        &[]
+    }
 }
 
 fn refuse(message_index: usize, field: String, rule: Rule, reason: String) -> CoordinatorError {
@@ -98,20 +102,22 @@ pub(crate) async fn check(
         None => LiveFiles::default(),
     };
     // Files this commit adds, which its own compaction may remove (Java commits the APPEND
-    // snapshot first).
+    // snapshot first); only a commit with compaction results needs them.
     let mut added: HashSet<(BucketKey, &str, i32)> = HashSet::new();
     let mut added_index: HashSet<(BucketKey, &str, &str)> = HashSet::new();
-    for message in messages {
-        let key = bucket_key(partitioned, &message.partition, message.bucket);
-        for file in &message.new_files {
-            added.insert((key.clone(), file.file_name.as_str(), file.level));
-        }
-        for file in &message.new_index_files {
-            added_index.insert((
-                key.clone(),
-                file.file_name.as_str(),
-                file.index_type.as_str(),
-            ));
+    if messages.iter().any(has_compaction) {
+        for message in messages {
+            let key = bucket_key(partitioned, &message.partition, message.bucket);
+            for file in &message.new_files {
+                added.insert((key.clone(), file.file_name.as_str(), file.level));
+            }
+            for file in &message.new_index_files {
+                added_index.insert((
+                    key.clone(),
+                    file.file_name.as_str(),
+                    file.index_type.as_str(),
+                ));
+            }
         }
     }
     for (index, message) in messages.iter().enumerate() {
@@ -160,24 +166,21 @@ pub(crate) async fn check(
                 }
             }
         }
-        let deleted = message.deleted_files.iter().map(|f| ("deleted_files", f));
-        let compacted = message.compact_before.iter().map(|f| ("compact_before", f));
-        let mut positions: HashMap<&str, usize> = HashMap::new();
-        for (list, file) in deleted.chain(compacted) {
-            let position = positions.entry(list).or_insert(0);
-            let i = *position;
-            *position += 1;
-            let levels = live.data.get(&(key.clone(), file.file_name.clone()));
-            if levels.is_some_and(|levels| levels.contains(&file.level)) {
-                continue;
-            }
-            // A file this commit adds may be compacted away by the same commit.
-            if list == "compact_before"
-                && added.contains(&(key.clone(), file.file_name.as_str(), file.level))
-            {
-                continue;
-            }
-            {
+        for (list, files) in [
+            ("deleted_files", &message.deleted_files),
+            ("compact_before", &message.compact_before),
+        ] {
+            for (i, file) in files.iter().enumerate() {
+                let levels = live.data.get(&(key.clone(), file.file_name.clone()));
+                if levels.is_some_and(|levels| levels.contains(&file.level)) {
+                    continue;
+                }
+                // A file this commit adds may be compacted away by the same commit.
+                if list == "compact_before"
+                    && added.contains(&(key.clone(), file.file_name.as_str(), file.level))
+                {
+                    continue;
+                }
                 return Err(refuse(
                     index,
                     format!("{list}[{i}].file_name"),

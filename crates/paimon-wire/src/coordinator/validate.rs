@@ -266,6 +266,14 @@ impl TableRules {
         self.bucket_mode
     }
 
+    pub(crate) fn has_primary_keys(&self) -> bool {
+        self.primary_keys
+    }
+
+    pub(crate) fn partition_fields(&self) -> &[DataField] {
+        &self.partition_fields
+    }
+
     pub(crate) fn write_kind(&self) -> WriteKind {
         self.write_kind
     }

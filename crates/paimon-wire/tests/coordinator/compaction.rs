@@ -15,8 +15,8 @@ use paimon_wire::coordinator::{Binding, CommitOutcome, Coordinator, CoordinatorE
 use paimon_wire::{serialize_list, SerializerVersion};
 
 use super::support::{
-    append_coordinator, bind, expected, read_rows, snapshot_count, worker_messages, Kind,
-    Warehouse, USER,
+    append_coordinator, bind, expected, find_files, read_rows, snapshot_count, worker_messages,
+    Kind, Warehouse, USER,
 };
 
 const V: SerializerVersion = SerializerVersion::CURRENT;
@@ -27,7 +27,7 @@ const COMPACTED_LEVEL: i32 = 5;
 /// The table after round 1 (committed under identifier 1), and round 2: new files plus the
 /// compaction of every round-1 file into a file at level 5 holding the same rows.
 struct Setup {
-    _warehouse: Warehouse,
+    warehouse: Warehouse,
     table: Table,
     coordinator: Coordinator,
     round_1_files: BTreeSet<String>,
@@ -65,7 +65,7 @@ async fn setup() -> Setup {
         round_2.push(compaction);
     }
     Setup {
-        _warehouse: warehouse,
+        warehouse,
         table,
         coordinator,
         round_1_files,
@@ -395,6 +395,13 @@ async fn a_rerun_whose_compaction_inputs_were_removed_since_the_append_snapshot_
     }
     assert_eq!(snapshot_count(&setup.table).await, 3);
     assert_eq!(read_rows(&setup.table).await, all_rows(), "every row once");
+    // The dropped compaction's results are deleted, not left behind.
+    for name in &setup.compacted_files {
+        assert!(
+            find_files(std::path::Path::new(setup.warehouse.path()), name).is_empty(),
+            "{name} left behind"
+        );
+    }
 }
 
 #[tokio::test]
@@ -466,4 +473,34 @@ async fn two_payloads_compacting_one_file_are_a_merge_conflict() {
         compaction_part(&setup.round_2).len()
     );
     assert_eq!(snapshot_count(&setup.table).await, 1);
+}
+
+#[tokio::test]
+async fn a_compaction_and_new_files_of_one_bucket_from_two_payloads_are_two_writers() {
+    let setup = setup().await;
+    // Round 2 as two payloads: one writer's new files, another writer's compaction. Some
+    // (partition, bucket) then has two writers, which a primary-key table refuses.
+    let mut data_only = setup.round_2.clone();
+    data_only.retain(|m| m.compact_before.is_empty());
+    let merged = setup.coordinator.merge([
+        setup.coordinator.bind_messages(data_only).unwrap(),
+        setup
+            .coordinator
+            .bind_messages(compaction_part(&setup.round_2))
+            .unwrap(),
+    ]);
+    match merged {
+        Err(CoordinatorError::SharedBucket(shared)) => {
+            assert_eq!((shared.first.part, shared.second.part), (0, 1), "{shared}");
+        }
+        other => panic!("expected SharedBucket, got {other:?}"),
+    }
+    // As one payload (one writer) the same messages merge.
+    setup
+        .coordinator
+        .merge([setup
+            .coordinator
+            .bind_messages(setup.round_2.clone())
+            .unwrap()])
+        .unwrap();
 }
