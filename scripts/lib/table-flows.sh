@@ -11,10 +11,38 @@
 # identifier committed twice (the second commits nothing), then Java and Rust each read every row
 # exactly once.
 #
-# The caller defines: run LABEL CMD... (sets $last_out, returns CMD's status),
-# record SECTION SUBJECT CHECK STATUS COUNT DETAIL, and the variables H (compat/java/harness.sh),
-# TABLE_RELEASE, RUST (paimon-wire-compat), CLI (paimon-wire), C_WORKER, COMMIT_USER, work, log.
+# Also the helpers both scripts use: run and recommit_commits_nothing.
+#
+# The caller defines record SECTION SUBJECT CHECK STATUS COUNT DETAIL, and the variables H
+# (compat/java/harness.sh), TABLE_RELEASE, RUST (paimon-wire-compat), CLI (paimon-wire),
+# C_WORKER, COMMIT_USER, work, log.
 # shellcheck shell=bash
+
+# run LABEL CMD...: runs CMD, appends its output to $log, sets $last_out; on failure prints the
+# tail of the output (without log4j noise and Java stack frames). Returns CMD's status.
+run() {
+    local label=$1; shift
+    local out rc
+    out=$("$@" 2>&1); rc=$?
+    last_out=$out
+    printf '$ %s\n%s\n' "$*" "$out" >> "$log"
+    if [ $rc -ne 0 ]; then
+        printf '  %s failed (exit %d):\n' "$label" $rc
+        printf '%s\n' "$out" | grep -v '^log4j:' | grep -v '^[[:space:]]*at ' | tail -n 8 | sed 's/^/    /'
+    fi
+    return $rc
+}
+
+# recommit_commits_nothing LABEL T ROUND CMD...: CMD commits identifier ROUND of table T a second
+# time; it must succeed and report the identifier already committed. Sets ok=0 otherwise.
+recommit_commits_nothing() {
+    local label=$1 t=$2 round=$3; shift 3
+    if run "$label" "$@"; then
+        grep -q 'already committed' <<< "$last_out" || { ok=0; echo "  $t: recommitting identifier $round committed again"; }
+    else
+        ok=0
+    fi
+}
 
 # expected_rows KIND: the rows both rounds leave, as the readers print them
 expected_rows() {
@@ -85,12 +113,9 @@ table_flows() {
             run "$t java commit $round" "$H" "$TABLE_RELEASE" commit --warehouse "$warehouse" --table "db.$t" \
                 --commit-user "$COMMIT_USER" --identifier $round --version 12 "${opt[@]}" "$p-w1.bin" "$p-w2.bin" || ok=0
             # the same identifier again commits nothing
-            if run "$t java recommit $round" "$H" "$TABLE_RELEASE" commit --warehouse "$warehouse" --table "db.$t" \
-                    --commit-user "$COMMIT_USER" --identifier $round --version 12 "${opt[@]}" "$p-w1.bin" "$p-w2.bin"; then
-                grep -q '^already committed' <<< "$last_out" || { ok=0; echo "  $t: recommitting identifier $round committed again"; }
-            else
-                ok=0
-            fi
+            recommit_commits_nothing "$t java recommit $round" "$t" $round "$H" "$TABLE_RELEASE" commit \
+                --warehouse "$warehouse" --table "db.$t" --commit-user "$COMMIT_USER" --identifier $round \
+                --version 12 "${opt[@]}" "$p-w1.bin" "$p-w2.bin"
         done
         if [ $ok = 1 ]; then check_reads "$kind table$suffix" "rust + C workers -> java coordinator" "$kind" "$t" "$warehouse" "${opt[@]}"
         else record table "$kind table$suffix" "rust + C workers -> java coordinator" FAIL 0 "see above"; fi
@@ -115,12 +140,9 @@ table_flows() {
                 --commit-user "$COMMIT_USER" --identifier $round --rows "$rows2" "${route2[@]}" --out "$p-w2.bin" || ok=0
             run "$t rust commit $round" "$CLI" commit --warehouse "$warehouse" --table "db.$t" "${opt[@]}" \
                 --commit-user "$COMMIT_USER" --identifier $round --version 12 "$p-w1.bin" "$p-w2.bin" || ok=0
-            if run "$t rust recommit $round" "$CLI" commit --warehouse "$warehouse" --table "db.$t" "${opt[@]}" \
-                    --commit-user "$COMMIT_USER" --identifier $round --version 12 "$p-w1.bin" "$p-w2.bin"; then
-                grep -q 'already committed' <<< "$last_out" || { ok=0; echo "  $t: recommitting identifier $round committed again"; }
-            else
-                ok=0
-            fi
+            recommit_commits_nothing "$t rust recommit $round" "$t" $round "$CLI" commit --warehouse "$warehouse" \
+                --table "db.$t" "${opt[@]}" --commit-user "$COMMIT_USER" --identifier $round --version 12 \
+                "$p-w1.bin" "$p-w2.bin"
         done
         if [ $ok = 1 ]; then check_reads "$kind table$suffix" "java workers -> rust coordinator" "$kind" "$t" "$warehouse" "${opt[@]}"
         else record table "$kind table$suffix" "java workers -> rust coordinator" FAIL 0 "see above"; fi
