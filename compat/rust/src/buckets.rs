@@ -3,7 +3,8 @@
 //! primary-key table bucketed by its trimmed primary key, and the `mod` and `hive` bucket
 //! functions), each row into the bucket Java's `FixedBucketRowKeyExtractor` chose. This
 //! reads every split with the paimon crate, recomputes each row's bucket with paimon-wire's
-//! [`BucketRouter`], and fails on the first row whose bucket differs from the split's.
+//! [`BucketRouter`], and fails on the first row whose bucket differs from the split's, and
+//! on a table whose rows are in fewer than 2 buckets (nothing there tells buckets apart).
 
 use futures::TryStreamExt;
 use paimon_wire::coordinator::open_table;
@@ -79,6 +80,15 @@ pub async fn check(warehouse: &str, rows: usize) -> Result<Vec<Checked>> {
         }
         if seen_rows != rows {
             return Err(format!("{full}: read {seen_rows} rows, Java wrote {rows}"));
+        }
+        // A table whose rows all sit in one bucket would pass the comparison above without
+        // the hashing telling buckets apart.
+        if buckets.len() < 2 {
+            return Err(format!(
+                "{full}: Java wrote all {seen_rows} rows into {} bucket(s); the check needs \
+                 rows in at least 2 buckets to exercise the bucket hashing",
+                buckets.len()
+            ));
         }
         out.push(Checked {
             table: full,

@@ -6,6 +6,8 @@
 //! `snapshot-N` on a local filesystem:
 //! - `before-publish`: manifests and manifest lists are written, the snapshot is not;
 //! - `after-publish`: the snapshot is published, the process never reports it;
+//! - `before-second-publish`: a commit with compaction results has published its APPEND
+//!   snapshot and is killed before publishing its COMPACT snapshot;
 //! - `always-lose` (no crash): every publication loses the race, as if other committers always
 //!   got there first, which must end in a commit-conflict error with nothing committed.
 
@@ -18,6 +20,7 @@ use std::process::{Command, Output, Stdio};
 
 use arrow_array::RecordBatch;
 use common::{path_in, read_table, run, success};
+use paimon_wire::coordinator::open_table;
 use paimon_wire::paimon::catalog::{Catalog, Identifier};
 use paimon_wire::paimon::spec::SchemaChange;
 use paimon_wire::paimon::{CatalogOptions, FileSystemCatalog, Options};
@@ -267,14 +270,10 @@ fn a_commit_that_loses_every_race_is_a_commit_conflict_and_commits_nothing() {
     assert_eq!(end.rows, ROWS as usize);
 }
 
-/// Payload `name` in `dir` decoded (written at version 14).
+/// The commit messages of the payload file at `path` (written at version 14).
 fn decode(path: &str) -> Vec<paimon_wire::CommitMessage> {
     let bytes = std::fs::read(path).unwrap();
-    paimon_wire::deserialize_list(
-        paimon_wire::SerializerVersion::try_from(14).unwrap(),
-        &bytes,
-    )
-    .unwrap()
+    paimon_wire::deserialize_list(paimon_wire::SerializerVersion::V14, &bytes).unwrap()
 }
 
 #[test]
@@ -313,11 +312,7 @@ fn a_coordinator_killed_between_the_append_and_the_compact_snapshot_completes_on
     let combined = path_in(&dir, "with-compaction.bin");
     std::fs::write(
         &combined,
-        paimon_wire::serialize_list(
-            &messages,
-            paimon_wire::SerializerVersion::try_from(14).unwrap(),
-        )
-        .unwrap(),
+        paimon_wire::serialize_list(&messages, paimon_wire::SerializerVersion::V14).unwrap(),
     )
     .unwrap();
 
@@ -332,8 +327,8 @@ fn a_coordinator_killed_between_the_append_and_the_compact_snapshot_completes_on
     assert_eq!(after_crash.snapshots, vec![1, 2]);
     assert_eq!(after_crash.rows, 2 * ROWS as usize);
     let kind = |id: i64| {
-        let (table, _) = read_table(&warehouse, TABLE);
         common::block_on(async {
+            let table = open_table(&warehouse, TABLE).await.unwrap();
             let snapshot = table.snapshot_manager().get_snapshot(id).await.unwrap();
             (
                 snapshot.commit_kind().to_string(),

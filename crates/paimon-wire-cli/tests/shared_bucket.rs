@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int32Array, RecordBatch, StringArray};
-use common::{failure, path_in, run, success};
+use common::{block_on, failure, path_in, read_table, run, success};
 use paimon_wire::coordinator::open_table;
 use paimon_wire::paimon::catalog::{Catalog, Identifier};
 use paimon_wire::paimon::spec::{DataType, IntType, Schema, VarCharType};
@@ -29,16 +29,12 @@ fn batch(ids: &[i32]) -> RecordBatch {
     .unwrap()
 }
 
-/// Creates `db.users (id INT, v STRING)`, primary key `id`, 4 buckets; for each id set, a
-/// worker writes it and its payload (v14) is saved. Returns the warehouse and payload paths.
-fn workers(dir: &tempfile::TempDir, id_sets: &[Vec<i32>]) -> (String, Vec<String>) {
+/// Creates `db.users (id INT, v STRING)`, primary key `id`, 4 buckets, in a warehouse in
+/// `dir`, and returns the warehouse path.
+fn create_table(dir: &tempfile::TempDir) -> String {
     let warehouse = path_in(dir, "warehouse");
     std::fs::create_dir_all(&warehouse).unwrap();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let paths = runtime.block_on(async {
+    block_on(async {
         let mut options = Options::new();
         options.set(CatalogOptions::WAREHOUSE, &warehouse);
         let catalog = FileSystemCatalog::new(options).unwrap();
@@ -57,7 +53,15 @@ fn workers(dir: &tempfile::TempDir, id_sets: &[Vec<i32>]) -> (String, Vec<String
             .create_table(&Identifier::new("db", "users"), schema, false)
             .await
             .unwrap();
-        let table = open_table(&warehouse, "db.users").await.unwrap();
+    });
+    warehouse
+}
+
+/// For each id set, a worker writes it to `db.users` in `warehouse` and its payload (v14) is
+/// saved in `dir`. Returns the payload paths.
+fn workers(dir: &tempfile::TempDir, warehouse: &str, id_sets: &[Vec<i32>]) -> Vec<String> {
+    block_on(async {
+        let table = open_table(warehouse, "db.users").await.unwrap();
         let mut paths = Vec::new();
         for (w, ids) in id_sets.iter().enumerate() {
             let builder = table.new_write_builder().with_commit_user(USER).unwrap();
@@ -73,8 +77,15 @@ fn workers(dir: &tempfile::TempDir, id_sets: &[Vec<i32>]) -> (String, Vec<String
             paths.push(path);
         }
         paths
-    });
-    (warehouse, paths)
+    })
+}
+
+/// The snapshot ids of `db.users` in `warehouse`.
+fn snapshot_ids(warehouse: &str) -> Vec<i64> {
+    block_on(async {
+        let table = open_table(warehouse, "db.users").await.unwrap();
+        table.snapshot_manager().list_all_ids().await.unwrap()
+    })
 }
 
 fn commit(warehouse: &str, identifier: &str, payloads: &[String]) -> std::process::Output {
@@ -88,8 +99,9 @@ fn commit(warehouse: &str, identifier: &str, payloads: &[String]) -> std::proces
 #[test]
 fn two_workers_of_one_bucket_are_refused_and_routed_workers_commit() {
     let dir = tempfile::tempdir().unwrap();
+    let warehouse = create_table(&dir);
     // Each worker holds 50 keys over 4 buckets: both write every bucket.
-    let (warehouse, unrouted) = workers(&dir, &[(0..50).collect(), (50..100).collect()]);
+    let unrouted = workers(&dir, &warehouse, &[(0..50).collect(), (50..100).collect()]);
     let line = failure(&commit(&warehouse, "1", &unrouted), 1);
     assert!(
         line.contains("of a primary-key table is written by two writers")
@@ -98,25 +110,17 @@ fn two_workers_of_one_bucket_are_refused_and_routed_workers_commit() {
             && line.contains("nothing was committed"),
         "{line}"
     );
+    assert_eq!(snapshot_ids(&warehouse), Vec::<i64>::new());
 
-    // The same 100 keys, one worker per bucket.
+    // The same 100 keys, one worker per bucket, in a fresh table.
     let dir = tempfile::tempdir().unwrap();
+    let warehouse = create_table(&dir);
     let all: Vec<i32> = (0..100).collect();
-    let buckets = {
-        let (warehouse, _) = workers(&dir, &[]);
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let table = runtime
-            .block_on(open_table(&warehouse, "db.users"))
-            .unwrap();
-        BucketRouter::for_table(&table)
-            .unwrap()
-            .bucket_ids(&batch(&all))
-            .unwrap()
-    };
-    let dir = tempfile::tempdir().unwrap();
+    let table = block_on(open_table(&warehouse, "db.users")).unwrap();
+    let buckets = BucketRouter::for_table(&table)
+        .unwrap()
+        .bucket_ids(&batch(&all))
+        .unwrap();
     let per_bucket: Vec<Vec<i32>> = (0..4)
         .map(|b| {
             all.iter()
@@ -127,7 +131,7 @@ fn two_workers_of_one_bucket_are_refused_and_routed_workers_commit() {
         })
         .collect();
     assert!(per_bucket.iter().all(|ids| !ids.is_empty()));
-    let (warehouse, routed) = workers(&dir, &per_bucket);
+    let routed = workers(&dir, &warehouse, &per_bucket);
     let stdout = success(&commit(&warehouse, "1", &routed));
     assert!(
         stdout
@@ -137,4 +141,27 @@ fn two_workers_of_one_bucket_are_refused_and_routed_workers_commit() {
             .starts_with("committed snapshot"),
         "{stdout}"
     );
+    assert_eq!(snapshot_ids(&warehouse), [1]);
+    let (_, batches) = read_table(&warehouse, "db.users");
+    let mut rows: Vec<(i32, String)> = Vec::new();
+    for batch in &batches {
+        let ids = batch
+            .column_by_name("id")
+            .unwrap()
+            .as_any()
+            .downcast_ref::<Int32Array>()
+            .unwrap();
+        let values = batch
+            .column_by_name("v")
+            .unwrap()
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .unwrap();
+        for row in 0..batch.num_rows() {
+            rows.push((ids.value(row), values.value(row).to_string()));
+        }
+    }
+    rows.sort();
+    let expected: Vec<(i32, String)> = all.iter().map(|i| (*i, format!("v{i}"))).collect();
+    assert_eq!(rows, expected);
 }

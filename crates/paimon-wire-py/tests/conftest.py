@@ -9,8 +9,10 @@ from collections.abc import Iterable
 
 import pyarrow as pa
 import pytest
+from ray.data.datasource.datasink import WriteResult
 
 import paimon_wire as pw
+from paimon_wire.ray import PaimonDatasink
 
 TABLE = "db.orders"
 PARTITION_COLUMN = "region"
@@ -117,3 +119,23 @@ def run_cli(cli: str, *args: str, check: bool = True) -> subprocess.CompletedPro
     if check:
         assert result.returncode == 0, result.stderr
     return result
+
+
+class RecordingSink(PaimonDatasink):
+    """Keeps what Ray handed to the driver, to commit it again, and which processes wrote."""
+
+    write_result: WriteResult | None = None
+
+    def on_write_complete(self, write_result):
+        self.write_result = write_result
+        super().on_write_complete(write_result)
+
+    def write(self, blocks, ctx):
+        payload, version = super().write(blocks, ctx)
+        return payload, version, os.getpid()
+
+    def _commit(self, payloads):
+        return super()._commit([(p, v) for p, v, _pid in payloads])
+
+    def _discard_untracked(self, committed):
+        super()._discard_untracked([(p, v) for p, v, _pid in committed])

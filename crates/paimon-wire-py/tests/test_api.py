@@ -502,6 +502,35 @@ def test_bucket_ids_are_the_buckets_the_writer_put_the_rows_in(warehouse):
     assert table.bucket_ids(reordered).to_pylist() == table.bucket_ids(data).to_pylist()
 
 
+def test_a_value_kind_column_carries_row_kinds_and_duplicated_columns_are_refused(warehouse):
+    table = pk_table(warehouse, bucket="1")
+    with table.new_writer("job-1") as writer:
+        writer.write(pk_rows(range(10)))
+        payload = writer.prepare_commit()
+    table.new_coordinator("job-1").commit_payloads([payload], identifier=1)
+
+    # Row kinds (0 = +I, 3 = -D) in a `_VALUE_KIND` column given first: ids 0 and 1 are
+    # deleted, id 2 gets a new note.
+    changes = pk_rows([0, 1, 2]).set_column(3, "note", pa.array(["gone", "gone", "updated"]))
+    changes = changes.add_column(0, "_VALUE_KIND", pa.array([3, 3, 0], pa.int8()))
+    with table.new_writer("job-1") as writer:
+        twice = pa.Table.from_arrays(
+            [*pk_rows([5]).columns, pa.array([5], pa.int64())],
+            names=[*PK_SCHEMA.names, "id"],
+        )
+        with pytest.raises(pw.SchemaMismatchError, match="more than once: id"):
+            writer.write(twice)
+        assert writer.write(changes) == 3
+        payload = writer.prepare_commit()
+    table.new_coordinator("job-1").commit_payloads([payload], identifier=2)
+
+    read = table.read()
+    assert sorted(read["id"].to_pylist()) == list(range(2, 10))
+    notes = dict(zip(read["id"].to_pylist(), read["note"].to_pylist()))
+    assert notes[2] == "updated"
+    assert notes[3] == "row 3 from worker 0"
+
+
 def test_bucket_ids_refuse_tables_without_fixed_buckets(warehouse):
     table = create_orders(warehouse)
     assert table.routing() == ("any-writer", None)

@@ -64,8 +64,11 @@ def test_java_compacting_writers_committed_by_the_python_coordinator(tmp_path):
         assert found, out
         compacted = int(found.group(1)) > 0
         rounds_with_compaction += compacted
+        written_version = re.search(r"version (\d+)", out)
+        assert written_version, out
+        version = int(written_version.group(1))
 
-        outcome = coordinator.commit_payloads([(payload.read_bytes(), 12)], round_)
+        outcome = coordinator.commit_payloads([(payload.read_bytes(), version)], round_)
         assert outcome.status == "committed", outcome
         table = pw.open_table(warehouse, TABLE)
         latest = table.latest_snapshot()
@@ -74,7 +77,7 @@ def test_java_compacting_writers_committed_by_the_python_coordinator(tmp_path):
         assert latest["commit_identifier"] == round_, latest
         assert latest["commit_kind"] == ("COMPACT" if compacted else "APPEND"), latest
         # Committing the identifier again commits nothing.
-        again = coordinator.commit_payloads([(payload.read_bytes(), 12)], round_)
+        again = coordinator.commit_payloads([(payload.read_bytes(), version)], round_)
         assert again.status == "already_committed", again
 
     assert rounds_with_compaction >= 1, "no Java payload carried compaction results"

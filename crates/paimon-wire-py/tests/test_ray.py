@@ -10,8 +10,15 @@ import time
 import pyarrow as pa
 import pytest
 import ray
-from conftest import create_orders, data_files, pypaimon_files, read_with_pypaimon, rows, sorted_ids
-from ray.data.datasource.datasink import WriteResult
+from conftest import (
+    RecordingSink,
+    create_orders,
+    data_files,
+    pypaimon_files,
+    read_with_pypaimon,
+    rows,
+    sorted_ids,
+)
 
 import paimon_wire as pw
 from paimon_wire.ray import PaimonDatasink
@@ -35,26 +42,6 @@ def ray_cluster():
     context.op_resource_reservation_enabled = False
     yield
     ray.shutdown()
-
-
-class RecordingSink(PaimonDatasink):
-    """Keeps what Ray handed to the driver, to commit it again, and which processes wrote."""
-
-    write_result: WriteResult | None = None
-
-    def on_write_complete(self, write_result):
-        self.write_result = write_result
-        super().on_write_complete(write_result)
-
-    def write(self, blocks, ctx):
-        payload, version = super().write(blocks, ctx)
-        return payload, version, os.getpid()
-
-    def _commit(self, payloads):
-        return super()._commit([(p, v) for p, v, _pid in payloads])
-
-    def _discard_untracked(self, committed):
-        super()._discard_untracked([(p, v) for p, v, _pid in committed])
 
 
 def dataset_of(ids: range, blocks: int) -> ray.data.Dataset:

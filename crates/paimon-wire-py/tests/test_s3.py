@@ -13,11 +13,10 @@ import uuid
 
 import pytest
 import ray
-from conftest import SCHEMA, rows
+from conftest import SCHEMA, RecordingSink, rows
 
 import paimon_wire as pw
 from paimon_wire.ray import PaimonDatasink
-from test_ray import RecordingSink
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 S3PROXY = ROOT / "scripts" / "services" / "s3proxy"

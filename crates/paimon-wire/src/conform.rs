@@ -6,7 +6,10 @@
 //! - columns are matched **by name**, so any order is accepted; the result is in the
 //!   table's order;
 //! - a column the table does not have is an error naming it (never dropped), and so is a
-//!   table column the batch lacks;
+//!   table column the batch lacks, and so is a column name that appears more than once;
+//! - a `_VALUE_KIND` column ([`paimon::spec::VALUE_KIND_FIELD_NAME`], the row kind of each
+//!   row on a primary-key table) is passed through unchanged and placed last, where the
+//!   paimon crate's writer reads it (the writer decides whether the table accepts it);
 //! - a column whose Arrow type differs from the table's is cast when the cast is
 //!   **lossless**: string and binary views and large variants, dictionary-encoded columns,
 //!   timestamps in another unit (when every value converts exactly), decimals of another
@@ -20,6 +23,7 @@ use std::sync::Arc;
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_cast::{can_cast_types, cast_with_options, CastOptions};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use paimon::spec::VALUE_KIND_FIELD_NAME;
 use paimon::table::Table;
 
 /// Why a batch does not fit the table's columns.
@@ -46,6 +50,11 @@ pub enum ConformError {
         /// The first row whose value would change (or not convert).
         row: usize,
     },
+    /// The batch has column names that appear more than once.
+    DuplicateColumns {
+        /// Each repeated name once, in batch order.
+        names: Vec<String>,
+    },
     /// Arrow refused a conversion that should have been possible (the message says why).
     Cast {
         /// The column.
@@ -66,6 +75,11 @@ impl fmt::Display for ConformError {
             ConformError::MissingColumns { names } => write!(
                 f,
                 "the rows lack column(s) of the table: {}",
+                names.join(", ")
+            ),
+            ConformError::DuplicateColumns { names } => write!(
+                f,
+                "the rows have column name(s) more than once: {}; keep one of each",
                 names.join(", ")
             ),
             ConformError::LossyCast {
@@ -103,10 +117,27 @@ pub fn conform_batch(
     table_schema: &Schema,
 ) -> Result<RecordBatch, ConformError> {
     let input = batch.schema();
+    let mut duplicated: Vec<String> = Vec::new();
+    for (index, field) in input.fields().iter().enumerate() {
+        let name = field.name();
+        let seen_before = input.fields()[..index].iter().any(|f| f.name() == name);
+        if seen_before && !duplicated.contains(name) {
+            duplicated.push(name.clone());
+        }
+    }
+    if !duplicated.is_empty() {
+        return Err(ConformError::DuplicateColumns { names: duplicated });
+    }
+    // The row kind column is not a table column; the writer reads it after the table's.
+    let value_kind = input
+        .index_of(VALUE_KIND_FIELD_NAME)
+        .ok()
+        .filter(|_| table_schema.field_with_name(VALUE_KIND_FIELD_NAME).is_err());
     let extra: Vec<String> = input
         .fields()
         .iter()
         .filter(|f| table_schema.field_with_name(f.name()).is_err())
+        .filter(|f| value_kind.is_none() || f.name() != VALUE_KIND_FIELD_NAME)
         .map(|f| f.name().clone())
         .collect();
     if !extra.is_empty() {
@@ -121,7 +152,9 @@ pub fn conform_batch(
     if !missing.is_empty() {
         return Err(ConformError::MissingColumns { names: missing });
     }
-    let unchanged = input.fields().len() == table_schema.fields().len()
+    let table_columns = table_schema.fields().len();
+    let unchanged = input.fields().len() == table_columns + usize::from(value_kind.is_some())
+        && value_kind.is_none_or(|index| index == table_columns)
         && input
             .fields()
             .iter()
@@ -130,8 +163,8 @@ pub fn conform_batch(
     if unchanged {
         return Ok(batch.clone());
     }
-    let mut fields = Vec::with_capacity(table_schema.fields().len());
-    let mut columns = Vec::with_capacity(table_schema.fields().len());
+    let mut fields = Vec::with_capacity(table_columns + 1);
+    let mut columns = Vec::with_capacity(table_columns + 1);
     for target in table_schema.fields() {
         let index = input
             .index_of(target.name())
@@ -146,6 +179,10 @@ pub fn conform_batch(
             source.is_nullable(),
         ));
         columns.push(column);
+    }
+    if let Some(index) = value_kind {
+        fields.push(input.field(index).clone());
+        columns.push(batch.column(index).clone());
     }
     let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
     RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), columns, &options).map_err(
@@ -378,5 +415,88 @@ mod tests {
             conform_batch(&batch(too_wide), &table_schema()).unwrap_err(),
             ConformError::LossyCast { column, row: 1, .. } if column == "price"
         ));
+    }
+
+    #[test]
+    fn a_value_kind_column_is_passed_through_last() {
+        let kinds = || Arc::new(arrow_array::Int8Array::from(vec![0, 3])) as ArrayRef;
+        let table_columns = || {
+            vec![
+                ("id", Arc::new(Int64Array::from(vec![1, 2])) as ArrayRef),
+                ("name", Arc::new(StringArray::from(vec!["x", "y"]))),
+                ("at", Arc::new(TimestampMicrosecondArray::from(vec![1, 2]))),
+                (
+                    "price",
+                    Arc::new(
+                        Decimal128Array::from(vec![100, 200])
+                            .with_precision_and_scale(10, 2)
+                            .unwrap(),
+                    ),
+                ),
+            ]
+        };
+        let names = |b: &RecordBatch| {
+            b.schema()
+                .fields()
+                .iter()
+                .map(|f| f.name().clone())
+                .collect::<Vec<_>>()
+        };
+        let expected = ["id", "name", "at", "price", VALUE_KIND_FIELD_NAME];
+
+        // Already in the writer's layout: returned as it is.
+        let mut last = table_columns();
+        last.push((VALUE_KIND_FIELD_NAME, kinds()));
+        let out = conform_batch(&batch(last), &table_schema()).unwrap();
+        assert_eq!(names(&out), expected);
+        assert_eq!(out.column(4).as_ref(), kinds().as_ref());
+
+        // First, with the other columns reordered and one cast: moved last, unchanged.
+        let mut first = table_columns();
+        first.reverse();
+        first[2].1 = Arc::new(LargeStringArray::from(vec!["x", "y"]));
+        first.insert(0, (VALUE_KIND_FIELD_NAME, kinds()));
+        let out = conform_batch(&batch(first), &table_schema()).unwrap();
+        assert_eq!(names(&out), expected);
+        assert_eq!(out.column(1).data_type(), &DataType::Utf8);
+        assert_eq!(out.column(4).as_ref(), kinds().as_ref());
+        assert_eq!(out.num_rows(), 2);
+    }
+
+    #[test]
+    fn duplicated_column_names_are_refused() {
+        let fields = vec![
+            Field::new("id", DataType::Int64, false),
+            Field::new("name", DataType::Utf8, true),
+            Field::new("at", DataType::Timestamp(TimeUnit::Microsecond, None), true),
+            Field::new("price", DataType::Decimal128(10, 2), true),
+            Field::new("id", DataType::Int64, false),
+            Field::new("id", DataType::Int64, false),
+            Field::new(VALUE_KIND_FIELD_NAME, DataType::Int8, false),
+            Field::new(VALUE_KIND_FIELD_NAME, DataType::Int8, false),
+        ];
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Int64Array::from(vec![1])),
+            Arc::new(StringArray::from(vec!["x"])),
+            Arc::new(TimestampMicrosecondArray::from(vec![1])),
+            Arc::new(
+                Decimal128Array::from(vec![100])
+                    .with_precision_and_scale(10, 2)
+                    .unwrap(),
+            ),
+            Arc::new(Int64Array::from(vec![2])),
+            Arc::new(Int64Array::from(vec![3])),
+            Arc::new(arrow_array::Int8Array::from(vec![0])),
+            Arc::new(arrow_array::Int8Array::from(vec![0])),
+        ];
+        let input = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
+        let error = conform_batch(&input, &table_schema()).unwrap_err();
+        assert_eq!(
+            error,
+            ConformError::DuplicateColumns {
+                names: vec!["id".into(), VALUE_KIND_FIELD_NAME.into()]
+            }
+        );
+        assert!(error.to_string().contains("id, _VALUE_KIND"), "{error}");
     }
 }

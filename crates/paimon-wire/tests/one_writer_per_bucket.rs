@@ -12,8 +12,8 @@ use futures::TryStreamExt;
 use paimon_wire::coordinator::{CommitOutcome, CoordinatorError};
 use paimon_wire::{BucketRouter, RoutingError, RoutingKind, SerializerVersion};
 use support::{
-    append_coordinator, batch, expected, read_rows, snapshot_count, worker_messages,
-    worker_payload, Kind, Warehouse,
+    append_coordinator, batch, batch_with_values, expected, read_rows, snapshot_count,
+    worker_messages, worker_payload, Kind, Warehouse, USER,
 };
 
 const V: SerializerVersion = SerializerVersion::CURRENT;
@@ -89,6 +89,48 @@ async fn rows_routed_by_bucket_commit_and_read_back_once_with_the_latest_row_win
         CommitOutcome::Committed { snapshot_id: 1 }
     );
     assert_eq!(read_rows(&table).await, expected(&all));
+
+    // A later round: the first bucket's worker writes some of its keys again with new
+    // values; the later rows win and every key is still read once.
+    let (bucket, first_rows) = per_bucket.iter().next().unwrap();
+    let rewritten: Vec<(i32, &str, String)> = first_rows
+        .iter()
+        .take(5)
+        .map(|(id, pt)| (*id, *pt, format!("w{id}")))
+        .collect();
+    assert_eq!(
+        router.bucket_ids(&batch_with_values(&rewritten)).unwrap(),
+        vec![*bucket; rewritten.len()]
+    );
+    let mut write = table
+        .new_write_builder()
+        .with_commit_user(USER)
+        .unwrap()
+        .new_write()
+        .unwrap();
+    write
+        .write_arrow_batch(&batch_with_values(&rewritten))
+        .await
+        .unwrap();
+    let payload = paimon_wire::serialize_list(&write.prepare_commit().await.unwrap(), V).unwrap();
+    let merged = coordinator
+        .merge([coordinator.deserialize(V, &payload).unwrap()])
+        .unwrap();
+    assert_eq!(
+        coordinator.commit(merged, 2).await.unwrap(),
+        CommitOutcome::Committed { snapshot_id: 2 }
+    );
+    let mut latest = expected(&all);
+    for (id, pt, value) in &rewritten {
+        let row = latest
+            .iter_mut()
+            .find(|(i, p, _)| i == id && p == pt)
+            .unwrap();
+        row.2 = value.clone();
+    }
+    let read = read_rows(&table).await;
+    assert_eq!(read, latest);
+    assert_eq!(read.iter().filter(|r| r.2.starts_with('w')).count(), 5);
 }
 
 #[tokio::test]

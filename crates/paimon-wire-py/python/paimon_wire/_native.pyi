@@ -134,8 +134,8 @@ class PaimonError(PaimonWireError):
 
 class SchemaMismatchError(PaimonError):
     """Rows whose columns do not fit the table: a column the table does not have, a missing
-    column, or a type that cannot be converted to the table's without changing a value (the
-    message names the column)."""
+    column, a column name given twice, or a type that cannot be converted to the table's
+    without changing a value (the message names the column)."""
 
 def open_table(
     warehouse: Union[str, os.PathLike[str]],

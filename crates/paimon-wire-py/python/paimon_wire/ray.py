@@ -60,8 +60,10 @@ unreferenced: Paimon's orphan-file cleanup removes them).
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -113,6 +115,30 @@ def _default_commit_user(table: Table) -> str:
     if prefix:
         return f"{prefix}_{uuid.uuid4()}"
     return f"ray-data-{uuid.uuid4().hex}"
+
+
+_ROUTING_TABLES: OrderedDict[tuple[Any, ...], Table] = OrderedDict()
+_ROUTING_TABLES_LOCK = threading.Lock()
+_ROUTING_TABLES_KEPT = 8
+
+
+def _routing_table(key: tuple[Any, ...], warehouse: str, table: str, options: dict[str, str]) -> Table:
+    """The table ``PaimonDatasink.route`` computes buckets with in this worker process: opened
+    on the first batch of one ``route`` call (``key`` starts with that call's token) and kept
+    for its later batches, so a worker opens the table once per routed dataset, not once per
+    batch. A new ``route`` call opens it again (a later job sees the table's current
+    buckets); the last few tables are kept."""
+    with _ROUTING_TABLES_LOCK:
+        opened = _ROUTING_TABLES.get(key)
+        if opened is not None:
+            _ROUTING_TABLES.move_to_end(key)
+            return opened
+    opened = open_table(warehouse, table, catalog_options=options)
+    with _ROUTING_TABLES_LOCK:
+        _ROUTING_TABLES[key] = opened
+        while len(_ROUTING_TABLES) > _ROUTING_TABLES_KEPT:
+            _ROUTING_TABLES.popitem(last=False)
+    return opened
 
 
 BUCKET_COLUMN = "__paimon_wire_bucket"
@@ -198,9 +224,10 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         if not self._routed:
             return dataset
         warehouse, table, options = self.warehouse, self.table, self._catalog_options
+        key = (uuid.uuid4().hex, warehouse, table, tuple(sorted(options.items())))
 
         def add_bucket(batch: pyarrow.Table) -> pyarrow.Table:
-            buckets = open_table(warehouse, table, catalog_options=options).bucket_ids(batch)
+            buckets = _routing_table(key, warehouse, table, options).bucket_ids(batch)
             return batch.append_column(BUCKET_COLUMN, buckets)
 
         def whole_group(group: pyarrow.Table) -> pyarrow.Table:

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeSet;
 
-use paimon::spec::{CommitKind, FileKind, Manifest, ManifestList};
+use paimon::spec::{CommitKind, DataFileMeta, FileKind, Manifest, ManifestList};
 use paimon::table::{CommitMessage, Table, TableCommit};
 use paimon_wire::coordinator::{Binding, CommitOutcome, Coordinator, CoordinatorError, Rule};
 use paimon_wire::{serialize_list, SerializerVersion};
@@ -50,18 +50,11 @@ async fn setup() -> Setup {
     let mut round_1_files = BTreeSet::new();
     let mut compacted_files = BTreeSet::new();
     for before in &round_1 {
-        let after = rewrite
-            .iter()
-            .find(|m| m.partition == before.partition && m.bucket == before.bucket)
-            .expect("the rewrite writes the same buckets");
         let mut compaction = CommitMessage::new(before.partition.clone(), before.bucket, vec![]);
         compaction.compact_before = before.new_files.clone();
-        compaction.compact_after = after.new_files.clone();
-        for file in &mut compaction.compact_after {
-            file.level = COMPACTED_LEVEL;
-        }
+        compaction.compact_after = rewritten_at(&rewrite, before, COMPACTED_LEVEL);
         round_1_files.extend(before.new_files.iter().map(|f| f.file_name.clone()));
-        compacted_files.extend(after.new_files.iter().map(|f| f.file_name.clone()));
+        compacted_files.extend(compaction.compact_after.iter().map(|f| f.file_name.clone()));
         round_2.push(compaction);
     }
     Setup {
@@ -72,6 +65,24 @@ async fn setup() -> Setup {
         compacted_files,
         round_2,
     }
+}
+
+/// The new files `rewrite` wrote to `message`'s partition and bucket, moved to `level`: a
+/// compaction result for that bucket holding the rows `rewrite` wrote there.
+fn rewritten_at(
+    rewrite: &[CommitMessage],
+    message: &CommitMessage,
+    level: i32,
+) -> Vec<DataFileMeta> {
+    let after = rewrite
+        .iter()
+        .find(|m| m.partition == message.partition && m.bucket == message.bucket)
+        .expect("the rewrite writes the same buckets");
+    let mut files = after.new_files.clone();
+    for file in &mut files {
+        file.level = level;
+    }
+    files
 }
 
 /// Commit kind, user and identifier of snapshot `id`.
@@ -210,24 +221,31 @@ async fn a_new_file_compacted_by_its_own_commit_is_added_then_removed() {
     let mut round_2 = setup.round_2.clone();
     let rewrite = worker_messages(&setup.table, ROUND_2).await;
     let fresh = round_2[0].clone();
-    let after = rewrite
-        .iter()
-        .find(|m| m.partition == fresh.partition && m.bucket == fresh.bucket)
-        .unwrap();
     let mut compaction = CommitMessage::new(fresh.partition.clone(), fresh.bucket, vec![]);
     compaction.compact_before = fresh.new_files.clone();
-    compaction.compact_after = after.new_files.clone();
-    for file in &mut compaction.compact_after {
-        file.level = 1;
-    }
+    compaction.compact_after = rewritten_at(&rewrite, &fresh, 1);
     round_2.push(compaction);
     let bound = setup.coordinator.bind_messages(round_2).unwrap();
     assert_eq!(
         setup.coordinator.commit(bound, 2).await.unwrap(),
         CommitOutcome::Committed { snapshot_id: 3 }
     );
+    assert_eq!(
+        snapshot_kind(&setup.table, 2).await,
+        (CommitKind::APPEND, USER.to_string(), 2)
+    );
+    assert_eq!(
+        snapshot_kind(&setup.table, 3).await,
+        (CommitKind::COMPACT, USER.to_string(), 2)
+    );
+    assert!(!fresh.new_files.is_empty());
+    let appended = delta_entries(&setup.table, 2).await;
     let entries = delta_entries(&setup.table, 3).await;
     for file in &fresh.new_files {
+        assert!(
+            appended.contains(&(true, 0, file.file_name.clone())),
+            "{appended:?}"
+        );
         assert!(entries.contains(&(false, 0, file.file_name.clone())));
     }
     assert_eq!(read_rows(&setup.table).await, all_rows(), "every row once");
@@ -318,14 +336,7 @@ async fn another_job_compacts_round_1(setup: &Setup) -> CommitOutcome {
     let rewrite = worker_messages(&setup.table, ROUND_1).await;
     let mut theirs = compaction_part(&setup.round_2);
     for message in &mut theirs {
-        let after = rewrite
-            .iter()
-            .find(|m| m.partition == message.partition && m.bucket == message.bucket)
-            .unwrap();
-        message.compact_after = after.new_files.clone();
-        for file in &mut message.compact_after {
-            file.level = COMPACTED_LEVEL;
-        }
+        message.compact_after = rewritten_at(&rewrite, message, COMPACTED_LEVEL);
     }
     let other = bind(&setup.table, Binding::append("dedicated-compaction")).await;
     let bound = other.bind_messages(theirs).unwrap();
