@@ -451,14 +451,7 @@ async fn two_payloads_compacting_one_file_are_a_merge_conflict() {
     let rewrite = worker_messages(&setup.table, ROUND_1).await;
     let mut theirs = ours.clone();
     for message in &mut theirs {
-        let after = rewrite
-            .iter()
-            .find(|m| m.partition == message.partition && m.bucket == message.bucket)
-            .unwrap();
-        message.compact_after = after.new_files.clone();
-        for file in &mut message.compact_after {
-            file.level = COMPACTED_LEVEL;
-        }
+        message.compact_after = rewritten_at(&rewrite, message, COMPACTED_LEVEL);
     }
     let merged = setup.coordinator.merge([
         setup.coordinator.bind_messages(ours.clone()).unwrap(),
