@@ -85,6 +85,18 @@ fn rewritten_at(
     files
 }
 
+/// Commits round 2 without its compaction under identifier 2 (snapshot 2): what a coordinator
+/// that died between the APPEND and the COMPACT snapshot leaves in the table.
+async fn commit_append_part_of_round_2(setup: &Setup) {
+    let mut data_only = setup.round_2.clone();
+    data_only.retain(|m| m.compact_before.is_empty());
+    let bound = setup.coordinator.bind_messages(data_only).unwrap();
+    assert_eq!(
+        setup.coordinator.commit(bound, 2).await.unwrap(),
+        CommitOutcome::Committed { snapshot_id: 2 }
+    );
+}
+
 /// Commit kind, user and identifier of snapshot `id`.
 async fn snapshot_kind(table: &Table, id: i64) -> (CommitKind, String, i64) {
     let snapshot = table.snapshot_manager().get_snapshot(id).await.unwrap();
@@ -177,13 +189,7 @@ async fn a_rerun_after_the_append_snapshot_commits_the_compaction_only() {
     let setup = setup().await;
     // The coordinator died after publishing the APPEND snapshot: the same commit with the
     // compaction stripped is exactly what that snapshot holds.
-    let mut data_only = setup.round_2.clone();
-    data_only.retain(|m| m.compact_before.is_empty());
-    let bound = setup.coordinator.bind_messages(data_only).unwrap();
-    assert_eq!(
-        setup.coordinator.commit(bound, 2).await.unwrap(),
-        CommitOutcome::Committed { snapshot_id: 2 }
-    );
+    commit_append_part_of_round_2(&setup).await;
     assert_eq!(
         setup.coordinator.commit_status(2).await.unwrap(),
         Some(CommitOutcome::AlreadyCommitted {
@@ -377,13 +383,7 @@ async fn a_rerun_whose_compaction_inputs_were_removed_since_the_append_snapshot_
     let setup = setup().await;
     // Identifier 2's APPEND snapshot is in (snapshot 2); the coordinator died before its
     // COMPACT snapshot.
-    let mut data_only = setup.round_2.clone();
-    data_only.retain(|m| m.compact_before.is_empty());
-    let bound = setup.coordinator.bind_messages(data_only).unwrap();
-    assert_eq!(
-        setup.coordinator.commit(bound, 2).await.unwrap(),
-        CommitOutcome::Committed { snapshot_id: 2 }
-    );
+    commit_append_part_of_round_2(&setup).await;
     // Meanwhile another job compacts the same round-1 files (snapshot 3).
     assert_eq!(
         another_job_compacts_round_1(&setup).await,
@@ -419,13 +419,7 @@ async fn a_rerun_whose_compaction_inputs_were_removed_since_the_append_snapshot_
 async fn a_rerun_after_the_append_snapshot_with_other_new_files_is_refused() {
     let setup = setup().await;
     // Identifier 2's APPEND snapshot is in (snapshot 2), its COMPACT snapshot is not.
-    let mut data_only = setup.round_2.clone();
-    data_only.retain(|m| m.compact_before.is_empty());
-    let bound = setup.coordinator.bind_messages(data_only).unwrap();
-    assert_eq!(
-        setup.coordinator.commit(bound, 2).await.unwrap(),
-        CommitOutcome::Committed { snapshot_id: 2 }
-    );
+    commit_append_part_of_round_2(&setup).await;
     // The identifier reused for other new files, beside the same compaction: committing the
     // compaction alone would drop those files while reporting the identifier committed.
     let mut reused = compaction_part(&setup.round_2);
