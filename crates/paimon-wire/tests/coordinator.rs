@@ -7,6 +7,7 @@ mod coordinator {
     pub mod hostile;
     pub mod support;
     pub mod validation;
+    pub mod writer_mode;
 }
 
 use coordinator::support::{

@@ -59,6 +59,15 @@ pub enum Rule {
     /// One file appears in two roles (e.g. added as data and as changelog, or added and
     /// deleted).
     TwoRoles,
+    /// A primary-key table's new files do not fit the commit mode's sequence numbers. In an
+    /// append commit they must start above every live file of their bucket: a writer that
+    /// restored the bucket continues its numbers, while an overwrite writer (or one started
+    /// before another commit wrote the bucket) would have its rows lose to older rows. In an
+    /// overwrite commit a bucket's new files start at 0: an overwrite writer starts every
+    /// bucket there, so higher numbers come from an append writer, whose rows were meant to
+    /// merge with the rows the overwrite would delete. Tables with `sequence.field` (rows
+    /// ordered by a column) and postpone tables are exempt.
+    SequenceNumbers,
 }
 
 impl Rule {
@@ -81,6 +90,7 @@ impl Rule {
             Rule::AlreadyLive => "already-live",
             Rule::NotLive => "not-live",
             Rule::TwoRoles => "two-roles",
+            Rule::SequenceNumbers => "sequence-numbers",
         }
     }
 }

@@ -47,6 +47,8 @@ struct LiveFiles {
     data: HashMap<(BucketKey, String), Vec<i32>>,
     /// Index files: (bucket, file name) → the index type.
     index: HashMap<(BucketKey, String), String>,
+    /// The highest sequence number of a live data file, per bucket.
+    max_sequence: HashMap<BucketKey, i64>,
 }
 
 fn bucket_key(partitioned: bool, partition: &[u8], bucket: i32) -> BucketKey {
@@ -101,6 +103,7 @@ pub(crate) async fn check(
             .map_err(|e| CoordinatorError::paimon(reading(), e))?,
         None => LiveFiles::default(),
     };
+    check_sequence_numbers(coordinator, messages, &live, partitioned)?;
     // Files this commit adds, which its own compaction may remove (Java commits the APPEND
     // snapshot first); only a commit with compaction results needs them.
     let mut added: HashSet<(BucketKey, &str, i32)> = HashSet::new();
@@ -445,6 +448,94 @@ fn check_sums(messages: &[CommitMessage], snapshot: Option<&Snapshot>) -> Coordi
     Ok(())
 }
 
+/// Rule `sequence-numbers`: on a table that orders a key's rows by sequence number, the
+/// new files of an append commit start above every live file of their bucket, and those of
+/// an overwrite commit start at 0 (see [`Rule::SequenceNumbers`]). The payload does not say
+/// how its writer was made; the sequence numbers do.
+fn check_sequence_numbers(
+    coordinator: &Coordinator,
+    messages: &[CommitMessage],
+    live: &LiveFiles,
+    partitioned: bool,
+) -> CoordinatorResult<()> {
+    if !coordinator.rules.orders_by_sequence_number() {
+        return Ok(());
+    }
+    let bucket_name = |message: &CommitMessage| {
+        if partitioned {
+            format!("bucket {} of its partition", message.bucket)
+        } else {
+            format!("bucket {} of the table", message.bucket)
+        }
+    };
+    match coordinator.binding.mode {
+        super::CommitMode::Append => {
+            for (index, message) in messages.iter().enumerate() {
+                let key = bucket_key(partitioned, &message.partition, message.bucket);
+                let Some(&highest) = live.max_sequence.get(&key) else {
+                    continue;
+                };
+                for (i, file) in message.new_files.iter().enumerate() {
+                    if file.min_sequence_number <= highest {
+                        return Err(refuse(
+                            index,
+                            format!("new_files[{i}].min_sequence_number"),
+                            Rule::SequenceNumbers,
+                            format!(
+                                "{} for {:?}, but the live files of {} reach sequence number \
+                                 {highest}: its rows would merge as older than rows already \
+                                 committed. It was written by an overwrite writer, or by a \
+                                 writer made before another commit wrote this bucket; commit \
+                                 an overwrite writer's payload with an overwrite coordinator, \
+                                 or write again with a new writer",
+                                file.min_sequence_number,
+                                file.file_name,
+                                bucket_name(message)
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        super::CommitMode::Overwrite => {
+            // The lowest sequence number of each bucket's new files, and where it is.
+            let mut lowest: HashMap<BucketKey, (i64, usize, usize)> = HashMap::new();
+            for (index, message) in messages.iter().enumerate() {
+                let key = bucket_key(partitioned, &message.partition, message.bucket);
+                for (i, file) in message.new_files.iter().enumerate() {
+                    let entry = lowest
+                        .entry(key.clone())
+                        .or_insert((file.min_sequence_number, index, i));
+                    if file.min_sequence_number < entry.0 {
+                        *entry = (file.min_sequence_number, index, i);
+                    }
+                }
+            }
+            let mut starts_late: Vec<_> = lowest.into_values().filter(|(s, ..)| *s > 0).collect();
+            starts_late.sort_unstable_by_key(|&(_, index, i)| (index, i));
+            if let Some(&(sequence, index, i)) = starts_late.first() {
+                let message = &messages[index];
+                return Err(refuse(
+                    index,
+                    format!("new_files[{i}].min_sequence_number"),
+                    Rule::SequenceNumbers,
+                    format!(
+                        "{sequence} for {:?}, the lowest of {}'s new files: an overwrite writer \
+                         starts every bucket at 0, so these files were written by an append \
+                         writer, whose rows were meant to merge with the rows this overwrite \
+                         would delete (or by an overwrite writer reused after a payload). Commit \
+                         an append writer's payload with an append coordinator, or write again \
+                         with a new overwrite writer",
+                        message.new_files[i].file_name,
+                        bucket_name(message)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Reads the live data and index files of the `touched` buckets in `snapshot`.
 async fn read_live_files(
     coordinator: &Coordinator,
@@ -460,8 +551,9 @@ async fn read_live_files(
         touched_buckets.iter().copied().min().unwrap_or(0),
         touched_buckets.iter().copied().max().unwrap_or(0),
     );
-    // Net count per (bucket, level, name): an ADD counts +1, a DELETE -1, in manifest order.
-    let mut net: HashMap<(BucketKey, i32, String), i32> = HashMap::new();
+    // Net count per (bucket, level, name): an ADD counts +1, a DELETE -1, in manifest order;
+    // with the file's highest sequence number.
+    let mut net: HashMap<(BucketKey, i32, String), (i32, i64)> = HashMap::new();
     for list in [
         snapshot.base_manifest_list(),
         snapshot.delta_manifest_list(),
@@ -485,14 +577,17 @@ async fn read_live_files(
                     FileKind::Delete => -1,
                 };
                 let file = entry.file();
-                *net.entry((key, file.level, file.file_name.clone()))
-                    .or_insert(0) += delta;
+                net.entry((key, file.level, file.file_name.clone()))
+                    .or_insert((0, file.max_sequence_number))
+                    .0 += delta;
             }
         }
     }
     let mut live = LiveFiles::default();
-    for ((key, level, name), count) in net {
+    for ((key, level, name), (count, max_sequence)) in net {
         if count > 0 {
+            let highest = live.max_sequence.entry(key.clone()).or_insert(max_sequence);
+            *highest = (*highest).max(max_sequence);
             live.data.entry((key, name)).or_default().push(level);
         }
     }

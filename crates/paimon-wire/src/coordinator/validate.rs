@@ -184,6 +184,8 @@ pub(crate) struct TableRules {
     allow_deletes: bool,
     allow_compaction: bool,
     primary_keys: bool,
+    /// Whether the table orders rows by `sequence.field` rather than by sequence number.
+    sequence_field: bool,
     schema_ids: BTreeSet<i64>,
     data_external_roots: Vec<String>,
     global_index_external_root: Option<String>,
@@ -251,6 +253,7 @@ impl TableRules {
             allow_deletes: binding.allow_deletes,
             allow_compaction: binding.allow_compaction,
             primary_keys: !schema.primary_keys().is_empty(),
+            sequence_field: !options.sequence_fields().is_empty(),
             schema_ids,
             data_external_roots,
             global_index_external_root,
@@ -268,6 +271,15 @@ impl TableRules {
 
     pub(crate) fn has_primary_keys(&self) -> bool {
         self.primary_keys
+    }
+
+    /// Whether rows of one key are ordered by sequence number: a primary-key table without
+    /// `sequence.field`, whose buckets are written by one writer each (not postpone).
+    pub(crate) fn orders_by_sequence_number(&self) -> bool {
+        self.primary_keys
+            && !self.sequence_field
+            && self.bucket_mode != BucketMode::Postpone
+            && self.write_kind == WriteKind::Standard
     }
 
     pub(crate) fn partition_fields(&self) -> &[DataField] {
