@@ -283,7 +283,10 @@ impl Table {
 
     /// A writer for one worker, bound to the job's `commit_user` (the coordinator must use
     /// the same one). With `overwrite=True` the files are meant for an overwrite commit (the
-    /// coordinator must be created with `overwrite=True` too).
+    /// coordinator must be created with `overwrite=True` too). The payload does not carry
+    /// the mode; on a primary-key table the coordinator tells it from the files' sequence
+    /// numbers and raises `ValidationError` (rule `sequence-numbers`) for a payload of the
+    /// other mode, whenever the mode changes what the table holds.
     #[pyo3(signature = (commit_user, *, overwrite=false))]
     fn new_writer(&self, commit_user: &str, overwrite: bool) -> PyResult<Writer> {
         Writer::new(&self.table, &self.name, commit_user, overwrite)

@@ -608,3 +608,37 @@ def test_commit_outcome_carries_rows_and_files_and_pickles(warehouse):
     assert "rows=100" in repr(outcome)
     with pytest.raises(ValueError, match="status must be one of"):
         pw.CommitOutcome("done")
+
+
+def test_writer_mode_and_coordinator_mode_must_match(warehouse):
+    """A payload does not say how its writer was made; on a primary-key table its sequence
+    numbers do (an overwrite writer starts every bucket at 0, an append writer continues
+    it), and the coordinator refuses the payload in the other mode with nothing committed."""
+    table = pk_table(warehouse)
+    with table.new_writer("job-1") as writer:
+        writer.write(pk_rows(range(200)))
+        table.new_coordinator("job-1").commit_payloads([writer.prepare_commit()], identifier=1)
+    before = sorted_ids(read_with_pypaimon(warehouse, "db.users"))
+
+    def payload(ids, overwrite):
+        with table.new_writer("job-1", overwrite=overwrite) as writer:
+            writer.write(pk_rows(ids))
+            return writer.prepare_commit()
+
+    append = table.new_coordinator("job-1")
+    overwrite = table.new_coordinator("job-1", overwrite=True)
+    for coordinator, writer_overwrites, named in (
+        (append, True, "overwrite writer"),
+        (overwrite, False, "append writer"),
+    ):
+        with pytest.raises(pw.ValidationError) as raised:
+            coordinator.commit_payloads([payload(range(0, 200, 2), writer_overwrites)], identifier=2)
+        assert raised.value.rule == "sequence-numbers"
+        assert named in str(raised.value)
+        assert table.latest_snapshot()["id"] == 1
+
+    # In matching modes: the append writer's updates merge, the overwrite replaces.
+    append.commit_payloads([payload(range(0, 200, 2), False)], identifier=2)
+    assert sorted_ids(read_with_pypaimon(warehouse, "db.users")) == before
+    overwrite.commit_payloads([payload(range(0, 200, 2), True)], identifier=3)
+    assert sorted_ids(read_with_pypaimon(warehouse, "db.users")) == list(range(0, 200, 2))

@@ -84,7 +84,10 @@
 //! or index file is not already live at any level (**already-live**), a deleted file is
 //! live at the level named (**not-live**), one file has one role (**two-roles**), and the
 //! snapshot's record count and next row id plus every added row stay within 2^62 with
-//! checked arithmetic (**bounds**). For compaction results: each `compact_before` file is
+//! checked arithmetic (**bounds**). On a primary-key table ordered by sequence number, an
+//! append commit's new files start above every live file of their bucket and an overwrite
+//! commit's start at 0 (**sequence-numbers**): the payload does not carry the writer's mode,
+//! its sequence numbers do. For compaction results: each `compact_before` file is
 //! live at the level named or added at that level by the same commit (**not-live**), each
 //! `compact_after` and compact changelog file is new unless upgraded in place
 //! (**already-live**) and exists in storage with its extra files (**missing-file**), and

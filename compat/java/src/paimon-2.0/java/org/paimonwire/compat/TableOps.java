@@ -17,7 +17,9 @@ import org.apache.paimon.io.CompactIncrement;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageImpl;
 import org.apache.paimon.table.sink.StreamTableCommit;
+import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.StreamTableWrite;
+import org.apache.paimon.table.sink.TableWrite;
 import org.apache.paimon.table.sink.StreamWriteBuilder;
 import org.apache.paimon.table.source.DataSplit;
 import org.apache.paimon.table.source.ReadBuilder;
@@ -54,7 +56,7 @@ import java.util.TreeSet;
  * create-table --warehouse W --table DB.T --kind append|pk
  * write  --warehouse W --table DB.T --commit-user U --identifier I
  *        --rows FROM:TO[:PREFIX][,...] [--value-prefix P] [--route W/N] [--compact true]
- *        --out F.bin
+ *        [--overwrite true] --out F.bin
  * commit --warehouse W --table DB.T --commit-user U --identifier I --version V F.bin...
  * compact --warehouse W --table DB.T --commit-user U --identifier I
  * read   --warehouse W --table DB.T
@@ -174,6 +176,9 @@ final class TableOps {
         }
         long identifier = Long.parseLong(req(named, "--identifier"));
         boolean compact = Boolean.parseBoolean(named.getOrDefault("--compact", "false"));
+        // An INSERT OVERWRITE writer: Java's batch write builder with overwrite, whose writers
+        // ignore the table's previous files (sequence numbers start at 0 in every bucket).
+        boolean overwrite = Boolean.parseBoolean(named.getOrDefault("--overwrite", "false"));
         List<CommitMessage> messages;
         int compactionFiles = 0;
         int written = 0;
@@ -188,7 +193,10 @@ final class TableOps {
             Table table = table(catalog, named).copy(options);
             StreamWriteBuilder builder =
                     table.newStreamWriteBuilder().withCommitUser(req(named, "--commit-user"));
-            try (StreamTableWrite write = builder.newWrite()) {
+            try (TableWrite write =
+                    overwrite
+                            ? table.newBatchWriteBuilder().withOverwrite().newWrite()
+                            : builder.newWrite()) {
                 for (String range : req(named, "--rows").split(",")) {
                     String[] parts = range.split(":");
                     int from = Integer.parseInt(parts[0]);
@@ -208,7 +216,10 @@ final class TableOps {
                         written++;
                     }
                 }
-                messages = write.prepareCommit(compact, identifier);
+                messages =
+                        overwrite
+                                ? ((BatchTableWrite) write).prepareCommit()
+                                : ((StreamTableWrite) write).prepareCommit(compact, identifier);
             }
         }
         for (CommitMessage message : messages) {
