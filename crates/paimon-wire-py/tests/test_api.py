@@ -640,5 +640,8 @@ def test_writer_mode_and_coordinator_mode_must_match(warehouse):
     # In matching modes: the append writer's updates merge, the overwrite replaces.
     append.commit_payloads([payload(range(0, 200, 2), False)], identifier=2)
     assert sorted_ids(read_with_pypaimon(warehouse, "db.users")) == before
-    overwrite.commit_payloads([payload(range(0, 200, 2), True)], identifier=3)
-    assert sorted_ids(read_with_pypaimon(warehouse, "db.users")) == list(range(0, 200, 2))
+    # ids 1000, 1004, ... all land in partition region-0, which the overwrite replaces.
+    overwrite.commit_payloads([payload(range(1000, 1040, 4), True)], identifier=3)
+    assert sorted_ids(read_with_pypaimon(warehouse, "db.users")) == [
+        i for i in range(200) if i % 4 != 0
+    ] + list(range(1000, 1040, 4))

@@ -503,9 +503,10 @@ fn check_sequence_numbers(
             for (index, message) in messages.iter().enumerate() {
                 let key = bucket_key(partitioned, &message.partition, message.bucket);
                 for (i, file) in message.new_files.iter().enumerate() {
-                    let entry = lowest
-                        .entry(key.clone())
-                        .or_insert((file.min_sequence_number, index, i));
+                    let entry =
+                        lowest
+                            .entry(key.clone())
+                            .or_insert((file.min_sequence_number, index, i));
                     if file.min_sequence_number < entry.0 {
                         *entry = (file.min_sequence_number, index, i);
                     }

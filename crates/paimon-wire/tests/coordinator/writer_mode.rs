@@ -24,7 +24,9 @@ enum WriterMode {
 
 /// Rows `(id, pt, v)` of partition `pt`, each id with value `v<id>-<tag>`.
 fn rows(ids: &[i32], pt: &'static str, tag: &str) -> Vec<(i32, &'static str, String)> {
-    ids.iter().map(|id| (*id, pt, format!("v{id}-{tag}"))).collect()
+    ids.iter()
+        .map(|id| (*id, pt, format!("v{id}-{tag}")))
+        .collect()
 }
 
 /// The rows as [`read_rows`] returns them, sorted.
@@ -157,7 +159,12 @@ async fn a_writer_made_before_another_commit_wrote_its_bucket_is_refused() {
     commit_rows(&table, &rows(&[1, 2, 3, 4], "a", "first"), 1).await;
 
     // A slow writer restores the buckets now; another commit then updates the same keys.
-    let slow = write(&table, WriterMode::Append, &rows(&[1, 2, 3, 4], "a", "slow")).await;
+    let slow = write(
+        &table,
+        WriterMode::Append,
+        &rows(&[1, 2, 3, 4], "a", "slow"),
+    )
+    .await;
     let newer = rows(&[1, 2, 3, 4], "a", "newer");
     commit_rows(&table, &newer, 2).await;
 
