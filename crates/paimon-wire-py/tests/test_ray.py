@@ -354,6 +354,21 @@ def test_fixed_bucket_primary_key_table_reads_back_one_row_per_key_the_latest(wa
     assert len({(partition, bucket) for partition, bucket, _, _ in files}) == 3 * 4
 
 
+def test_routed_write_tasks_skip_the_empty_blocks_of_the_shuffle(warehouse):
+    """Ray's hash shuffle makes more partitions than there are buckets (200 by default),
+    so write tasks also get empty blocks, without columns; they carry no rows to route."""
+    table = create_pk_table(warehouse, "db.users", "4")
+    blocks, latest = upsert_blocks()
+    sink = PaimonDatasink(warehouse, "db.users")
+
+    sink.route(ray.data.from_arrow(blocks)).write_datasink(sink)
+
+    assert sink.outcome.status == "committed"
+    reader = read_with_pypaimon(warehouse, "db.users")
+    got = dict(zip(reader.column("id").to_pylist(), reader.column("note").to_pylist()))
+    assert reader.num_rows == KEYS and got == latest
+
+
 def test_unrouted_blocks_of_a_fixed_bucket_primary_key_table_are_refused(warehouse):
     table = create_pk_table(warehouse, "db.users", "4")
     blocks, _ = upsert_blocks()

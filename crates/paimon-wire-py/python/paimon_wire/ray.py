@@ -367,6 +367,9 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         try:
             for block in blocks:
                 data = BlockAccessor.for_block(block).to_arrow()
+                if not data.num_rows:
+                    # Ray hands a task empty blocks too (after a groupby, without columns).
+                    continue
                 if self._routed:
                     if BUCKET_COLUMN not in data.column_names:
                         raise UnsupportedError(
@@ -376,8 +379,7 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
                             "was committed"
                         )
                     data = data.drop_columns([BUCKET_COLUMN])
-                if data.num_rows:
-                    writer.write(data)
+                writer.write(data)
             prepared = writer.prepare_commit()
             if self._tracker is not None:
                 ray.get(self._tracker.add.remote(prepared))
