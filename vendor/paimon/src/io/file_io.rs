@@ -819,11 +819,7 @@ impl FileIO {
                 }
             }
         } else if op.info().capability().write_with_if_not_exists {
-            match op
-                .write_with(&relative_path, bs)
-                .if_not_exists(true)
-                .await
-            {
+            match op.write_with(&relative_path, bs).if_not_exists(true).await {
                 Ok(_) => true,
                 Err(error) if error.kind() == opendal::ErrorKind::ConditionNotMatch => false,
                 Err(error) => {
