@@ -76,6 +76,27 @@ pub fn c_program(name: &str) -> PathBuf {
     build_c_program(name, "", &[])
 }
 
+/// Compiles `tests/cpp/<name>.cpp` as C++17 (`CXX`, default `c++`, with `-Wall -Wextra
+/// -Werror`) against the checked-in headers (`paimon_wire.hpp` over `paimon_wire.h`) and links
+/// it with the static library. Built once per test process.
+pub fn cpp_program(name: &str) -> PathBuf {
+    build_program(Language::Cpp, name, "", &[])
+}
+
+/// [`c_program`] built with ThreadSanitizer (`-fsanitize=thread`): the C side is
+/// instrumented; the Rust library is not (stable Rust cannot build it with TSan), so TSan sees
+/// the library's calls to intercepted libc functions but none of its own synchronization.
+pub fn c_program_tsan(name: &str) -> PathBuf {
+    build_c_program(name, "-tsan", &["-fsanitize=thread", "-fno-omit-frame-pointer"])
+}
+
+/// The language of a test program, and so its compiler, standard and source directory.
+#[derive(Clone, Copy)]
+enum Language {
+    C,
+    Cpp,
+}
+
 /// Compiler flags of the AddressSanitizer builds (gcc and clang both take them). LeakSanitizer
 /// is part of AddressSanitizer on Linux.
 const ASAN_FLAGS: &[&str] = &["-fsanitize=address", "-fno-omit-frame-pointer"];
@@ -89,8 +110,15 @@ pub fn c_program_asan(name: &str) -> PathBuf {
 }
 
 fn build_c_program(name: &str, suffix: &str, extra_flags: &[&str]) -> PathBuf {
+    build_program(Language::C, name, suffix, extra_flags)
+}
+
+fn build_program(language: Language, name: &str, suffix: &str, extra_flags: &[&str]) -> PathBuf {
     static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
-    let key = format!("{name}{suffix}");
+    let key = match language {
+        Language::C => format!("{name}{suffix}"),
+        Language::Cpp => format!("cpp-{name}{suffix}"),
+    };
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, path)) = built.iter().find(|(n, _)| *n == key) {
         return path.clone();
@@ -99,11 +127,18 @@ fn build_c_program(name: &str, suffix: &str, extra_flags: &[&str]) -> PathBuf {
     let out_dir = profile_dir().join("paimon-wire-c-tests");
     std::fs::create_dir_all(&out_dir).unwrap();
     let out = out_dir.join(&key);
-    let source = crate_dir().join("tests/c").join(format!("{name}.c"));
-    let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let (directory, extension, compiler_variable, default_compiler, standard) = match language {
+        Language::C => ("tests/c", "c", "CC", "cc", "-std=c11"),
+        Language::Cpp => ("tests/cpp", "cpp", "CXX", "c++", "-std=c++17"),
+    };
+    let source = crate_dir()
+        .join(directory)
+        .join(format!("{name}.{extension}"));
+    let compiler =
+        std::env::var(compiler_variable).unwrap_or_else(|_| default_compiler.to_string());
     let output = Command::new(&compiler)
         .args([
-            "-std=c11",
+            standard,
             "-D_POSIX_C_SOURCE=200809L",
             "-Wall",
             "-Wextra",

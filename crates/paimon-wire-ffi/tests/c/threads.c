@@ -1,0 +1,134 @@
+/*
+ * Threads sharing handles: one opened table, one write builder and one table commit are used
+ * by THREADS threads at once. Every thread asks the shared table for its routing and for the
+ * bucket of every row (paimon_table_bucket_ids), opens its own writer from the shared builder,
+ * writes the rows of its buckets (bucket % THREADS == thread), prepares and serializes its
+ * messages, and decodes them through the shared table commit; all writers write in parallel
+ * (a barrier starts them together). The main thread then merges the parts and commits once.
+ * Built with -fsanitize=thread by tests/threads.rs.
+ *
+ * usage: threads WAREHOUSE DATABASE.TABLE COMMIT_USER THREADS ROWS DT,DT,..
+ */
+#include <pthread.h>
+
+#include "common.h"
+
+#define MAX_THREADS 16
+
+typedef struct {
+  int index;
+  int threads;
+  int64_t rows;
+  const char *const *partitions;
+  int n_partitions;
+  const paimon_table *table;
+  const paimon_write_builder *builder;
+  const paimon_table_commit *commit;
+  pthread_barrier_t *start;
+  /* Out: the thread's messages, bound to `commit`, and the rows it wrote. */
+  paimon_commit_messages *part;
+  int64_t written;
+} worker_state;
+
+static void *run_thread(void *arg) {
+  worker_state *state = (worker_state *)arg;
+  paimon_routing routing;
+  check(paimon_table_routing(state->table, &routing), "paimon_table_routing");
+  if (routing.kind != PAIMON_ROUTING_KIND_FIXED_BUCKET) {
+    fprintf(stderr, "the test table must have fixed buckets\n");
+    exit(1);
+  }
+  paimon_result_table_write write = paimon_write_builder_new_write(state->builder);
+  check(write.error, "paimon_write_builder_new_write");
+  pthread_barrier_wait(state->start);
+
+  state->written = write_orders_routed(state->table, write.write, 0, state->rows, state->partitions,
+                                       state->n_partitions, state->index, state->threads);
+  paimon_result_commit_messages messages = paimon_table_write_prepare_commit(write.write);
+  check(messages.error, "paimon_table_write_prepare_commit");
+  paimon_result_bytes payload = paimon_commit_messages_serialize(messages.messages);
+  check(payload.error, "paimon_commit_messages_serialize");
+  paimon_result_commit_messages part =
+      paimon_commit_messages_deserialize(state->commit, payload.bytes.data, payload.bytes.len,
+                                         paimon_commit_messages_serializer_version());
+  check(part.error, "paimon_commit_messages_deserialize");
+  state->part = part.messages;
+
+  paimon_bytes_free(payload.bytes);
+  paimon_commit_messages_free(messages.messages);
+  paimon_table_write_free(write.write);
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 7) {
+    fprintf(stderr, "usage: %s WAREHOUSE DATABASE.TABLE COMMIT_USER THREADS ROWS DT,..\n", argv[0]);
+    return 2;
+  }
+  int threads = atoi(argv[4]);
+  if (threads < 1 || threads > MAX_THREADS) {
+    fprintf(stderr, "THREADS must be 1 to %d\n", MAX_THREADS);
+    return 2;
+  }
+  const char *partitions[16];
+  int n_partitions = split_commas(argv[6], partitions, 16);
+
+  paimon_result_table table = paimon_table_open(argv[1], argv[2], NULL, NULL, 0);
+  check(table.error, "paimon_table_open");
+  paimon_result_write_builder builder =
+      paimon_write_builder_new(table.table, argv[3], false, PAIMON_WRITE_KIND_STANDARD);
+  check(builder.error, "paimon_write_builder_new");
+  paimon_result_table_commit commit =
+      paimon_table_commit_new(table.table, argv[3], false, PAIMON_WRITE_KIND_STANDARD);
+  check(commit.error, "paimon_table_commit_new");
+
+  pthread_barrier_t start;
+  pthread_barrier_init(&start, NULL, (unsigned)threads);
+  pthread_t ids[MAX_THREADS];
+  worker_state states[MAX_THREADS];
+  for (int i = 0; i < threads; i++) {
+    states[i] = (worker_state){.index = i,
+                               .threads = threads,
+                               .rows = atoll(argv[5]),
+                               .partitions = partitions,
+                               .n_partitions = n_partitions,
+                               .table = table.table,
+                               .builder = builder.builder,
+                               .commit = commit.commit,
+                               .start = &start,
+                               .part = NULL,
+                               .written = 0};
+    if (pthread_create(&ids[i], NULL, run_thread, &states[i]) != 0) {
+      fprintf(stderr, "pthread_create failed\n");
+      return 2;
+    }
+  }
+  const paimon_commit_messages *parts[MAX_THREADS];
+  int64_t written = 0;
+  for (int i = 0; i < threads; i++) {
+    pthread_join(ids[i], NULL);
+    parts[i] = states[i].part;
+    written += states[i].written;
+    printf("thread %d wrote %lld rows\n", i, (long long)states[i].written);
+  }
+  pthread_barrier_destroy(&start);
+
+  paimon_result_commit_messages merged =
+      paimon_table_commit_merge(commit.commit, parts, (size_t)threads);
+  check(merged.error, "paimon_table_commit_merge");
+  paimon_result_commit result = paimon_table_commit_commit(commit.commit, merged.messages, 1);
+  check(result.error, "paimon_table_commit_commit");
+  paimon_result_commit_messages_summary summary = paimon_commit_messages_summarize(merged.messages);
+  check(summary.error, "paimon_commit_messages_summarize");
+  printf("%s snapshot=%lld written=%lld rows=%lld\n",
+         result.outcome.status == PAIMON_COMMIT_STATUS_COMMITTED ? "committed" : "not-committed",
+         (long long)result.outcome.snapshot_id, (long long)written,
+         (long long)summary.summary.row_count);
+
+  for (int i = 0; i < threads; i++) paimon_commit_messages_free((paimon_commit_messages *)parts[i]);
+  paimon_commit_messages_free(merged.messages);
+  paimon_table_commit_free(commit.commit);
+  paimon_write_builder_free(builder.builder);
+  paimon_table_free(table.table);
+  return 0;
+}
