@@ -60,8 +60,8 @@ int main(int argc, char **argv) {
     make_orders(0, 3, partitions, 1, &array, &schema);
     table.bucket_ids(&array, &schema);
   });
-  expect_error("a write kind the table refuses", PAIMON_ERROR_CODE_INVALID_ARGUMENT, "", [&] {
-    table.new_write_builder("job", false, PAIMON_WRITE_KIND_POSTPONE_FIXED_BUCKET);
+  expect_error("an unknown write kind", PAIMON_ERROR_CODE_INVALID_ARGUMENT, "", [&] {
+    table.new_write_builder("job", false, static_cast<paimon_write_kind>(42));
   });
 
   paimon_wire::WriteBuilder builder = table.new_write_builder("job");
