@@ -1,10 +1,11 @@
 /*
  * Threads sharing handles: one opened table, one write builder and one table commit are used
  * by THREADS threads at once. Every thread asks the shared table for its routing and for the
- * bucket of every row (paimon_table_bucket_ids), opens its own writer from the shared builder,
- * writes the rows of its buckets (bucket % THREADS == thread), prepares and serializes its
- * messages, and decodes them through the shared table commit; all writers write in parallel
- * (a barrier starts them together). The main thread then merges the parts and commits once.
+ * bucket of every row (paimon_table_bucket_ids), opens its own writer (from the shared
+ * builder, or from a builder it makes from the shared table), writes the rows of its buckets
+ * (bucket % THREADS == thread), prepares and serializes its messages, and decodes them through
+ * the shared table commit; all writers write in parallel (a barrier starts them together).
+ * The main thread then merges the parts and commits once.
  * Built with -fsanitize=thread by tests/threads.rs.
  *
  * usage: threads WAREHOUSE DATABASE.TABLE COMMIT_USER THREADS ROWS DT,DT,..
@@ -21,6 +22,7 @@ typedef struct {
   int64_t rows;
   const char *const *partitions;
   int n_partitions;
+  const char *commit_user;
   const paimon_table *table;
   const paimon_write_builder *builder;
   const paimon_table_commit *commit;
@@ -38,7 +40,16 @@ static void *run_thread(void *arg) {
     fprintf(stderr, "the test table must have fixed buckets\n");
     exit(1);
   }
-  paimon_result_table_write write = paimon_write_builder_new_write(state->builder);
+  /* Even threads open their writer from the shared builder, odd threads make their own
+   * builder from the shared table first. */
+  paimon_result_write_builder own_builder = {NULL, NULL};
+  if (state->index % 2 == 1) {
+    own_builder = paimon_write_builder_new(state->table, state->commit_user, false,
+                                           PAIMON_WRITE_KIND_STANDARD);
+    check(own_builder.error, "paimon_write_builder_new");
+  }
+  paimon_result_table_write write = paimon_write_builder_new_write(
+      own_builder.builder != NULL ? own_builder.builder : state->builder);
   check(write.error, "paimon_write_builder_new_write");
   pthread_barrier_wait(state->start);
 
@@ -57,6 +68,7 @@ static void *run_thread(void *arg) {
   paimon_bytes_free(payload.bytes);
   paimon_commit_messages_free(messages.messages);
   paimon_table_write_free(write.write);
+  paimon_write_builder_free(own_builder.builder);
   return NULL;
 }
 
@@ -92,6 +104,7 @@ int main(int argc, char **argv) {
                                .rows = atoll(argv[5]),
                                .partitions = partitions,
                                .n_partitions = n_partitions,
+                               .commit_user = argv[3],
                                .table = table.table,
                                .builder = builder.builder,
                                .commit = commit.commit,
