@@ -8,7 +8,7 @@
  *
  * usage: worker WAREHOUSE DATABASE.TABLE COMMIT_USER FROM TO PREFIX VERSION OUT [OPTIONS_FILE]
  *
- * OPTIONS_FILE holds catalog options for paimon_table_open, one KEY=VALUE a line (blank lines
+ * OPTIONS_FILE holds catalog options for paimon_wire_table_open, one KEY=VALUE a line (blank lines
  * and lines starting with '#' skipped), the file `paimon-wire --options-file` reads: for an
  * s3:// warehouse the endpoint, region, path-style flag and keys. Values are never printed.
  *
@@ -17,7 +17,7 @@
  */
 #include "common.h"
 
-static void write_rows(paimon_table_write *write, int32_t from, int32_t to, const char *prefix) {
+static void write_rows(paimon_wire_table_write *write, int32_t from, int32_t to, const char *prefix) {
   int64_t rows = (int64_t)to - from;
   int32_t *ids = (int32_t *)checked_malloc(sizeof(int32_t) * (size_t)rows);
   char **pts = (char **)checked_malloc(sizeof(char *) * (size_t)rows);
@@ -34,7 +34,7 @@ static void write_rows(paimon_table_write *write, int32_t from, int32_t to, cons
   struct ArrowArray array;
   struct ArrowSchema schema;
   make_batch(rows, 3, columns, &array, &schema);
-  check(paimon_table_write_arrow_batch(write, &array, &schema), "paimon_table_write_arrow_batch");
+  check(paimon_wire_table_write_arrow_batch(write, &array, &schema), "paimon_wire_table_write_arrow_batch");
   for (int64_t i = 0; i < rows; i++) {
     free(pts[i]);
     free(vs[i]);
@@ -100,29 +100,29 @@ int main(int argc, char **argv) {
   const char *values[MAX_OPTIONS];
   char *options_text = NULL;
   size_t option_count = argc == 10 ? read_options(argv[9], &options_text, keys, values) : 0;
-  paimon_result_table table = paimon_table_open(argv[1], argv[2], keys, values, option_count);
+  paimon_wire_result_table table = paimon_wire_table_open(argv[1], argv[2], keys, values, option_count);
   free(options_text);
-  check(table.error, "paimon_table_open");
-  paimon_result_write_builder builder =
-      paimon_write_builder_new(table.table, argv[3], false, PAIMON_WRITE_KIND_STANDARD);
-  check(builder.error, "paimon_write_builder_new");
-  paimon_result_table_write write = paimon_write_builder_new_write(builder.builder);
-  check(write.error, "paimon_write_builder_new_write");
+  check(table.error, "paimon_wire_table_open");
+  paimon_wire_result_write_builder builder =
+      paimon_wire_write_builder_new(table.table, argv[3], false, PAIMON_WIRE_WRITE_KIND_STANDARD);
+  check(builder.error, "paimon_wire_write_builder_new");
+  paimon_wire_result_table_write write = paimon_wire_write_builder_new_write(builder.builder);
+  check(write.error, "paimon_wire_write_builder_new_write");
   write_rows(write.write, from, to, argv[6]);
-  paimon_result_commit_messages messages = paimon_table_write_prepare_commit(write.write);
-  check(messages.error, "paimon_table_write_prepare_commit");
-  paimon_result_bytes payload = paimon_commit_messages_serialize_version(messages.messages, version);
-  check(payload.error, "paimon_commit_messages_serialize_version");
+  paimon_wire_result_commit_messages messages = paimon_wire_table_write_prepare_commit(write.write);
+  check(messages.error, "paimon_wire_table_write_prepare_commit");
+  paimon_wire_result_bytes payload = paimon_wire_commit_messages_serialize_version(messages.messages, version);
+  check(payload.error, "paimon_wire_commit_messages_serialize_version");
   write_file(argv[8], payload.bytes.data, payload.bytes.len);
-  paimon_result_commit_messages_summary summary = paimon_commit_messages_summarize(messages.messages);
-  check(summary.error, "paimon_commit_messages_summarize");
+  paimon_wire_result_commit_messages_summary summary = paimon_wire_commit_messages_summarize(messages.messages);
+  check(summary.error, "paimon_wire_commit_messages_summarize");
   printf("wrote rows %d..%d: %zu message(s), version %d, %zu bytes\n", from, to,
          summary.summary.message_count, version, payload.bytes.len);
 
-  paimon_bytes_free(payload.bytes);
-  paimon_commit_messages_free(messages.messages);
-  paimon_table_write_free(write.write);
-  paimon_write_builder_free(builder.builder);
-  paimon_table_free(table.table);
+  paimon_wire_bytes_free(payload.bytes);
+  paimon_wire_commit_messages_free(messages.messages);
+  paimon_wire_table_write_free(write.write);
+  paimon_wire_write_builder_free(builder.builder);
+  paimon_wire_table_free(table.table);
   return 0;
 }

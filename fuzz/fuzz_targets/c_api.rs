@@ -1,6 +1,6 @@
 //! The C entry points, called in-process through their `extern "C"` functions (the FFI crate's
 //! sources, see fuzz/ffi-rlib): `[table selector] [version selector] ++ payload`, where a
-//! payload starting with `PWIR` goes through `paimon_envelope_unwrap` first and takes the
+//! payload starting with `PWIR` goes through `paimon_wire_envelope_unwrap` first and takes the
 //! envelope's version.
 //!
 //! Every handle, result and error the calls return is freed, so LeakSanitizer (on at the end of
@@ -14,16 +14,16 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 use paimon_wire::envelope::is_envelope;
 use paimon_wire_ffi::commit::{
-    paimon_table_commit, paimon_table_commit_merge, paimon_table_commit_new,
+    paimon_wire_table_commit, paimon_wire_table_commit_merge, paimon_wire_table_commit_new,
 };
-use paimon_wire_ffi::envelope::{paimon_envelope_unwrap, paimon_envelope_wrap};
-use paimon_wire_ffi::error::{paimon_error, paimon_error_free};
+use paimon_wire_ffi::envelope::{paimon_wire_envelope_unwrap, paimon_wire_envelope_wrap};
+use paimon_wire_ffi::error::{paimon_wire_error, paimon_wire_error_free};
 use paimon_wire_ffi::messages::{
-    paimon_bytes_free, paimon_commit_messages, paimon_commit_messages_deserialize,
-    paimon_commit_messages_free, paimon_commit_messages_serialize_version,
-    paimon_commit_messages_summarize,
+    paimon_wire_bytes_free, paimon_wire_commit_messages, paimon_wire_commit_messages_deserialize,
+    paimon_wire_commit_messages_free, paimon_wire_commit_messages_serialize_version,
+    paimon_wire_commit_messages_summarize,
 };
-use paimon_wire_ffi::table::{paimon_table_free, paimon_table_open};
+use paimon_wire_ffi::table::{paimon_wire_table_free, paimon_wire_table_open};
 use paimon_wire_fuzz::{
     split_coordinator_input, write_coordinator_seeds_if_asked, FuzzTable, FuzzWarehouse,
     COMMIT_USER,
@@ -37,8 +37,8 @@ struct Fixture {
 }
 
 /// A table commit handle; the C API documents it as read-only and shareable across threads.
-struct CommitPtr(*mut paimon_table_commit);
-// SAFETY: `paimon_table_commit` is read-only after creation and documented as safe to pass to
+struct CommitPtr(*mut paimon_wire_table_commit);
+// SAFETY: `paimon_wire_table_commit` is read-only after creation and documented as safe to pass to
 // several threads at once; libFuzzer calls the target from one thread anyway.
 unsafe impl Send for CommitPtr {}
 // SAFETY: as above.
@@ -48,7 +48,7 @@ unsafe impl Sync for CommitPtr {}
 ///
 /// # Safety
 /// `error` is NULL or an error from the library, not freed yet.
-unsafe fn consume_error(error: *mut paimon_error) -> bool {
+unsafe fn consume_error(error: *mut paimon_wire_error) -> bool {
     if error.is_null() {
         return false;
     }
@@ -56,7 +56,7 @@ unsafe fn consume_error(error: *mut paimon_error) -> bool {
     unsafe {
         assert!(!(*error).message.is_null(), "an error without a message");
         let _ = CStr::from_ptr((*error).message).to_bytes().len();
-        paimon_error_free(error);
+        paimon_wire_error_free(error);
     }
     true
 }
@@ -80,21 +80,24 @@ fn fixture() -> &'static Fixture {
             let name = CString::new(table.name()).expect("name");
             // SAFETY: valid C strings; no options.
             unsafe {
-                let opened = paimon_table_open(
+                let opened = paimon_wire_table_open(
                     path.as_ptr(),
                     name.as_ptr(),
                     std::ptr::null::<*const c_char>(),
                     std::ptr::null::<*const c_char>(),
                     0,
                 );
-                assert!(!consume_error(opened.error), "paimon_table_open failed");
-                let commit = paimon_table_commit_new(opened.table, user.as_ptr(), false, 0);
+                assert!(
+                    !consume_error(opened.error),
+                    "paimon_wire_table_open failed"
+                );
+                let commit = paimon_wire_table_commit_new(opened.table, user.as_ptr(), false, 0);
                 assert!(
                     !consume_error(commit.error),
-                    "paimon_table_commit_new failed"
+                    "paimon_wire_table_commit_new failed"
                 );
                 // The table commit keeps what it needs of the table.
-                paimon_table_free(opened.table);
+                paimon_wire_table_free(opened.table);
                 commits.push((table, CommitPtr(commit.commit)));
             }
         }
@@ -122,7 +125,7 @@ fuzz_target!(|data: &[u8]| {
     // bytes; every returned handle, buffer and error is freed exactly once below.
     unsafe {
         let (version, payload): (i32, &[u8]) = if is_envelope(raw) {
-            let unwrapped = paimon_envelope_unwrap(raw.as_ptr(), raw.len());
+            let unwrapped = paimon_wire_envelope_unwrap(raw.as_ptr(), raw.len());
             if consume_error(unwrapped.error) {
                 return;
             }
@@ -136,43 +139,47 @@ fuzz_target!(|data: &[u8]| {
         };
 
         // The envelope round trip through C.
-        let framed = paimon_envelope_wrap(payload.as_ptr(), payload.len(), version);
+        let framed = paimon_wire_envelope_wrap(payload.as_ptr(), payload.len(), version);
         assert!(!consume_error(framed.error), "wrapping a payload failed");
-        let unwrapped = paimon_envelope_unwrap(framed.bytes.data, framed.bytes.len);
+        let unwrapped = paimon_wire_envelope_unwrap(framed.bytes.data, framed.bytes.len);
         assert!(
             !consume_error(unwrapped.error),
             "unwrapping what was wrapped failed"
         );
         assert_eq!(unwrapped.envelope.serializer_version, version);
         assert_eq!(unwrapped.envelope.payload_len, payload.len());
-        paimon_bytes_free(framed.bytes);
+        paimon_wire_bytes_free(framed.bytes);
 
-        let decoded =
-            paimon_commit_messages_deserialize(commit, payload.as_ptr(), payload.len(), version);
+        let decoded = paimon_wire_commit_messages_deserialize(
+            commit,
+            payload.as_ptr(),
+            payload.len(),
+            version,
+        );
         if consume_error(decoded.error) {
             assert!(decoded.messages.is_null());
             return;
         }
         let messages = decoded.messages;
-        let summary = paimon_commit_messages_summarize(messages);
+        let summary = paimon_wire_commit_messages_summarize(messages);
         assert!(!consume_error(summary.error));
 
-        let encoded = paimon_commit_messages_serialize_version(messages, version);
+        let encoded = paimon_wire_commit_messages_serialize_version(messages, version);
         if !consume_error(encoded.error) {
-            paimon_bytes_free(encoded.bytes);
+            paimon_wire_bytes_free(encoded.bytes);
         }
 
-        let parts: [*const paimon_commit_messages; 2] = [messages, messages];
-        let merged = paimon_table_commit_merge(commit, parts.as_ptr(), parts.len());
+        let parts: [*const paimon_wire_commit_messages; 2] = [messages, messages];
+        let merged = paimon_wire_table_commit_merge(commit, parts.as_ptr(), parts.len());
         if !consume_error(merged.error) {
-            let merged_summary = paimon_commit_messages_summarize(merged.messages);
+            let merged_summary = paimon_wire_commit_messages_summarize(merged.messages);
             assert!(!consume_error(merged_summary.error));
             assert_eq!(
                 merged_summary.summary.data_file_count, summary.summary.data_file_count,
                 "merging a payload with itself changed its data files"
             );
-            paimon_commit_messages_free(merged.messages);
+            paimon_wire_commit_messages_free(merged.messages);
         }
-        paimon_commit_messages_free(messages);
+        paimon_wire_commit_messages_free(messages);
     }
 });

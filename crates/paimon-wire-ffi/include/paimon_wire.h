@@ -6,22 +6,22 @@
  *
  * Conventions, for every function below:
  * - Ownership: a pointer or struct a function returns is owned by the caller and freed with
- *   the matching free function (paimon_table_free, paimon_write_builder_free,
- *   paimon_table_write_free, paimon_table_commit_free, paimon_commit_messages_free,
- *   paimon_bytes_free, paimon_error_free), exactly once. Pointer arguments are borrowed for
+ *   the matching free function (paimon_wire_table_free, paimon_wire_write_builder_free,
+ *   paimon_wire_table_write_free, paimon_wire_table_commit_free, paimon_wire_commit_messages_free,
+ *   paimon_wire_bytes_free, paimon_wire_error_free), exactly once. Pointer arguments are borrowed for
  *   the duration of the call unless a function says it takes ownership (only the Arrow C
- *   Data Interface structs of paimon_table_write_arrow_batch).
- * - Errors: fallible functions return a paimon_result_* struct whose `error` is NULL on
- *   success, or a `paimon_error *` that is NULL on success. An error carries a stable
- *   paimon_error_code and a message. A Rust panic never unwinds into the caller: it is
- *   caught and returned as PAIMON_ERROR_CODE_INTERNAL.
- * - Handles: NULL, or a handle of another kind (a paimon_table * cast to
- *   paimon_table_commit *), is refused with PAIMON_ERROR_CODE_NULL_POINTER /
- *   PAIMON_ERROR_CODE_WRONG_HANDLE_KIND. Free functions ignore NULL and handles of another
+ *   Data Interface structs of paimon_wire_table_write_arrow_batch).
+ * - Errors: fallible functions return a paimon_wire_result_* struct whose `error` is NULL on
+ *   success, or a `paimon_wire_error *` that is NULL on success. An error carries a stable
+ *   paimon_wire_error_code and a message. A Rust panic never unwinds into the caller: it is
+ *   caught and returned as PAIMON_WIRE_ERROR_CODE_INTERNAL.
+ * - Handles: NULL, or a handle of another kind (a paimon_wire_table * cast to
+ *   paimon_wire_table_commit *), is refused with PAIMON_WIRE_ERROR_CODE_NULL_POINTER /
+ *   PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND. Free functions ignore NULL and handles of another
  *   kind. Any other invalid pointer (freed, dangling, foreign) is undefined behavior.
  * - Strings are NUL-terminated UTF-8.
  * - Threads: handles documented as read-only may be used from several threads at once;
- *   paimon_table_write is used by one thread at a time. Each opened table owns an async
+ *   paimon_wire_table_write is used by one thread at a time. Each opened table owns an async
  *   runtime, which calls drive on the caller's thread (no threads of its own but Paimon's
  *   blocking file I/O); it ends when the table and every handle made from it are freed. A runtime does not survive fork(): a process that forks workers
  *   opens its tables in each child, after the fork.
@@ -72,255 +72,255 @@ struct ArrowArray {
 
 // What kind of error a call failed with. The values are part of the ABI and never change
 // meaning; new codes may be added.
-typedef enum paimon_error_code {
+typedef enum paimon_wire_error_code {
   // A pointer argument that must not be NULL was NULL.
-  PAIMON_ERROR_CODE_NULL_POINTER = 1,
-  // A handle argument is of another kind (e.g. a `paimon_table *` cast to
-  // `paimon_table_commit *`) or was not created by this library.
-  PAIMON_ERROR_CODE_WRONG_HANDLE_KIND = 2,
+  PAIMON_WIRE_ERROR_CODE_NULL_POINTER = 1,
+  // A handle argument is of another kind (e.g. a `paimon_wire_table *` cast to
+  // `paimon_wire_table_commit *`) or was not created by this library.
+  PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND = 2,
   // An argument is malformed: a string that is not UTF-8, a table name that is not
   // `database.table`, a negative length, an invalid commit user, ...
-  PAIMON_ERROR_CODE_INVALID_ARGUMENT = 3,
+  PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT = 3,
   // The serializer (or envelope) version is not one this library can read or write.
-  PAIMON_ERROR_CODE_UNSUPPORTED_VERSION = 4,
+  PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION = 4,
   // The payload bytes could not be decoded (truncated, corrupt, trailing bytes, ...).
-  PAIMON_ERROR_CODE_MALFORMED_PAYLOAD = 5,
+  PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD = 5,
   // The messages cannot be written at the requested version without losing data.
-  PAIMON_ERROR_CODE_UNREPRESENTABLE = 6,
+  PAIMON_WIRE_ERROR_CODE_UNREPRESENTABLE = 6,
   // Messages or a payload belong to another table, commit user, overwrite mode or
   // table-commit handle than the one they were handed to.
-  PAIMON_ERROR_CODE_FOREIGN_MESSAGES = 7,
+  PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES = 7,
   // A decoded message breaks a rule of the table it was bound to; nothing was committed.
-  PAIMON_ERROR_CODE_VALIDATION_FAILED = 8,
+  PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED = 8,
   // Two message sets disagree about the same file; nothing was committed.
-  PAIMON_ERROR_CODE_MERGE_CONFLICT = 9,
+  PAIMON_WIRE_ERROR_CODE_MERGE_CONFLICT = 9,
   // The Arrow C Data Interface input could not be imported, or does not match the table.
-  PAIMON_ERROR_CODE_ARROW = 10,
+  PAIMON_WIRE_ERROR_CODE_ARROW = 10,
   // The table (or its database) does not exist.
-  PAIMON_ERROR_CODE_TABLE_NOT_FOUND = 11,
+  PAIMON_WIRE_ERROR_CODE_TABLE_NOT_FOUND = 11,
   // Reading or writing storage failed.
-  PAIMON_ERROR_CODE_IO = 12,
+  PAIMON_WIRE_ERROR_CODE_IO = 12,
   // The table, mode or operation is not supported.
-  PAIMON_ERROR_CODE_UNSUPPORTED = 13,
+  PAIMON_WIRE_ERROR_CODE_UNSUPPORTED = 13,
   // Any other error reported by the Paimon table engine.
-  PAIMON_ERROR_CODE_PAIMON = 15,
+  PAIMON_WIRE_ERROR_CODE_PAIMON = 15,
   // Other committers took every snapshot this commit tried to publish, on every attempt
   // the table's `commit.max-retries` allows. Nothing was committed and the prepared files
   // are kept: commit the same messages again with the same identifier (or raise
   // `commit.max-retries`). Never abort them.
-  PAIMON_ERROR_CODE_COMMIT_CONFLICT = 16,
+  PAIMON_WIRE_ERROR_CODE_COMMIT_CONFLICT = 16,
   // The commit identifier was never committed, but the same commit user already committed
   // a higher one (two coordinators share a commit user). Nothing was committed; give each
   // concurrent job its own commit user.
-  PAIMON_ERROR_CODE_IDENTIFIER_SUPERSEDED = 17,
+  PAIMON_WIRE_ERROR_CODE_IDENTIFIER_SUPERSEDED = 17,
   // The warehouse is a URI whose storage backend (`s3`, `oss`, `gs`, `abfs`, `cos`, `obs`,
   // `hdfs`) this build of the library does not have; the message names the cargo feature
   // to build it with. Not an I/O error: no storage was touched.
-  PAIMON_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED = 18,
+  PAIMON_WIRE_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED = 18,
   // Two payloads write new files into one bucket of a primary-key table (route each
-  // (partition, bucket) to one writer; see `paimon_table_bucket_ids`); nothing was
+  // (partition, bucket) to one writer; see `paimon_wire_table_bucket_ids`); nothing was
   // committed.
-  PAIMON_ERROR_CODE_SHARED_BUCKET = 19,
+  PAIMON_WIRE_ERROR_CODE_SHARED_BUCKET = 19,
   // The identifier is already committed by a snapshot that does not hold this commit's
   // files: it was reused for other data. Nothing was committed; use a new identifier.
-  PAIMON_ERROR_CODE_IDENTIFIER_REUSED = 20,
+  PAIMON_WIRE_ERROR_CODE_IDENTIFIER_REUSED = 20,
   // A bug inside the library (a Rust panic, caught at the boundary). The handle involved
   // may be unusable; free it.
-  PAIMON_ERROR_CODE_INTERNAL = 99,
-} paimon_error_code;
+  PAIMON_WIRE_ERROR_CODE_INTERNAL = 99,
+} paimon_wire_error_code;
 
-// What `paimon_table_commit_commit` did.
-typedef enum paimon_commit_status {
+// What `paimon_wire_table_commit_commit` did.
+typedef enum paimon_wire_commit_status {
   // A new snapshot was committed; its id is in `snapshot_id`.
-  PAIMON_COMMIT_STATUS_COMMITTED = 0,
+  PAIMON_WIRE_COMMIT_STATUS_COMMITTED = 0,
   // A snapshot of this commit user already carries this commit identifier (or a later
   // one): nothing was committed. `snapshot_id` is that snapshot's id, or -1 if unknown.
-  PAIMON_COMMIT_STATUS_ALREADY_COMMITTED = 1,
+  PAIMON_WIRE_COMMIT_STATUS_ALREADY_COMMITTED = 1,
   // The messages hold no files: nothing was committed and `snapshot_id` is -1.
-  PAIMON_COMMIT_STATUS_NOTHING_TO_COMMIT = 2,
-} paimon_commit_status;
+  PAIMON_WIRE_COMMIT_STATUS_NOTHING_TO_COMMIT = 2,
+} paimon_wire_commit_status;
 
 // How rows of a table must be spread over writers when many workers write it.
-typedef enum paimon_routing_kind {
+typedef enum paimon_wire_routing_kind {
   // Fixed buckets (`bucket >= 1`): send every row of one (partition, bucket) to one
-  // writer; compute the bucket with `paimon_table_bucket_ids`. Required for primary-key
+  // writer; compute the bucket with `paimon_wire_table_bucket_ids`. Required for primary-key
   // tables (the coordinator refuses two writers of one bucket).
-  PAIMON_ROUTING_KIND_FIXED_BUCKET = 1,
+  PAIMON_WIRE_ROUTING_KIND_FIXED_BUCKET = 1,
   // Any writer may write any row: append tables with `bucket = -1`, and postpone tables
   // (`bucket = -2`, the way to write one primary-key bucket from many writers).
-  PAIMON_ROUTING_KIND_ANY_WRITER = 2,
+  PAIMON_WIRE_ROUTING_KIND_ANY_WRITER = 2,
   // Primary-key table with dynamic buckets (`bucket = -1`): buckets come from the table's
   // hash index and are assigned by the writer, so only one writer may write it.
-  PAIMON_ROUTING_KIND_SINGLE_WRITER = 3,
-} paimon_routing_kind;
+  PAIMON_WIRE_ROUTING_KIND_SINGLE_WRITER = 3,
+} paimon_wire_routing_kind;
 
 // Which writer produced the messages. Only matters for postpone tables (`'bucket' = '-2'`).
-typedef enum paimon_write_kind {
+typedef enum paimon_wire_write_kind {
   // The table's own bucket layout. On a postpone table, data lands in the postpone bucket
   // (`bucket-postpone`, bucket -2) and Paimon's compaction assigns real buckets later.
-  PAIMON_WRITE_KIND_STANDARD = 0,
+  PAIMON_WIRE_WRITE_KIND_STANDARD = 0,
   // A postpone table written directly into fixed buckets `0..n-1` (every message carries
   // `total_buckets = n`). Needs the table option `postpone.default-bucket-num`.
-  PAIMON_WRITE_KIND_POSTPONE_FIXED_BUCKET = 1,
-} paimon_write_kind;
+  PAIMON_WIRE_WRITE_KIND_POSTPONE_FIXED_BUCKET = 1,
+} paimon_wire_write_kind;
 
-// A list of commit messages: either prepared by a worker's `paimon_table_write_prepare_commit`
-// (unbound: they can only be serialized), or decoded by `paimon_commit_messages_deserialize`
-// / combined by `paimon_table_commit_merge` (bound to that table commit: only it can merge,
-// commit or abort them). Freed by `paimon_commit_messages_free`. Read-only: it may be passed
+// A list of commit messages: either prepared by a worker's `paimon_wire_table_write_prepare_commit`
+// (unbound: they can only be serialized), or decoded by `paimon_wire_commit_messages_deserialize`
+// / combined by `paimon_wire_table_commit_merge` (bound to that table commit: only it can merge,
+// commit or abort them). Freed by `paimon_wire_commit_messages_free`. Read-only: it may be passed
 // to several threads at once.
-typedef struct paimon_commit_messages paimon_commit_messages;
+typedef struct paimon_wire_commit_messages paimon_wire_commit_messages;
 
-// A Paimon table opened from a warehouse. Created by `paimon_table_open`, freed by
-// `paimon_table_free`. Handles made from it (write builders, writes, table commits) keep what
+// A Paimon table opened from a warehouse. Created by `paimon_wire_table_open`, freed by
+// `paimon_wire_table_free`. Handles made from it (write builders, writes, table commits) keep what
 // they need alive, so it may be freed before them. Read-only after creation: it may be
 // passed to several threads at once.
-typedef struct paimon_table paimon_table;
+typedef struct paimon_wire_table paimon_wire_table;
 
 // The coordinator of one logical commit: a table, a commit user, append or overwrite, and a
-// write kind. Created by `paimon_table_commit_new`, freed by `paimon_table_commit_free`.
+// write kind. Created by `paimon_wire_table_commit_new`, freed by `paimon_wire_table_commit_free`.
 // Read-only after creation: it may be passed to several threads at once.
-typedef struct paimon_table_commit paimon_table_commit;
+typedef struct paimon_wire_table_commit paimon_wire_table_commit;
 
-// A writer of data files for one worker. Created by `paimon_write_builder_new_write`, freed
-// by `paimon_table_write_free`. Not thread-safe: use it from one thread at a time.
-typedef struct paimon_table_write paimon_table_write;
+// A writer of data files for one worker. Created by `paimon_wire_write_builder_new_write`, freed
+// by `paimon_wire_table_write_free`. Not thread-safe: use it from one thread at a time.
+typedef struct paimon_wire_table_write paimon_wire_table_write;
 
 // Settings shared by every write of one logical commit: the table, the commit user and the
-// overwrite flag. Created by `paimon_write_builder_new`, freed by `paimon_write_builder_free`.
+// overwrite flag. Created by `paimon_wire_write_builder_new`, freed by `paimon_wire_write_builder_free`.
 // Read-only after creation: it may be passed to several threads at once.
-typedef struct paimon_write_builder paimon_write_builder;
+typedef struct paimon_wire_write_builder paimon_wire_write_builder;
 
 // An error returned by a fallible call. NULL means success.
 //
-// Owned by the caller: free it with `paimon_error_free`. `message` is a NUL-terminated UTF-8
+// Owned by the caller: free it with `paimon_wire_error_free`. `message` is a NUL-terminated UTF-8
 // string owned by the error and freed with it.
-typedef struct paimon_error {
+typedef struct paimon_wire_error {
   // What kind of error this is.
-  enum paimon_error_code code;
+  enum paimon_wire_error_code code;
   // A human-readable description naming the argument, field or rule at fault.
   char *message;
-} paimon_error;
+} paimon_wire_error;
 
-// Result of `paimon_table_commit_new`: exactly one of `commit` and `error` is non-NULL.
-typedef struct paimon_result_table_commit {
-  // The table commit, owned by the caller (free with `paimon_table_commit_free`).
-  struct paimon_table_commit *commit;
-  // The error (free with `paimon_error_free`); NULL on success.
-  struct paimon_error *error;
-} paimon_result_table_commit;
+// Result of `paimon_wire_table_commit_new`: exactly one of `commit` and `error` is non-NULL.
+typedef struct paimon_wire_result_table_commit {
+  // The table commit, owned by the caller (free with `paimon_wire_table_commit_free`).
+  struct paimon_wire_table_commit *commit;
+  // The error (free with `paimon_wire_error_free`); NULL on success.
+  struct paimon_wire_error *error;
+} paimon_wire_result_table_commit;
 
 // Result of a call returning commit messages: exactly one of `messages` and `error` is
 // non-NULL.
-typedef struct paimon_result_commit_messages {
-  // The messages, owned by the caller (free with `paimon_commit_messages_free`).
-  struct paimon_commit_messages *messages;
-  // The error (free with `paimon_error_free`); NULL on success.
-  struct paimon_error *error;
-} paimon_result_commit_messages;
+typedef struct paimon_wire_result_commit_messages {
+  // The messages, owned by the caller (free with `paimon_wire_commit_messages_free`).
+  struct paimon_wire_commit_messages *messages;
+  // The error (free with `paimon_wire_error_free`); NULL on success.
+  struct paimon_wire_error *error;
+} paimon_wire_result_commit_messages;
 
 // The outcome of a successful commit call.
-typedef struct paimon_commit_outcome {
+typedef struct paimon_wire_commit_outcome {
   // What happened.
-  enum paimon_commit_status status;
+  enum paimon_wire_commit_status status;
   // The snapshot committed (or found), or -1.
   int64_t snapshot_id;
-} paimon_commit_outcome;
+} paimon_wire_commit_outcome;
 
-// Result of `paimon_table_commit_commit`: `outcome` is meaningful only when `error` is NULL.
-typedef struct paimon_result_commit {
+// Result of `paimon_wire_table_commit_commit`: `outcome` is meaningful only when `error` is NULL.
+typedef struct paimon_wire_result_commit {
   // What the commit did.
-  struct paimon_commit_outcome outcome;
-  // The error (free with `paimon_error_free`); NULL on success.
-  struct paimon_error *error;
-} paimon_result_commit;
+  struct paimon_wire_commit_outcome outcome;
+  // The error (free with `paimon_wire_error_free`); NULL on success.
+  struct paimon_wire_error *error;
+} paimon_wire_result_commit;
 
-// Bytes owned by the caller: `len` bytes at `data`. Free with `paimon_bytes_free` (exactly
+// Bytes owned by the caller: `len` bytes at `data`. Free with `paimon_wire_bytes_free` (exactly
 // once, passing the struct unchanged). An empty value may have a NULL or dangling `data`.
-typedef struct paimon_bytes {
+typedef struct paimon_wire_bytes {
   // The first byte; NULL when the bytes came from a failed call.
   uint8_t *data;
   // Number of bytes.
   size_t len;
-} paimon_bytes;
+} paimon_wire_bytes;
 
 // Result of a call returning bytes: on success `error` is NULL and `bytes` is owned by the
 // caller; on failure `bytes` is `{NULL, 0}` and `error` is owned by the caller.
-typedef struct paimon_result_bytes {
-  // The bytes (free with `paimon_bytes_free`).
-  struct paimon_bytes bytes;
-  // The error (free with `paimon_error_free`); NULL on success.
-  struct paimon_error *error;
-} paimon_result_bytes;
+typedef struct paimon_wire_result_bytes {
+  // The bytes (free with `paimon_wire_bytes_free`).
+  struct paimon_wire_bytes bytes;
+  // The error (free with `paimon_wire_error_free`); NULL on success.
+  struct paimon_wire_error *error;
+} paimon_wire_result_bytes;
 
-// The contents of an envelope, as found by `paimon_envelope_unwrap`.
-typedef struct paimon_envelope {
-  // The serializer version of the payload: pass it to `paimon_commit_messages_deserialize`.
+// The contents of an envelope, as found by `paimon_wire_envelope_unwrap`.
+typedef struct paimon_wire_envelope {
+  // The serializer version of the payload: pass it to `paimon_wire_commit_messages_deserialize`.
   int32_t serializer_version;
-  // The raw payload: a pointer into the bytes given to `paimon_envelope_unwrap` (borrowed,
+  // The raw payload: a pointer into the bytes given to `paimon_wire_envelope_unwrap` (borrowed,
   // valid as long as they are; never freed on its own).
   const uint8_t *payload;
   // Length of the payload in bytes.
   size_t payload_len;
-} paimon_envelope;
+} paimon_wire_envelope;
 
-// Result of `paimon_envelope_unwrap`: `envelope` is meaningful only when `error` is NULL.
-typedef struct paimon_result_envelope {
+// Result of `paimon_wire_envelope_unwrap`: `envelope` is meaningful only when `error` is NULL.
+typedef struct paimon_wire_result_envelope {
   // What the envelope holds.
-  struct paimon_envelope envelope;
-  // The error (free with `paimon_error_free`); NULL on success.
-  struct paimon_error *error;
-} paimon_result_envelope;
+  struct paimon_wire_envelope envelope;
+  // The error (free with `paimon_wire_error_free`); NULL on success.
+  struct paimon_wire_error *error;
+} paimon_wire_result_envelope;
 
-// Counts describing a message list, from `paimon_commit_messages_summarize`.
-typedef struct paimon_commit_messages_summary {
+// Counts describing a message list, from `paimon_wire_commit_messages_summarize`.
+typedef struct paimon_wire_commit_messages_summary {
   // Number of messages (one per partition and bucket written).
   size_t message_count;
   // Number of new data files.
   size_t data_file_count;
   // Sum of the row counts of the new data files, as the writers reported them.
   int64_t row_count;
-} paimon_commit_messages_summary;
+} paimon_wire_commit_messages_summary;
 
-// Result of `paimon_commit_messages_summarize`; `summary` is zero on error.
-typedef struct paimon_result_commit_messages_summary {
+// Result of `paimon_wire_commit_messages_summarize`; `summary` is zero on error.
+typedef struct paimon_wire_result_commit_messages_summary {
   // The counts.
-  struct paimon_commit_messages_summary summary;
-  // The error (free with `paimon_error_free`); NULL on success.
-  struct paimon_error *error;
-} paimon_result_commit_messages_summary;
+  struct paimon_wire_commit_messages_summary summary;
+  // The error (free with `paimon_wire_error_free`); NULL on success.
+  struct paimon_wire_error *error;
+} paimon_wire_result_commit_messages_summary;
 
-// Routing of a table: its kind and, for `PAIMON_ROUTING_KIND_FIXED_BUCKET`, the bucket count.
-typedef struct paimon_routing {
+// Routing of a table: its kind and, for `PAIMON_WIRE_ROUTING_KIND_FIXED_BUCKET`, the bucket count.
+typedef struct paimon_wire_routing {
   // How rows must be spread over writers.
-  enum paimon_routing_kind kind;
+  enum paimon_wire_routing_kind kind;
   // The table's bucket count for a fixed-bucket table, else 0.
   int32_t buckets;
-} paimon_routing;
+} paimon_wire_routing;
 
-// Result of `paimon_table_open`: exactly one of `table` and `error` is non-NULL.
-typedef struct paimon_result_table {
-  // The opened table, owned by the caller (free with `paimon_table_free`); NULL on error.
-  struct paimon_table *table;
-  // The error, owned by the caller (free with `paimon_error_free`); NULL on success.
-  struct paimon_error *error;
-} paimon_result_table;
+// Result of `paimon_wire_table_open`: exactly one of `table` and `error` is non-NULL.
+typedef struct paimon_wire_result_table {
+  // The opened table, owned by the caller (free with `paimon_wire_table_free`); NULL on error.
+  struct paimon_wire_table *table;
+  // The error, owned by the caller (free with `paimon_wire_error_free`); NULL on success.
+  struct paimon_wire_error *error;
+} paimon_wire_result_table;
 
-// Result of `paimon_write_builder_new`: exactly one of `builder` and `error` is non-NULL.
-typedef struct paimon_result_write_builder {
-  // The builder, owned by the caller (free with `paimon_write_builder_free`); NULL on error.
-  struct paimon_write_builder *builder;
-  // The error, owned by the caller (free with `paimon_error_free`); NULL on success.
-  struct paimon_error *error;
-} paimon_result_write_builder;
+// Result of `paimon_wire_write_builder_new`: exactly one of `builder` and `error` is non-NULL.
+typedef struct paimon_wire_result_write_builder {
+  // The builder, owned by the caller (free with `paimon_wire_write_builder_free`); NULL on error.
+  struct paimon_wire_write_builder *builder;
+  // The error, owned by the caller (free with `paimon_wire_error_free`); NULL on success.
+  struct paimon_wire_error *error;
+} paimon_wire_result_write_builder;
 
-// Result of `paimon_write_builder_new_write`: exactly one of `write` and `error` is non-NULL.
-typedef struct paimon_result_table_write {
-  // The writer, owned by the caller (free with `paimon_table_write_free`); NULL on error.
-  struct paimon_table_write *write;
-  // The error, owned by the caller (free with `paimon_error_free`); NULL on success.
-  struct paimon_error *error;
-} paimon_result_table_write;
+// Result of `paimon_wire_write_builder_new_write`: exactly one of `write` and `error` is non-NULL.
+typedef struct paimon_wire_result_table_write {
+  // The writer, owned by the caller (free with `paimon_wire_table_write_free`); NULL on error.
+  struct paimon_wire_table_write *write;
+  // The error, owned by the caller (free with `paimon_wire_error_free`); NULL on success.
+  struct paimon_wire_error *error;
+} paimon_wire_result_table_write;
 
 #ifdef __cplusplus
 extern "C" {
@@ -331,193 +331,194 @@ extern "C" {
 // `commit_user` (NUL-terminated UTF-8, copied) is the one the workers' write builders were
 // created with. `overwrite` selects `INSERT OVERWRITE` (replace the partitions the messages
 // touch; the whole table if unpartitioned) instead of append. `write_kind` says which
-// writer produced the messages (a `paimon_write_kind` value): a postpone table refuses messages of
-// the other kind by name. Payloads are then decoded with `paimon_commit_messages_deserialize`,
-// combined with `paimon_table_commit_merge` and committed once with
-// `paimon_table_commit_commit`.
+// writer produced the messages (a `paimon_wire_write_kind` value): a postpone table refuses messages of
+// the other kind by name. Payloads are then decoded with `paimon_wire_commit_messages_deserialize`,
+// combined with `paimon_wire_table_commit_merge` and committed once with
+// `paimon_wire_table_commit_commit`.
 //
-// Errors: `PAIMON_ERROR_CODE_UNSUPPORTED` for tables or bindings the coordinator cannot commit
+// Errors: `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for tables or bindings the coordinator cannot commit
 // (format tables, an empty commit user, a fixed-bucket kind on a table that is not a postpone
-// table), `PAIMON_ERROR_CODE_INVALID_ARGUMENT` for an unknown `write_kind`.
+// table), `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for an unknown `write_kind`.
 //
 // # Safety
 // `table` is NULL or a handle from this library; `commit_user` is NULL or a NUL-terminated
 // string.
-struct paimon_result_table_commit paimon_table_commit_new(const struct paimon_table *table,
-                                                          const char *commit_user,
-                                                          bool overwrite,
-                                                          int32_t write_kind);
+struct paimon_wire_result_table_commit paimon_wire_table_commit_new(const struct paimon_wire_table *table,
+                                                                    const char *commit_user,
+                                                                    bool overwrite,
+                                                                    int32_t write_kind);
 
-// `paimon_table_commit_new` for a job that deletes: its messages may name deleted data
+// `paimon_wire_table_commit_new` for a job that deletes: its messages may name deleted data
 // files, carry deletion-vector index files and delete index files (a primary-key table's
-// deletion-vector maintenance, row-level deletes). `paimon_table_commit_new` refuses such
-// messages with `PAIMON_ERROR_CODE_VALIDATION_FAILED` (rule `change-kind`), so a payload
+// deletion-vector maintenance, row-level deletes). `paimon_wire_table_commit_new` refuses such
+// messages with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (rule `change-kind`), so a payload
 // alone cannot turn an append job into one that removes rows.
 //
 // # Safety
-// As `paimon_table_commit_new`.
-struct paimon_result_table_commit paimon_table_commit_new_with_deletes(const struct paimon_table *table,
-                                                                       const char *commit_user,
-                                                                       bool overwrite,
-                                                                       int32_t write_kind);
+// As `paimon_wire_table_commit_new`.
+struct paimon_wire_result_table_commit paimon_wire_table_commit_new_with_deletes(const struct paimon_wire_table *table,
+                                                                                 const char *commit_user,
+                                                                                 bool overwrite,
+                                                                                 int32_t write_kind);
 
-// `paimon_table_commit_new` for a job whose writers never compact: messages carrying
+// `paimon_wire_table_commit_new` for a job whose writers never compact: messages carrying
 // compaction results (`compact_before`, `compact_after`, compact changelog or index files)
-// are refused with `PAIMON_ERROR_CODE_VALIDATION_FAILED` (rule `compact-increment`).
-// `paimon_table_commit_new` commits them as Java's committer does: an APPEND snapshot of the
+// are refused with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (rule `compact-increment`).
+// `paimon_wire_table_commit_new` commits them as Java's committer does: an APPEND snapshot of the
 // new files, then a COMPACT snapshot, under one identifier.
 //
 // # Safety
-// As `paimon_table_commit_new`.
-struct paimon_result_table_commit paimon_table_commit_new_refusing_compaction(const struct paimon_table *table,
-                                                                              const char *commit_user,
-                                                                              bool overwrite,
-                                                                              int32_t write_kind);
+// As `paimon_wire_table_commit_new`.
+struct paimon_wire_result_table_commit paimon_wire_table_commit_new_refusing_compaction(const struct paimon_wire_table *table,
+                                                                                        const char *commit_user,
+                                                                                        bool overwrite,
+                                                                                        int32_t write_kind);
 
 // Merges `count` message sets (`parts[0..count]`, each from
-// `paimon_commit_messages_deserialize` or an earlier merge on this same `commit`) into one new
+// `paimon_wire_commit_messages_deserialize` or an earlier merge on this same `commit`) into one new
 // set owned by the caller. The parts are only read; free them as usual.
 //
 // A file that appears more than once with identical metadata (a worker retry) is kept once;
-// the same file name with different metadata is a `PAIMON_ERROR_CODE_MERGE_CONFLICT`. Parts
+// the same file name with different metadata is a `PAIMON_WIRE_ERROR_CODE_MERGE_CONFLICT`. Parts
 // bound to another table commit, or prepared by a writer and never deserialized, are refused
-// with `PAIMON_ERROR_CODE_FOREIGN_MESSAGES`.
+// with `PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES`.
 //
 // # Safety
 // `commit` is NULL or a handle from this library; `parts` as in `message_parts`.
-struct paimon_result_commit_messages paimon_table_commit_merge(const struct paimon_table_commit *commit,
-                                                               const struct paimon_commit_messages *const *parts,
-                                                               size_t count);
+struct paimon_wire_result_commit_messages paimon_wire_table_commit_merge(const struct paimon_wire_table_commit *commit,
+                                                                         const struct paimon_wire_commit_messages *const *parts,
+                                                                         size_t count);
 
 // Commits `messages` once under `commit_identifier`.
 //
 // Identifiers must increase for one commit user. If a snapshot of this commit user already
 // carries `commit_identifier` (a coordinator rerun after a crash), nothing is committed and
-// the outcome is `PAIMON_COMMIT_STATUS_ALREADY_COMMITTED`; so a coordinator that does not know
+// the outcome is `PAIMON_WIRE_COMMIT_STATUS_ALREADY_COMMITTED`; so a coordinator that does not know
 // whether its commit landed simply calls this again with the same identifier. `messages` is
 // only read (free it as usual) and must be bound to `commit`
-// (`PAIMON_ERROR_CODE_FOREIGN_MESSAGES` otherwise).
+// (`PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES` otherwise).
 //
 // # Safety
 // `commit` and `messages` are NULL or handles from this library.
-struct paimon_result_commit paimon_table_commit_commit(const struct paimon_table_commit *commit,
-                                                       const struct paimon_commit_messages *messages,
-                                                       int64_t commit_identifier);
+struct paimon_wire_result_commit paimon_wire_table_commit_commit(const struct paimon_wire_table_commit *commit,
+                                                                 const struct paimon_wire_commit_messages *messages,
+                                                                 int64_t commit_identifier);
 
 // Deletes the data files `messages` prepared, for a write that is abandoned and will never be
 // committed (best effort: files already gone are ignored). Deletes only files no snapshot of
 // the table references; files a snapshot lists (a payload that was committed after all) and
 // the files a message deletes are left alone. Never abort after a commit whose
-// outcome is unknown: call `paimon_table_commit_commit` again with the same identifier
+// outcome is unknown: call `paimon_wire_table_commit_commit` again with the same identifier
 // instead. `messages` must be bound to `commit`. Returns NULL on success.
 //
 // # Safety
 // `commit` and `messages` are NULL or handles from this library.
-struct paimon_error *paimon_table_commit_abort(const struct paimon_table_commit *commit,
-                                               const struct paimon_commit_messages *messages);
+struct paimon_wire_error *paimon_wire_table_commit_abort(const struct paimon_wire_table_commit *commit,
+                                                         const struct paimon_wire_commit_messages *messages);
 
 // Frees a table commit. NULL is a no-op; a handle of another kind is left untouched.
 // Messages bound to it stay valid to free, but no other table commit accepts them.
 //
 // # Safety
 // `commit` is NULL or a handle from this library, not used again after this call.
-void paimon_table_commit_free(struct paimon_table_commit *commit);
+void paimon_wire_table_commit_free(struct paimon_wire_table_commit *commit);
 
 // Frames a raw payload (`payload_len` bytes at `payload`, written at serializer `version`) in
-// an envelope, returned as new bytes owned by the caller (free with `paimon_bytes_free`).
-// The input is borrowed for the call only. Fails with `PAIMON_ERROR_CODE_UNSUPPORTED_VERSION`
+// an envelope, returned as new bytes owned by the caller (free with `paimon_wire_bytes_free`).
+// The input is borrowed for the call only. Fails with `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION`
 // for a version outside 1 to the current one.
 //
 // # Safety
 // `payload` is NULL (only when `payload_len` is 0) or points to `payload_len` readable bytes.
-struct paimon_result_bytes paimon_envelope_wrap(const uint8_t *payload,
-                                                size_t payload_len,
-                                                int32_t version);
+struct paimon_wire_result_bytes paimon_wire_envelope_wrap(const uint8_t *payload,
+                                                          size_t payload_len,
+                                                          int32_t version);
 
 // Checks an envelope (`data_len` bytes at `data`: magic, format version, length, CRC32C) and
 // says where its payload is and which serializer version wrote it. Nothing is copied: the
-// payload pointer points into `data`. Errors: `PAIMON_ERROR_CODE_MALFORMED_PAYLOAD` (not an
+// payload pointer points into `data`. Errors: `PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD` (not an
 // envelope, truncated, corrupted; the message names the offset),
-// `PAIMON_ERROR_CODE_UNSUPPORTED_VERSION`.
+// `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION`.
 //
 // # Safety
 // `data` is NULL (only when `data_len` is 0) or points to `data_len` readable bytes.
-struct paimon_result_envelope paimon_envelope_unwrap(const uint8_t *data, size_t data_len);
+struct paimon_wire_result_envelope paimon_wire_envelope_unwrap(const uint8_t *data,
+                                                               size_t data_len);
 
 // Frees an error returned by any function of this library. NULL is a no-op.
 //
 // # Safety
 // `error` is NULL or an error returned by this library that was not freed yet.
-void paimon_error_free(struct paimon_error *error);
+void paimon_wire_error_free(struct paimon_wire_error *error);
 
-// The serializer version `paimon_commit_messages_serialize` writes: the newest version of
+// The serializer version `paimon_wire_commit_messages_serialize` writes: the newest version of
 // Paimon Java's `CommitMessageSerializer` this library knows. Send it beside the bytes.
-int32_t paimon_commit_messages_serializer_version(void);
+int32_t paimon_wire_commit_messages_serializer_version(void);
 
 // Serializes `messages` at the current serializer version
-// (`paimon_commit_messages_serializer_version()`), as Java's
+// (`paimon_wire_commit_messages_serializer_version()`), as Java's
 // `CommitMessageSerializer.serializeList` does. The bytes carry no version: send it with them.
 //
 // # Safety
 // `messages` is NULL or a handle from this library.
-struct paimon_result_bytes paimon_commit_messages_serialize(const struct paimon_commit_messages *messages);
+struct paimon_wire_result_bytes paimon_wire_commit_messages_serialize(const struct paimon_wire_commit_messages *messages);
 
 // Serializes `messages` at `version` (1 to the current version; only versions some Paimon
 // release writes), e.g. 3 for a Paimon 0.9 coordinator. Fails with
-// `PAIMON_ERROR_CODE_UNSUPPORTED_VERSION` for other versions, and with
-// `PAIMON_ERROR_CODE_UNREPRESENTABLE` naming the field when a message holds something
+// `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION` for other versions, and with
+// `PAIMON_WIRE_ERROR_CODE_UNREPRESENTABLE` naming the field when a message holds something
 // `version` cannot carry.
 //
 // # Safety
 // `messages` is NULL or a handle from this library.
-struct paimon_result_bytes paimon_commit_messages_serialize_version(const struct paimon_commit_messages *messages,
-                                                                    int32_t version);
+struct paimon_wire_result_bytes paimon_wire_commit_messages_serialize_version(const struct paimon_wire_commit_messages *messages,
+                                                                              int32_t version);
 
-// Decodes a payload written at `version` by `paimon_commit_messages_serialize` (or by Java's
+// Decodes a payload written at `version` by `paimon_wire_commit_messages_serialize` (or by Java's
 // `CommitMessageSerializer.serializeList`) on the coordinator side, validates every message
 // against the table of `commit`, and binds the result to `commit`.
 //
 // The table, commit user and overwrite mode come from `commit`, never from the payload. The
 // bytes (`data_len` bytes at `data`; `data` may be NULL when `data_len` is 0) are borrowed for
-// the call only. Errors: `PAIMON_ERROR_CODE_UNSUPPORTED_VERSION`,
-// `PAIMON_ERROR_CODE_MALFORMED_PAYLOAD` (with the field and byte offset),
-// `PAIMON_ERROR_CODE_VALIDATION_FAILED` (with the message, field and rule; e.g. a payload
-// written for another table), `PAIMON_ERROR_CODE_MERGE_CONFLICT`.
+// the call only. Errors: `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION`,
+// `PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD` (with the field and byte offset),
+// `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (with the message, field and rule; e.g. a payload
+// written for another table), `PAIMON_WIRE_ERROR_CODE_MERGE_CONFLICT`.
 //
 // # Safety
 // `commit` is NULL or a handle from this library; `data` is NULL or points to `data_len`
 // readable bytes.
-struct paimon_result_commit_messages paimon_commit_messages_deserialize(const struct paimon_table_commit *commit,
-                                                                        const uint8_t *data,
-                                                                        size_t data_len,
-                                                                        int32_t version);
+struct paimon_wire_result_commit_messages paimon_wire_commit_messages_deserialize(const struct paimon_wire_table_commit *commit,
+                                                                                  const uint8_t *data,
+                                                                                  size_t data_len,
+                                                                                  int32_t version);
 
 // Counts messages, new data files and their rows.
 //
 // # Safety
 // `messages` is NULL or a handle from this library.
-struct paimon_result_commit_messages_summary paimon_commit_messages_summarize(const struct paimon_commit_messages *messages);
+struct paimon_wire_result_commit_messages_summary paimon_wire_commit_messages_summarize(const struct paimon_wire_commit_messages *messages);
 
 // Frees commit messages (not the files they describe). NULL is a no-op; a handle of another
 // kind is left untouched.
 //
 // # Safety
 // `messages` is NULL or a handle from this library, not used again after this call.
-void paimon_commit_messages_free(struct paimon_commit_messages *messages);
+void paimon_wire_commit_messages_free(struct paimon_wire_commit_messages *messages);
 
 // Frees bytes returned by this library. `{NULL, 0}` (the bytes of a failed call) is a no-op.
 //
 // # Safety
 // `bytes` is a value returned by this library, unchanged, not freed before.
-void paimon_bytes_free(struct paimon_bytes bytes);
+void paimon_wire_bytes_free(struct paimon_wire_bytes bytes);
 
 // Writes the routing `table` needs into `*out`. Returns NULL on success or an error owned by
-// the caller (`PAIMON_ERROR_CODE_NULL_POINTER`, `PAIMON_ERROR_CODE_WRONG_HANDLE_KIND`).
+// the caller (`PAIMON_WIRE_ERROR_CODE_NULL_POINTER`, `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND`).
 //
 // # Safety
 // `table` is NULL or a table handle from this library; `out` is NULL or writable.
-struct paimon_error *paimon_table_routing(const struct paimon_table *table,
-                                          struct paimon_routing *out);
+struct paimon_wire_error *paimon_wire_table_routing(const struct paimon_wire_table *table,
+                                                    struct paimon_wire_routing *out);
 
 // Computes the bucket of every row of a record batch of a fixed-bucket table, as Paimon
 // Java's writer assigns it (bucket key = `bucket-key`, or the primary key minus the partition
@@ -527,22 +528,22 @@ struct paimon_error *paimon_table_routing(const struct paimon_table *table,
 // Row `i`'s bucket is written to `out_buckets[i]`; `out_len` must be at least the row count.
 //
 // Ownership of `array` and `schema` moves to this function whenever they are non-NULL, even
-// when it fails (as `paimon_table_write_arrow_batch`). Returns NULL on success or an error
-// owned by the caller: `PAIMON_ERROR_CODE_UNSUPPORTED` for a table without fixed buckets (the
-// message says which routing it needs; see `paimon_table_routing`),
-// `PAIMON_ERROR_CODE_ARROW` for an array that cannot be imported or lacks a bucket-key column,
-// `PAIMON_ERROR_CODE_PAIMON` for a column of the wrong type or an unusable bucket function,
-// `PAIMON_ERROR_CODE_INVALID_ARGUMENT` when `out_len` is below the row count.
+// when it fails (as `paimon_wire_table_write_arrow_batch`). Returns NULL on success or an error
+// owned by the caller: `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for a table without fixed buckets (the
+// message says which routing it needs; see `paimon_wire_table_routing`),
+// `PAIMON_WIRE_ERROR_CODE_ARROW` for an array that cannot be imported or lacks a bucket-key column,
+// `PAIMON_WIRE_ERROR_CODE_PAIMON` for a column of the wrong type or an unusable bucket function,
+// `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` when `out_len` is below the row count.
 //
 // # Safety
 // `table` is NULL or a table handle from this library; `array` / `schema` are NULL or valid
 // Arrow C Data Interface structs; `out_buckets` is NULL (only with `out_len` 0) or points to
 // `out_len` writable `int32_t`s.
-struct paimon_error *paimon_table_bucket_ids(const struct paimon_table *table,
-                                             struct ArrowArray *array,
-                                             struct ArrowSchema *schema,
-                                             int32_t *out_buckets,
-                                             size_t out_len);
+struct paimon_wire_error *paimon_wire_table_bucket_ids(const struct paimon_wire_table *table,
+                                                       struct ArrowArray *array,
+                                                       struct ArrowSchema *schema,
+                                                       int32_t *out_buckets,
+                                                       size_t out_len);
 
 // Opens table `table_name` (`database.table`) in the warehouse at `warehouse`.
 //
@@ -566,57 +567,57 @@ struct paimon_error *paimon_table_bucket_ids(const struct paimon_table *table,
 // credential never appear in error messages.
 //
 // Every string is NUL-terminated UTF-8, borrowed for the duration of the call only.
-// Returns a table owned by the caller (free with `paimon_table_free`) or an error:
-// `PAIMON_ERROR_CODE_TABLE_NOT_FOUND` when the database or table does not exist,
-// `PAIMON_ERROR_CODE_INVALID_ARGUMENT` for a malformed name or option,
-// `PAIMON_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED` for a URI whose backend this build lacks
-// (the message names the cargo feature), `PAIMON_ERROR_CODE_UNSUPPORTED` for a URI scheme no
+// Returns a table owned by the caller (free with `paimon_wire_table_free`) or an error:
+// `PAIMON_WIRE_ERROR_CODE_TABLE_NOT_FOUND` when the database or table does not exist,
+// `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for a malformed name or option,
+// `PAIMON_WIRE_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED` for a URI whose backend this build lacks
+// (the message names the cargo feature), `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for a URI scheme no
 // backend serves.
 //
 // # Safety
 // Pointer arguments are NULL or valid as described above.
-struct paimon_result_table paimon_table_open(const char *warehouse,
-                                             const char *table_name,
-                                             const char *const *option_keys,
-                                             const char *const *option_values,
-                                             size_t option_count);
+struct paimon_wire_result_table paimon_wire_table_open(const char *warehouse,
+                                                       const char *table_name,
+                                                       const char *const *option_keys,
+                                                       const char *const *option_values,
+                                                       size_t option_count);
 
 // Frees a table. NULL is a no-op; a handle of another kind is left untouched.
 //
 // # Safety
 // `table` is NULL or a handle from this library, not used again after this call.
-void paimon_table_free(struct paimon_table *table);
+void paimon_wire_table_free(struct paimon_wire_table *table);
 
 // Creates a write builder for `table`.
 //
 // `commit_user` (NUL-terminated UTF-8, copied) names the logical commit: every worker and the
 // coordinator of one commit pass the same value, and it must be a safe file-name segment.
 // `overwrite` marks the writes as an overwrite (the coordinator's table commit must be created
-// with the same flag). `write_kind` is a `paimon_write_kind` value: which paimon writer to use
-// (only postpone tables accept `PAIMON_WRITE_KIND_POSTPONE_FIXED_BUCKET`; the coordinator
+// with the same flag). `write_kind` is a `paimon_wire_write_kind` value: which paimon writer to use
+// (only postpone tables accept `PAIMON_WIRE_WRITE_KIND_POSTPONE_FIXED_BUCKET`; the coordinator
 // must be created with the same kind). Returns a builder owned by the caller, or an error
-// (`PAIMON_ERROR_CODE_INVALID_ARGUMENT` when the commit user or write kind is refused).
+// (`PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` when the commit user or write kind is refused).
 //
 // # Safety
 // `table` is NULL or a handle from this library; `commit_user` is NULL or a NUL-terminated
 // string.
-struct paimon_result_write_builder paimon_write_builder_new(const struct paimon_table *table,
-                                                            const char *commit_user,
-                                                            bool overwrite,
-                                                            int32_t write_kind);
+struct paimon_wire_result_write_builder paimon_wire_write_builder_new(const struct paimon_wire_table *table,
+                                                                      const char *commit_user,
+                                                                      bool overwrite,
+                                                                      int32_t write_kind);
 
 // Creates a writer. A worker usually makes one writer per builder; several writers of one
 // builder write disjoint data and their messages are merged by the coordinator.
 //
 // # Safety
 // `builder` is NULL or a handle from this library.
-struct paimon_result_table_write paimon_write_builder_new_write(const struct paimon_write_builder *builder);
+struct paimon_wire_result_table_write paimon_wire_write_builder_new_write(const struct paimon_wire_write_builder *builder);
 
 // Frees a write builder. NULL is a no-op; a handle of another kind is left untouched.
 //
 // # Safety
 // `builder` is NULL or a handle from this library, not used again after this call.
-void paimon_write_builder_free(struct paimon_write_builder *builder);
+void paimon_wire_write_builder_free(struct paimon_wire_write_builder *builder);
 
 // Writes one record batch: `array` is a struct array whose children are the table's columns
 // (by name), `schema` its schema, as exported through the Arrow C Data Interface.
@@ -624,33 +625,33 @@ void paimon_write_builder_free(struct paimon_write_builder *builder);
 // Ownership of `array` and `schema` moves to this function whenever they are non-NULL, even
 // when it fails: on return both are marked released (`release == NULL`) and the caller must
 // not release them. Rows are routed to their partition and bucket.
-// Returns NULL on success or an error owned by the caller: `PAIMON_ERROR_CODE_ARROW` when the
+// Returns NULL on success or an error owned by the caller: `PAIMON_WIRE_ERROR_CODE_ARROW` when the
 // structs cannot be imported (released, malformed, not a struct array, null rows), and
-// `PAIMON_ERROR_CODE_PAIMON` naming the field when the columns do not match the table.
+// `PAIMON_WIRE_ERROR_CODE_PAIMON` naming the field when the columns do not match the table.
 //
 // # Safety
 // `write` is NULL or a handle from this library, not used by another thread during the call;
 // `array` / `schema` are NULL or valid Arrow C Data Interface structs.
-struct paimon_error *paimon_table_write_arrow_batch(struct paimon_table_write *write,
-                                                    struct ArrowArray *array,
-                                                    struct ArrowSchema *schema);
+struct paimon_wire_error *paimon_wire_table_write_arrow_batch(struct paimon_wire_table_write *write,
+                                                              struct ArrowArray *array,
+                                                              struct ArrowSchema *schema);
 
 // Flushes the writer and returns the commit messages describing the files it wrote, owned by
-// the caller (free with `paimon_commit_messages_free`). Serialize them with
-// `paimon_commit_messages_serialize` and send the bytes to the coordinator. The writer may
+// the caller (free with `paimon_wire_commit_messages_free`). Serialize them with
+// `paimon_wire_commit_messages_serialize` and send the bytes to the coordinator. The writer may
 // be used again for the next commit.
 //
 // # Safety
 // `write` is NULL or a handle from this library, not used by another thread during the call.
-struct paimon_result_commit_messages paimon_table_write_prepare_commit(struct paimon_table_write *write);
+struct paimon_wire_result_commit_messages paimon_wire_table_write_prepare_commit(struct paimon_wire_table_write *write);
 
-// Frees a writer, discarding anything written since the last `paimon_table_write_prepare_commit`
+// Frees a writer, discarding anything written since the last `paimon_wire_table_write_prepare_commit`
 // (files already handed out in commit messages are left to the coordinator). NULL is a no-op;
 // a handle of another kind is left untouched.
 //
 // # Safety
 // `write` is NULL or a handle from this library, not used again after this call.
-void paimon_table_write_free(struct paimon_table_write *write);
+void paimon_wire_table_write_free(struct paimon_wire_table_write *write);
 
 #ifdef __cplusplus
 }  // extern "C"

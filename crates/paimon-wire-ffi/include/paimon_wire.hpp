@@ -13,7 +13,7 @@
  *
  * Thread rules are the C library's (see paimon_wire.h): Table, WriteBuilder, TableCommit and
  * CommitMessages may be used from several threads at once; a TableWrite by one thread at a
- * time. Destroying a TableWrite blocks on I/O, as paimon_table_write_free does.
+ * time. Destroying a TableWrite blocks on I/O, as paimon_wire_table_write_free does.
  *
  * tests/cpp.rs checks that every function of paimon_wire.h is called here.
  */
@@ -35,23 +35,23 @@ namespace paimon_wire {
 /// A failed call: the C library's error code and message.
 class Error : public std::runtime_error {
  public:
-  Error(paimon_error_code code, const std::string &message)
+  Error(paimon_wire_error_code code, const std::string &message)
       : std::runtime_error(message), code_(code) {}
-  /// The stable error code (PAIMON_ERROR_CODE_...).
-  paimon_error_code code() const noexcept { return code_; }
+  /// The stable error code (PAIMON_WIRE_ERROR_CODE_...).
+  paimon_wire_error_code code() const noexcept { return code_; }
 
  private:
-  paimon_error_code code_;
+  paimon_wire_error_code code_;
 };
 
 namespace detail {
 
 /// Throws `error` as paimon_wire::Error (freeing it) when it is not NULL.
-inline void throw_if_error(paimon_error *error) {
+inline void throw_if_error(paimon_wire_error *error) {
   if (error == nullptr) return;
-  paimon_error_code code = error->code;
+  paimon_wire_error_code code = error->code;
   std::string message = error->message != nullptr ? error->message : "";
-  paimon_error_free(error);
+  paimon_wire_error_free(error);
   throw Error(code, message);
 }
 
@@ -103,21 +103,21 @@ struct ByteView {
   const uint8_t *end() const noexcept { return data + size; }
 };
 
-/// Bytes returned by the library (paimon_bytes), freed with paimon_bytes_free. Move-only.
+/// Bytes returned by the library (paimon_wire_bytes), freed with paimon_wire_bytes_free. Move-only.
 class Bytes {
  public:
-  explicit Bytes(paimon_bytes bytes) noexcept : bytes_(bytes) {}
+  explicit Bytes(paimon_wire_bytes bytes) noexcept : bytes_(bytes) {}
   Bytes(const Bytes &) = delete;
   Bytes &operator=(const Bytes &) = delete;
-  Bytes(Bytes &&other) noexcept : bytes_(std::exchange(other.bytes_, paimon_bytes{nullptr, 0})) {}
+  Bytes(Bytes &&other) noexcept : bytes_(std::exchange(other.bytes_, paimon_wire_bytes{nullptr, 0})) {}
   Bytes &operator=(Bytes &&other) noexcept {
     if (this != &other) {
-      paimon_bytes_free(bytes_);
-      bytes_ = std::exchange(other.bytes_, paimon_bytes{nullptr, 0});
+      paimon_wire_bytes_free(bytes_);
+      bytes_ = std::exchange(other.bytes_, paimon_wire_bytes{nullptr, 0});
     }
     return *this;
   }
-  ~Bytes() { paimon_bytes_free(bytes_); }
+  ~Bytes() { paimon_wire_bytes_free(bytes_); }
 
   const uint8_t *data() const noexcept { return bytes_.data; }
   size_t size() const noexcept { return bytes_.len; }
@@ -128,11 +128,11 @@ class Bytes {
   std::vector<uint8_t> to_vector() const { return std::vector<uint8_t>(data(), data() + size()); }
 
  private:
-  paimon_bytes bytes_;
+  paimon_wire_bytes bytes_;
 };
 
-/// The serializer version paimon_commit_messages_serialize writes.
-inline int32_t serializer_version() noexcept { return paimon_commit_messages_serializer_version(); }
+/// The serializer version paimon_wire_commit_messages_serialize writes.
+inline int32_t serializer_version() noexcept { return paimon_wire_commit_messages_serializer_version(); }
 
 /// What an envelope holds: the serializer version and the payload (borrowed from the input).
 struct Envelope {
@@ -142,14 +142,14 @@ struct Envelope {
 
 /// Frames a payload written at serializer `version` in an envelope.
 inline Bytes envelope_wrap(ByteView payload, int32_t version) {
-  paimon_result_bytes result = paimon_envelope_wrap(payload.data, payload.size, version);
+  paimon_wire_result_bytes result = paimon_wire_envelope_wrap(payload.data, payload.size, version);
   detail::throw_if_error(result.error);
   return Bytes(result.bytes);
 }
 
 /// Checks an envelope and finds its payload (a view into `framed`, nothing is copied).
 inline Envelope envelope_unwrap(ByteView framed) {
-  paimon_result_envelope result = paimon_envelope_unwrap(framed.data, framed.size);
+  paimon_wire_result_envelope result = paimon_wire_envelope_unwrap(framed.data, framed.size);
   detail::throw_if_error(result.error);
   return Envelope{result.envelope.serializer_version,
                   ByteView(result.envelope.payload, result.envelope.payload_len)};
@@ -158,93 +158,93 @@ inline Envelope envelope_unwrap(ByteView framed) {
 /// Commit messages: prepared by a TableWrite, or decoded / merged by a TableCommit.
 class CommitMessages {
  public:
-  explicit CommitMessages(paimon_commit_messages *handle) noexcept : handle_(handle) {}
+  explicit CommitMessages(paimon_wire_commit_messages *handle) noexcept : handle_(handle) {}
 
   /// Serialized at the current serializer version (send serializer_version() with them).
   Bytes serialize() const {
-    paimon_result_bytes result = paimon_commit_messages_serialize(handle_.get());
+    paimon_wire_result_bytes result = paimon_wire_commit_messages_serialize(handle_.get());
     detail::throw_if_error(result.error);
     return Bytes(result.bytes);
   }
   /// Serialized at `version` (e.g. 3 for a Paimon 0.9 coordinator).
   Bytes serialize(int32_t version) const {
-    paimon_result_bytes result = paimon_commit_messages_serialize_version(handle_.get(), version);
+    paimon_wire_result_bytes result = paimon_wire_commit_messages_serialize_version(handle_.get(), version);
     detail::throw_if_error(result.error);
     return Bytes(result.bytes);
   }
   /// Messages, new data files and their rows.
-  paimon_commit_messages_summary summarize() const {
-    paimon_result_commit_messages_summary result = paimon_commit_messages_summarize(handle_.get());
+  paimon_wire_commit_messages_summary summarize() const {
+    paimon_wire_result_commit_messages_summary result = paimon_wire_commit_messages_summarize(handle_.get());
     detail::throw_if_error(result.error);
     return result.summary;
   }
-  const paimon_commit_messages *get() const noexcept { return handle_.get(); }
-  paimon_commit_messages *release() noexcept { return handle_.release(); }
+  const paimon_wire_commit_messages *get() const noexcept { return handle_.get(); }
+  paimon_wire_commit_messages *release() noexcept { return handle_.release(); }
 
  private:
-  detail::Owner<paimon_commit_messages, paimon_commit_messages_free> handle_;
+  detail::Owner<paimon_wire_commit_messages, paimon_wire_commit_messages_free> handle_;
 };
 
 /// A writer of data files for one worker; use it from one thread at a time.
 class TableWrite {
  public:
-  explicit TableWrite(paimon_table_write *handle) noexcept : handle_(handle) {}
+  explicit TableWrite(paimon_wire_table_write *handle) noexcept : handle_(handle) {}
 
   /// Writes one record batch (a struct array and its schema, Arrow C Data Interface). Takes
   /// ownership of both structs, even when it throws. After a failed write the writer must not
-  /// be used again (see paimon_table_write_arrow_batch).
+  /// be used again (see paimon_wire_table_write_arrow_batch).
   void write_arrow_batch(ArrowArray *array, ArrowSchema *schema) {
-    detail::throw_if_error(paimon_table_write_arrow_batch(handle_.get(), array, schema));
+    detail::throw_if_error(paimon_wire_table_write_arrow_batch(handle_.get(), array, schema));
   }
   /// Flushes and returns the commit messages of what was written since the last call.
   CommitMessages prepare_commit() {
-    paimon_result_commit_messages result = paimon_table_write_prepare_commit(handle_.get());
+    paimon_wire_result_commit_messages result = paimon_wire_table_write_prepare_commit(handle_.get());
     detail::throw_if_error(result.error);
     return CommitMessages(result.messages);
   }
-  paimon_table_write *get() const noexcept { return handle_.get(); }
-  paimon_table_write *release() noexcept { return handle_.release(); }
+  paimon_wire_table_write *get() const noexcept { return handle_.get(); }
+  paimon_wire_table_write *release() noexcept { return handle_.release(); }
 
  private:
-  detail::Owner<paimon_table_write, paimon_table_write_free> handle_;
+  detail::Owner<paimon_wire_table_write, paimon_wire_table_write_free> handle_;
 };
 
 /// Settings shared by every write of one logical commit.
 class WriteBuilder {
  public:
-  explicit WriteBuilder(paimon_write_builder *handle) noexcept : handle_(handle) {}
+  explicit WriteBuilder(paimon_wire_write_builder *handle) noexcept : handle_(handle) {}
 
   TableWrite new_write() const {
-    paimon_result_table_write result = paimon_write_builder_new_write(handle_.get());
+    paimon_wire_result_table_write result = paimon_wire_write_builder_new_write(handle_.get());
     detail::throw_if_error(result.error);
     return TableWrite(result.write);
   }
-  const paimon_write_builder *get() const noexcept { return handle_.get(); }
-  paimon_write_builder *release() noexcept { return handle_.release(); }
+  const paimon_wire_write_builder *get() const noexcept { return handle_.get(); }
+  paimon_wire_write_builder *release() noexcept { return handle_.release(); }
 
  private:
-  detail::Owner<paimon_write_builder, paimon_write_builder_free> handle_;
+  detail::Owner<paimon_wire_write_builder, paimon_wire_write_builder_free> handle_;
 };
 
-/// Which messages a TableCommit accepts (the three paimon_table_commit_new* functions).
+/// Which messages a TableCommit accepts (the three paimon_wire_table_commit_new* functions).
 enum class CommitMode {
-  /// paimon_table_commit_new: new files and compaction results.
+  /// paimon_wire_table_commit_new: new files and compaction results.
   Standard,
-  /// paimon_table_commit_new_with_deletes: also deleted files and deletion vectors.
+  /// paimon_wire_table_commit_new_with_deletes: also deleted files and deletion vectors.
   WithDeletes,
-  /// paimon_table_commit_new_refusing_compaction: new files only.
+  /// paimon_wire_table_commit_new_refusing_compaction: new files only.
   RefusingCompaction,
 };
 
 /// The coordinator of one logical commit.
 class TableCommit {
  public:
-  explicit TableCommit(paimon_table_commit *handle) noexcept : handle_(handle) {}
+  explicit TableCommit(paimon_wire_table_commit *handle) noexcept : handle_(handle) {}
 
   /// Decodes and validates a payload written at `version`, bound to this commit.
   CommitMessages deserialize(ByteView payload, int32_t version) const {
-    paimon_result_commit_messages result =
-        paimon_commit_messages_deserialize(handle_.get(), payload.data, payload.size, version);
+    paimon_wire_result_commit_messages result =
+        paimon_wire_commit_messages_deserialize(handle_.get(), payload.data, payload.size, version);
     detail::throw_if_error(result.error);
     return CommitMessages(result.messages);
   }
@@ -255,30 +255,30 @@ class TableCommit {
   }
   /// Merges message sets bound to this commit into one new set.
   CommitMessages merge(const std::vector<const CommitMessages *> &parts) const {
-    std::vector<const paimon_commit_messages *> handles;
+    std::vector<const paimon_wire_commit_messages *> handles;
     handles.reserve(parts.size());
     for (const CommitMessages *part : parts) handles.push_back(part->get());
-    paimon_result_commit_messages result =
-        paimon_table_commit_merge(handle_.get(), handles.data(), handles.size());
+    paimon_wire_result_commit_messages result =
+        paimon_wire_table_commit_merge(handle_.get(), handles.data(), handles.size());
     detail::throw_if_error(result.error);
     return CommitMessages(result.messages);
   }
   /// Commits `messages` once under `commit_identifier`.
-  paimon_commit_outcome commit(const CommitMessages &messages, int64_t commit_identifier) const {
-    paimon_result_commit result =
-        paimon_table_commit_commit(handle_.get(), messages.get(), commit_identifier);
+  paimon_wire_commit_outcome commit(const CommitMessages &messages, int64_t commit_identifier) const {
+    paimon_wire_result_commit result =
+        paimon_wire_table_commit_commit(handle_.get(), messages.get(), commit_identifier);
     detail::throw_if_error(result.error);
     return result.outcome;
   }
   /// Deletes the files of an abandoned write (never after a commit of unknown outcome).
   void abort(const CommitMessages &messages) const {
-    detail::throw_if_error(paimon_table_commit_abort(handle_.get(), messages.get()));
+    detail::throw_if_error(paimon_wire_table_commit_abort(handle_.get(), messages.get()));
   }
-  const paimon_table_commit *get() const noexcept { return handle_.get(); }
-  paimon_table_commit *release() noexcept { return handle_.release(); }
+  const paimon_wire_table_commit *get() const noexcept { return handle_.get(); }
+  paimon_wire_table_commit *release() noexcept { return handle_.release(); }
 
  private:
-  detail::Owner<paimon_table_commit, paimon_table_commit_free> handle_;
+  detail::Owner<paimon_wire_table_commit, paimon_wire_table_commit_free> handle_;
 };
 
 /// One catalog option for Table::open.
@@ -290,7 +290,7 @@ struct Option {
 /// A Paimon table opened from a warehouse. May be used from several threads at once.
 class Table {
  public:
-  explicit Table(paimon_table *handle) noexcept : handle_(handle) {}
+  explicit Table(paimon_wire_table *handle) noexcept : handle_(handle) {}
 
   /// Opens `table_name` (`database.table`) in `warehouse` with catalog `options`.
   static Table open(std::string_view warehouse, std::string_view table_name,
@@ -308,16 +308,16 @@ class Table {
       strings.push_back(detail::c_string(option.value));
       values.push_back(strings.back().c_str());
     }
-    paimon_result_table result = paimon_table_open(warehouse_c.c_str(), name_c.c_str(),
+    paimon_wire_result_table result = paimon_wire_table_open(warehouse_c.c_str(), name_c.c_str(),
                                                    keys.data(), values.data(), options.size());
     detail::throw_if_error(result.error);
     return Table(result.table);
   }
 
   /// How rows must be spread over writers.
-  paimon_routing routing() const {
-    paimon_routing out{};
-    detail::throw_if_error(paimon_table_routing(handle_.get(), &out));
+  paimon_wire_routing routing() const {
+    paimon_wire_routing out{};
+    detail::throw_if_error(paimon_wire_table_routing(handle_.get(), &out));
     return out;
   }
   /// The bucket of every row of a batch of a fixed-bucket table. Takes ownership of the
@@ -327,44 +327,44 @@ class Table {
                                      ? static_cast<size_t>(array->length)
                                      : 0);
     detail::throw_if_error(
-        paimon_table_bucket_ids(handle_.get(), array, schema, buckets.data(), buckets.size()));
+        paimon_wire_table_bucket_ids(handle_.get(), array, schema, buckets.data(), buckets.size()));
     return buckets;
   }
   /// A write builder for one logical commit.
   WriteBuilder new_write_builder(std::string_view commit_user, bool overwrite = false,
-                                 paimon_write_kind kind = PAIMON_WRITE_KIND_STANDARD) const {
+                                 paimon_wire_write_kind kind = PAIMON_WIRE_WRITE_KIND_STANDARD) const {
     std::string user = detail::c_string(commit_user);
-    paimon_result_write_builder result =
-        paimon_write_builder_new(handle_.get(), user.c_str(), overwrite, kind);
+    paimon_wire_result_write_builder result =
+        paimon_wire_write_builder_new(handle_.get(), user.c_str(), overwrite, kind);
     detail::throw_if_error(result.error);
     return WriteBuilder(result.builder);
   }
   /// The coordinator of one logical commit.
   TableCommit new_commit(std::string_view commit_user, bool overwrite = false,
-                         paimon_write_kind kind = PAIMON_WRITE_KIND_STANDARD,
+                         paimon_wire_write_kind kind = PAIMON_WIRE_WRITE_KIND_STANDARD,
                          CommitMode mode = CommitMode::Standard) const {
     std::string user = detail::c_string(commit_user);
-    paimon_result_table_commit result{};
+    paimon_wire_result_table_commit result{};
     switch (mode) {
       case CommitMode::Standard:
-        result = paimon_table_commit_new(handle_.get(), user.c_str(), overwrite, kind);
+        result = paimon_wire_table_commit_new(handle_.get(), user.c_str(), overwrite, kind);
         break;
       case CommitMode::WithDeletes:
-        result = paimon_table_commit_new_with_deletes(handle_.get(), user.c_str(), overwrite, kind);
+        result = paimon_wire_table_commit_new_with_deletes(handle_.get(), user.c_str(), overwrite, kind);
         break;
       case CommitMode::RefusingCompaction:
-        result = paimon_table_commit_new_refusing_compaction(handle_.get(), user.c_str(),
+        result = paimon_wire_table_commit_new_refusing_compaction(handle_.get(), user.c_str(),
                                                              overwrite, kind);
         break;
     }
     detail::throw_if_error(result.error);
     return TableCommit(result.commit);
   }
-  const paimon_table *get() const noexcept { return handle_.get(); }
-  paimon_table *release() noexcept { return handle_.release(); }
+  const paimon_wire_table *get() const noexcept { return handle_.get(); }
+  paimon_wire_table *release() noexcept { return handle_.release(); }
 
  private:
-  detail::Owner<paimon_table, paimon_table_free> handle_;
+  detail::Owner<paimon_wire_table, paimon_wire_table_free> handle_;
 };
 
 }  // namespace paimon_wire

@@ -1,4 +1,4 @@
-//! The coordinator side: `paimon_table_commit`, a thin door into the core coordinator
+//! The coordinator side: `paimon_wire_table_commit`, a thin door into the core coordinator
 //! (`paimon_wire::coordinator::Coordinator`), which decides every rule.
 
 use std::ffi::c_char;
@@ -8,18 +8,22 @@ use paimon_wire_core::coordinator::{
 };
 
 use crate::args::{c_str, slice};
-use crate::error::{codec_code, paimon_code, paimon_error, paimon_error_code, FfiError, FfiResult};
+use crate::error::{
+    codec_code, paimon_code, paimon_wire_error, paimon_wire_error_code, FfiError, FfiResult,
+};
 use crate::handle::{self, HandleDescriptor, HandleKind};
-use crate::messages::{paimon_commit_messages, paimon_result_commit_messages, MessagesHandle};
+use crate::messages::{
+    paimon_wire_commit_messages, paimon_wire_result_commit_messages, MessagesHandle,
+};
 use crate::result::{ffi_return, guard, guard_void};
 use crate::runtime::SharedRuntime;
-use crate::table::paimon_table;
+use crate::table::paimon_wire_table;
 
 /// Which writer produced the messages. Only matters for postpone tables (`'bucket' = '-2'`).
 #[repr(C)]
 #[allow(non_camel_case_types)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum paimon_write_kind {
+pub enum paimon_wire_write_kind {
     /// The table's own bucket layout. On a postpone table, data lands in the postpone bucket
     /// (`bucket-postpone`, bucket -2) and Paimon's compaction assigns real buckets later.
     Standard = 0,
@@ -28,11 +32,11 @@ pub enum paimon_write_kind {
     PostponeFixedBucket = 1,
 }
 
-impl From<paimon_write_kind> for WriteKind {
-    fn from(kind: paimon_write_kind) -> Self {
+impl From<paimon_wire_write_kind> for WriteKind {
+    fn from(kind: paimon_wire_write_kind) -> Self {
         match kind {
-            paimon_write_kind::Standard => WriteKind::Standard,
-            paimon_write_kind::PostponeFixedBucket => WriteKind::PostponeFixedBucket,
+            paimon_wire_write_kind::Standard => WriteKind::Standard,
+            paimon_wire_write_kind::PostponeFixedBucket => WriteKind::PostponeFixedBucket,
         }
     }
 }
@@ -40,22 +44,22 @@ impl From<paimon_write_kind> for WriteKind {
 /// Checks a write kind that arrived as a C integer, where any value is possible (functions take
 /// it as `int32_t`, not as the enum, so an out-of-range value is an error rather than
 /// undefined behavior).
-pub(crate) fn write_kind_arg(raw: i32) -> FfiResult<paimon_write_kind> {
+pub(crate) fn write_kind_arg(raw: i32) -> FfiResult<paimon_wire_write_kind> {
     match raw {
-        0 => Ok(paimon_write_kind::Standard),
-        1 => Ok(paimon_write_kind::PostponeFixedBucket),
+        0 => Ok(paimon_wire_write_kind::Standard),
+        1 => Ok(paimon_wire_write_kind::PostponeFixedBucket),
         other => Err(FfiError::invalid_argument(format!(
-            "argument `write_kind` is {other}; expected PAIMON_WRITE_KIND_STANDARD (0) or \
-             PAIMON_WRITE_KIND_POSTPONE_FIXED_BUCKET (1)"
+            "argument `write_kind` is {other}; expected PAIMON_WIRE_WRITE_KIND_STANDARD (0) or \
+             PAIMON_WIRE_WRITE_KIND_POSTPONE_FIXED_BUCKET (1)"
         ))),
     }
 }
 
 /// The coordinator of one logical commit: a table, a commit user, append or overwrite, and a
-/// write kind. Created by `paimon_table_commit_new`, freed by `paimon_table_commit_free`.
+/// write kind. Created by `paimon_wire_table_commit_new`, freed by `paimon_wire_table_commit_free`.
 /// Read-only after creation: it may be passed to several threads at once.
 #[allow(non_camel_case_types)]
-pub struct paimon_table_commit {
+pub struct paimon_wire_table_commit {
     _private: [u8; 0],
 }
 
@@ -64,27 +68,27 @@ pub(crate) struct TableCommitHandle {
     runtime: SharedRuntime,
 }
 
-impl HandleDescriptor for paimon_table_commit {
+impl HandleDescriptor for paimon_wire_table_commit {
     type Target = TableCommitHandle;
     const KIND: HandleKind = HandleKind::TableCommit;
 }
 
-/// Result of `paimon_table_commit_new`: exactly one of `commit` and `error` is non-NULL.
+/// Result of `paimon_wire_table_commit_new`: exactly one of `commit` and `error` is non-NULL.
 #[repr(C)]
 #[allow(non_camel_case_types)]
-pub struct paimon_result_table_commit {
-    /// The table commit, owned by the caller (free with `paimon_table_commit_free`).
-    pub commit: *mut paimon_table_commit,
-    /// The error (free with `paimon_error_free`); NULL on success.
-    pub error: *mut paimon_error,
+pub struct paimon_wire_result_table_commit {
+    /// The table commit, owned by the caller (free with `paimon_wire_table_commit_free`).
+    pub commit: *mut paimon_wire_table_commit,
+    /// The error (free with `paimon_wire_error_free`); NULL on success.
+    pub error: *mut paimon_wire_error,
 }
-ffi_return!(paimon_result_table_commit, commit: *mut paimon_table_commit = std::ptr::null_mut());
+ffi_return!(paimon_wire_result_table_commit, commit: *mut paimon_wire_table_commit = std::ptr::null_mut());
 
-/// What `paimon_table_commit_commit` did.
+/// What `paimon_wire_table_commit_commit` did.
 #[repr(C)]
 #[allow(non_camel_case_types)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum paimon_commit_status {
+pub enum paimon_wire_commit_status {
     /// A new snapshot was committed; its id is in `snapshot_id`.
     Committed = 0,
     /// A snapshot of this commit user already carries this commit identifier (or a later
@@ -98,43 +102,43 @@ pub enum paimon_commit_status {
 #[repr(C)]
 #[allow(non_camel_case_types)]
 #[derive(Debug, Clone, Copy)]
-pub struct paimon_commit_outcome {
+pub struct paimon_wire_commit_outcome {
     /// What happened.
-    pub status: paimon_commit_status,
+    pub status: paimon_wire_commit_status,
     /// The snapshot committed (or found), or -1.
     pub snapshot_id: i64,
 }
 
-/// Result of `paimon_table_commit_commit`: `outcome` is meaningful only when `error` is NULL.
+/// Result of `paimon_wire_table_commit_commit`: `outcome` is meaningful only when `error` is NULL.
 #[repr(C)]
 #[allow(non_camel_case_types)]
-pub struct paimon_result_commit {
+pub struct paimon_wire_result_commit {
     /// What the commit did.
-    pub outcome: paimon_commit_outcome,
-    /// The error (free with `paimon_error_free`); NULL on success.
-    pub error: *mut paimon_error,
+    pub outcome: paimon_wire_commit_outcome,
+    /// The error (free with `paimon_wire_error_free`); NULL on success.
+    pub error: *mut paimon_wire_error,
 }
 ffi_return!(
-    paimon_result_commit,
-    outcome: paimon_commit_outcome = paimon_commit_outcome {
-        status: paimon_commit_status::NothingToCommit,
+    paimon_wire_result_commit,
+    outcome: paimon_wire_commit_outcome = paimon_wire_commit_outcome {
+        status: paimon_wire_commit_status::NothingToCommit,
         snapshot_id: -1,
     }
 );
 
-impl From<CommitOutcome> for paimon_commit_outcome {
+impl From<CommitOutcome> for paimon_wire_commit_outcome {
     fn from(outcome: CommitOutcome) -> Self {
         match outcome {
-            CommitOutcome::Committed { snapshot_id } => paimon_commit_outcome {
-                status: paimon_commit_status::Committed,
+            CommitOutcome::Committed { snapshot_id } => paimon_wire_commit_outcome {
+                status: paimon_wire_commit_status::Committed,
                 snapshot_id,
             },
-            CommitOutcome::AlreadyCommitted { snapshot_id } => paimon_commit_outcome {
-                status: paimon_commit_status::AlreadyCommitted,
+            CommitOutcome::AlreadyCommitted { snapshot_id } => paimon_wire_commit_outcome {
+                status: paimon_wire_commit_status::AlreadyCommitted,
                 snapshot_id: snapshot_id.unwrap_or(-1),
             },
-            CommitOutcome::NothingToCommit => paimon_commit_outcome {
-                status: paimon_commit_status::NothingToCommit,
+            CommitOutcome::NothingToCommit => paimon_wire_commit_outcome {
+                status: paimon_wire_commit_status::NothingToCommit,
                 snapshot_id: -1,
             },
         }
@@ -145,23 +149,23 @@ impl From<CoordinatorError> for FfiError {
     fn from(e: CoordinatorError) -> Self {
         let code = match &e {
             CoordinatorError::Codec(codec) => codec_code(codec),
-            CoordinatorError::Validation(_) => paimon_error_code::ValidationFailed,
-            CoordinatorError::Merge(_) => paimon_error_code::MergeConflict,
-            CoordinatorError::SharedBucket(_) => paimon_error_code::SharedBucket,
-            CoordinatorError::ForeignMessages { .. } => paimon_error_code::ForeignMessages,
-            CoordinatorError::InvalidTableName { .. } => paimon_error_code::InvalidArgument,
+            CoordinatorError::Validation(_) => paimon_wire_error_code::ValidationFailed,
+            CoordinatorError::Merge(_) => paimon_wire_error_code::MergeConflict,
+            CoordinatorError::SharedBucket(_) => paimon_wire_error_code::SharedBucket,
+            CoordinatorError::ForeignMessages { .. } => paimon_wire_error_code::ForeignMessages,
+            CoordinatorError::InvalidTableName { .. } => paimon_wire_error_code::InvalidArgument,
             CoordinatorError::Unsupported { .. }
-            | CoordinatorError::UnknownStorageScheme { .. } => paimon_error_code::Unsupported,
+            | CoordinatorError::UnknownStorageScheme { .. } => paimon_wire_error_code::Unsupported,
             CoordinatorError::StorageBackendNotCompiled { .. } => {
-                paimon_error_code::StorageBackendNotCompiled
+                paimon_wire_error_code::StorageBackendNotCompiled
             }
             CoordinatorError::Paimon { source, .. } => paimon_code(source),
-            CoordinatorError::CommitConflict { .. } => paimon_error_code::CommitConflict,
-            CoordinatorError::IdentifierReused { .. } => paimon_error_code::IdentifierReused,
+            CoordinatorError::CommitConflict { .. } => paimon_wire_error_code::CommitConflict,
+            CoordinatorError::IdentifierReused { .. } => paimon_wire_error_code::IdentifierReused,
             CoordinatorError::IdentifierSuperseded { .. } => {
-                paimon_error_code::IdentifierSuperseded
+                paimon_wire_error_code::IdentifierSuperseded
             }
-            _ => paimon_error_code::Paimon,
+            _ => paimon_wire_error_code::Paimon,
         };
         FfiError::new(code, e.to_string())
     }
@@ -172,77 +176,77 @@ impl From<CoordinatorError> for FfiError {
 /// `commit_user` (NUL-terminated UTF-8, copied) is the one the workers' write builders were
 /// created with. `overwrite` selects `INSERT OVERWRITE` (replace the partitions the messages
 /// touch; the whole table if unpartitioned) instead of append. `write_kind` says which
-/// writer produced the messages (a `paimon_write_kind` value): a postpone table refuses messages of
-/// the other kind by name. Payloads are then decoded with `paimon_commit_messages_deserialize`,
-/// combined with `paimon_table_commit_merge` and committed once with
-/// `paimon_table_commit_commit`.
+/// writer produced the messages (a `paimon_wire_write_kind` value): a postpone table refuses messages of
+/// the other kind by name. Payloads are then decoded with `paimon_wire_commit_messages_deserialize`,
+/// combined with `paimon_wire_table_commit_merge` and committed once with
+/// `paimon_wire_table_commit_commit`.
 ///
-/// Errors: `PAIMON_ERROR_CODE_UNSUPPORTED` for tables or bindings the coordinator cannot commit
+/// Errors: `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for tables or bindings the coordinator cannot commit
 /// (format tables, an empty commit user, a fixed-bucket kind on a table that is not a postpone
-/// table), `PAIMON_ERROR_CODE_INVALID_ARGUMENT` for an unknown `write_kind`.
+/// table), `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for an unknown `write_kind`.
 ///
 /// # Safety
 /// `table` is NULL or a handle from this library; `commit_user` is NULL or a NUL-terminated
 /// string.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_table_commit_new(
-    table: *const paimon_table,
+pub unsafe extern "C" fn paimon_wire_table_commit_new(
+    table: *const paimon_wire_table,
     commit_user: *const c_char,
     overwrite: bool,
     write_kind: i32,
-) -> paimon_result_table_commit {
+) -> paimon_wire_result_table_commit {
     // SAFETY: forwarded from the caller.
     unsafe { table_commit_new(table, commit_user, overwrite, write_kind, false, false) }
 }
 
-/// `paimon_table_commit_new` for a job that deletes: its messages may name deleted data
+/// `paimon_wire_table_commit_new` for a job that deletes: its messages may name deleted data
 /// files, carry deletion-vector index files and delete index files (a primary-key table's
-/// deletion-vector maintenance, row-level deletes). `paimon_table_commit_new` refuses such
-/// messages with `PAIMON_ERROR_CODE_VALIDATION_FAILED` (rule `change-kind`), so a payload
+/// deletion-vector maintenance, row-level deletes). `paimon_wire_table_commit_new` refuses such
+/// messages with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (rule `change-kind`), so a payload
 /// alone cannot turn an append job into one that removes rows.
 ///
 /// # Safety
-/// As `paimon_table_commit_new`.
+/// As `paimon_wire_table_commit_new`.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_table_commit_new_with_deletes(
-    table: *const paimon_table,
+pub unsafe extern "C" fn paimon_wire_table_commit_new_with_deletes(
+    table: *const paimon_wire_table,
     commit_user: *const c_char,
     overwrite: bool,
     write_kind: i32,
-) -> paimon_result_table_commit {
+) -> paimon_wire_result_table_commit {
     // SAFETY: forwarded from the caller.
     unsafe { table_commit_new(table, commit_user, overwrite, write_kind, true, false) }
 }
 
-/// `paimon_table_commit_new` for a job whose writers never compact: messages carrying
+/// `paimon_wire_table_commit_new` for a job whose writers never compact: messages carrying
 /// compaction results (`compact_before`, `compact_after`, compact changelog or index files)
-/// are refused with `PAIMON_ERROR_CODE_VALIDATION_FAILED` (rule `compact-increment`).
-/// `paimon_table_commit_new` commits them as Java's committer does: an APPEND snapshot of the
+/// are refused with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (rule `compact-increment`).
+/// `paimon_wire_table_commit_new` commits them as Java's committer does: an APPEND snapshot of the
 /// new files, then a COMPACT snapshot, under one identifier.
 ///
 /// # Safety
-/// As `paimon_table_commit_new`.
+/// As `paimon_wire_table_commit_new`.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_table_commit_new_refusing_compaction(
-    table: *const paimon_table,
+pub unsafe extern "C" fn paimon_wire_table_commit_new_refusing_compaction(
+    table: *const paimon_wire_table,
     commit_user: *const c_char,
     overwrite: bool,
     write_kind: i32,
-) -> paimon_result_table_commit {
+) -> paimon_wire_result_table_commit {
     // SAFETY: forwarded from the caller.
     unsafe { table_commit_new(table, commit_user, overwrite, write_kind, false, true) }
 }
 
 /// # Safety
-/// As `paimon_table_commit_new`.
+/// As `paimon_wire_table_commit_new`.
 unsafe fn table_commit_new(
-    table: *const paimon_table,
+    table: *const paimon_wire_table,
     commit_user: *const c_char,
     overwrite: bool,
     write_kind: i32,
     allow_deletes: bool,
     refuse_compaction: bool,
-) -> paimon_result_table_commit {
+) -> paimon_wire_result_table_commit {
     guard(|| {
         // SAFETY: forwarded from the caller.
         let (table, commit_user) = unsafe {
@@ -265,10 +269,12 @@ unsafe fn table_commit_new(
         let coordinator = table
             .runtime
             .block_on(Coordinator::bind(table.table.clone(), binding))?;
-        Ok(handle::into_raw::<paimon_table_commit>(TableCommitHandle {
-            coordinator,
-            runtime: table.runtime.clone(),
-        }))
+        Ok(handle::into_raw::<paimon_wire_table_commit>(
+            TableCommitHandle {
+                coordinator,
+                runtime: table.runtime.clone(),
+            },
+        ))
     })
 }
 
@@ -278,7 +284,7 @@ unsafe fn table_commit_new(
 /// `parts` is NULL (only when `count` is 0) or points to `count` pointers, each NULL or a
 /// handle from this library.
 unsafe fn message_parts<'a>(
-    parts: *const *const paimon_commit_messages,
+    parts: *const *const paimon_wire_commit_messages,
     count: usize,
 ) -> FfiResult<Vec<&'a MessagesHandle>> {
     // SAFETY: forwarded from the caller.
@@ -292,22 +298,22 @@ unsafe fn message_parts<'a>(
 }
 
 /// Merges `count` message sets (`parts[0..count]`, each from
-/// `paimon_commit_messages_deserialize` or an earlier merge on this same `commit`) into one new
+/// `paimon_wire_commit_messages_deserialize` or an earlier merge on this same `commit`) into one new
 /// set owned by the caller. The parts are only read; free them as usual.
 ///
 /// A file that appears more than once with identical metadata (a worker retry) is kept once;
-/// the same file name with different metadata is a `PAIMON_ERROR_CODE_MERGE_CONFLICT`. Parts
+/// the same file name with different metadata is a `PAIMON_WIRE_ERROR_CODE_MERGE_CONFLICT`. Parts
 /// bound to another table commit, or prepared by a writer and never deserialized, are refused
-/// with `PAIMON_ERROR_CODE_FOREIGN_MESSAGES`.
+/// with `PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES`.
 ///
 /// # Safety
 /// `commit` is NULL or a handle from this library; `parts` as in `message_parts`.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_table_commit_merge(
-    commit: *const paimon_table_commit,
-    parts: *const *const paimon_commit_messages,
+pub unsafe extern "C" fn paimon_wire_table_commit_merge(
+    commit: *const paimon_wire_table_commit,
+    parts: *const *const paimon_wire_commit_messages,
     count: usize,
-) -> paimon_result_commit_messages {
+) -> paimon_wire_result_commit_messages {
     guard(|| {
         // SAFETY: forwarded from the caller.
         let (commit, parts) = unsafe {
@@ -322,7 +328,7 @@ pub unsafe extern "C" fn paimon_table_commit_merge(
             .map(|(i, part)| part.bound(&format!("parts[{i}]")).cloned())
             .collect::<FfiResult<Vec<_>>>()?;
         let merged = commit.coordinator.merge(bound)?;
-        Ok(handle::into_raw::<paimon_commit_messages>(
+        Ok(handle::into_raw::<paimon_wire_commit_messages>(
             MessagesHandle::Bound(merged),
         ))
     })
@@ -332,19 +338,19 @@ pub unsafe extern "C" fn paimon_table_commit_merge(
 ///
 /// Identifiers must increase for one commit user. If a snapshot of this commit user already
 /// carries `commit_identifier` (a coordinator rerun after a crash), nothing is committed and
-/// the outcome is `PAIMON_COMMIT_STATUS_ALREADY_COMMITTED`; so a coordinator that does not know
+/// the outcome is `PAIMON_WIRE_COMMIT_STATUS_ALREADY_COMMITTED`; so a coordinator that does not know
 /// whether its commit landed simply calls this again with the same identifier. `messages` is
 /// only read (free it as usual) and must be bound to `commit`
-/// (`PAIMON_ERROR_CODE_FOREIGN_MESSAGES` otherwise).
+/// (`PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES` otherwise).
 ///
 /// # Safety
 /// `commit` and `messages` are NULL or handles from this library.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_table_commit_commit(
-    commit: *const paimon_table_commit,
-    messages: *const paimon_commit_messages,
+pub unsafe extern "C" fn paimon_wire_table_commit_commit(
+    commit: *const paimon_wire_table_commit,
+    messages: *const paimon_wire_commit_messages,
     commit_identifier: i64,
-) -> paimon_result_commit {
+) -> paimon_wire_result_commit {
     guard(|| {
         // SAFETY: forwarded from the caller.
         let (commit, messages) = unsafe {
@@ -365,16 +371,16 @@ pub unsafe extern "C" fn paimon_table_commit_commit(
 /// committed (best effort: files already gone are ignored). Deletes only files no snapshot of
 /// the table references; files a snapshot lists (a payload that was committed after all) and
 /// the files a message deletes are left alone. Never abort after a commit whose
-/// outcome is unknown: call `paimon_table_commit_commit` again with the same identifier
+/// outcome is unknown: call `paimon_wire_table_commit_commit` again with the same identifier
 /// instead. `messages` must be bound to `commit`. Returns NULL on success.
 ///
 /// # Safety
 /// `commit` and `messages` are NULL or handles from this library.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_table_commit_abort(
-    commit: *const paimon_table_commit,
-    messages: *const paimon_commit_messages,
-) -> *mut paimon_error {
+pub unsafe extern "C" fn paimon_wire_table_commit_abort(
+    commit: *const paimon_wire_table_commit,
+    messages: *const paimon_wire_commit_messages,
+) -> *mut paimon_wire_error {
     guard(|| {
         // SAFETY: forwarded from the caller.
         let (commit, messages) = unsafe {
@@ -398,7 +404,7 @@ pub unsafe extern "C" fn paimon_table_commit_abort(
 /// # Safety
 /// `commit` is NULL or a handle from this library, not used again after this call.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_table_commit_free(commit: *mut paimon_table_commit) {
+pub unsafe extern "C" fn paimon_wire_table_commit_free(commit: *mut paimon_wire_table_commit) {
     // SAFETY: forwarded from the caller.
     guard_void(|| unsafe { handle::free(commit) });
 }

@@ -9,11 +9,11 @@ use paimon_wire_core::{CodecError, CodecErrorKind};
 #[repr(C)]
 #[allow(non_camel_case_types)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum paimon_error_code {
+pub enum paimon_wire_error_code {
     /// A pointer argument that must not be NULL was NULL.
     NullPointer = 1,
-    /// A handle argument is of another kind (e.g. a `paimon_table *` cast to
-    /// `paimon_table_commit *`) or was not created by this library.
+    /// A handle argument is of another kind (e.g. a `paimon_wire_table *` cast to
+    /// `paimon_wire_table_commit *`) or was not created by this library.
     WrongHandleKind = 2,
     /// An argument is malformed: a string that is not UTF-8, a table name that is not
     /// `database.table`, a negative length, an invalid commit user, ...
@@ -55,7 +55,7 @@ pub enum paimon_error_code {
     /// to build it with. Not an I/O error: no storage was touched.
     StorageBackendNotCompiled = 18,
     /// Two payloads write new files into one bucket of a primary-key table (route each
-    /// (partition, bucket) to one writer; see `paimon_table_bucket_ids`); nothing was
+    /// (partition, bucket) to one writer; see `paimon_wire_table_bucket_ids`); nothing was
     /// committed.
     SharedBucket = 19,
     /// The identifier is already committed by a snapshot that does not hold this commit's
@@ -68,13 +68,13 @@ pub enum paimon_error_code {
 
 /// An error returned by a fallible call. NULL means success.
 ///
-/// Owned by the caller: free it with `paimon_error_free`. `message` is a NUL-terminated UTF-8
+/// Owned by the caller: free it with `paimon_wire_error_free`. `message` is a NUL-terminated UTF-8
 /// string owned by the error and freed with it.
 #[repr(C)]
 #[allow(non_camel_case_types)]
-pub struct paimon_error {
+pub struct paimon_wire_error {
     /// What kind of error this is.
-    pub code: paimon_error_code,
+    pub code: paimon_wire_error_code,
     /// A human-readable description naming the argument, field or rule at fault.
     pub message: *mut c_char,
 }
@@ -82,7 +82,7 @@ pub struct paimon_error {
 /// An error on the Rust side of the boundary, before it is handed to C.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct FfiError {
-    pub(crate) code: paimon_error_code,
+    pub(crate) code: paimon_wire_error_code,
     pub(crate) message: String,
 }
 
@@ -90,7 +90,7 @@ pub(crate) struct FfiError {
 pub(crate) type FfiResult<T> = Result<T, FfiError>;
 
 impl FfiError {
-    pub(crate) fn new(code: paimon_error_code, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: paimon_wire_error_code, message: impl Into<String>) -> Self {
         Self {
             code,
             message: message.into(),
@@ -100,13 +100,13 @@ impl FfiError {
     /// A NULL pointer was passed for argument `arg`.
     pub(crate) fn null(arg: &str) -> Self {
         Self::new(
-            paimon_error_code::NullPointer,
+            paimon_wire_error_code::NullPointer,
             format!("argument `{arg}` is NULL"),
         )
     }
 
     pub(crate) fn invalid_argument(message: impl Into<String>) -> Self {
-        Self::new(paimon_error_code::InvalidArgument, message)
+        Self::new(paimon_wire_error_code::InvalidArgument, message)
     }
 
     /// A panic caught at the boundary.
@@ -117,7 +117,7 @@ impl FfiError {
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic payload".to_string());
         Self::new(
-            paimon_error_code::Internal,
+            paimon_wire_error_code::Internal,
             format!("internal error in libpaimon_wire (please report it): {what}"),
         )
     }
@@ -129,14 +129,14 @@ impl FfiError {
     }
 
     /// Hands the error to C.
-    pub(crate) fn into_raw(self) -> *mut paimon_error {
+    pub(crate) fn into_raw(self) -> *mut paimon_wire_error {
         // Interior NULs would cut the C string short; they cannot occur in our messages but
         // a message may quote untrusted text.
         let text = self.message.replace('\0', "\\0");
         let message = CString::new(text)
             .unwrap_or_else(|_| CString::from(c"error message unavailable"))
             .into_raw();
-        Box::into_raw(Box::new(paimon_error {
+        Box::into_raw(Box::new(paimon_wire_error {
             code: self.code,
             message,
         }))
@@ -144,26 +144,30 @@ impl FfiError {
 }
 
 /// The code of a codec error: its kind decides.
-pub(crate) fn codec_code(e: &CodecError) -> paimon_error_code {
+pub(crate) fn codec_code(e: &CodecError) -> paimon_wire_error_code {
     match e.kind() {
         CodecErrorKind::UnsupportedVersion { .. } | CodecErrorKind::VersionNotWritable { .. } => {
-            paimon_error_code::UnsupportedVersion
+            paimon_wire_error_code::UnsupportedVersion
         }
-        CodecErrorKind::Unrepresentable { .. } => paimon_error_code::Unrepresentable,
-        _ => paimon_error_code::MalformedPayload,
+        CodecErrorKind::Unrepresentable { .. } => paimon_wire_error_code::Unrepresentable,
+        _ => paimon_wire_error_code::MalformedPayload,
     }
 }
 
 /// The code of an error of the paimon crate.
-pub(crate) fn paimon_code(e: &paimon_wire_core::paimon::Error) -> paimon_error_code {
+pub(crate) fn paimon_code(e: &paimon_wire_core::paimon::Error) -> paimon_wire_error_code {
     use paimon_wire_core::paimon::Error as E;
     match e {
-        E::TableNotExist { .. } | E::DatabaseNotExist { .. } => paimon_error_code::TableNotFound,
-        E::IoUnexpected { .. } | E::IoUnsupported { .. } => paimon_error_code::Io,
-        E::Unsupported { .. } => paimon_error_code::Unsupported,
-        E::IdentifierInvalid { .. } | E::ConfigInvalid { .. } => paimon_error_code::InvalidArgument,
-        E::CommitConflict { .. } => paimon_error_code::CommitConflict,
-        _ => paimon_error_code::Paimon,
+        E::TableNotExist { .. } | E::DatabaseNotExist { .. } => {
+            paimon_wire_error_code::TableNotFound
+        }
+        E::IoUnexpected { .. } | E::IoUnsupported { .. } => paimon_wire_error_code::Io,
+        E::Unsupported { .. } => paimon_wire_error_code::Unsupported,
+        E::IdentifierInvalid { .. } | E::ConfigInvalid { .. } => {
+            paimon_wire_error_code::InvalidArgument
+        }
+        E::CommitConflict { .. } => paimon_wire_error_code::CommitConflict,
+        _ => paimon_wire_error_code::Paimon,
     }
 }
 
@@ -181,7 +185,7 @@ impl From<paimon_wire_core::paimon::Error> for FfiError {
 
 impl From<arrow_schema::ArrowError> for FfiError {
     fn from(e: arrow_schema::ArrowError) -> Self {
-        Self::new(paimon_error_code::Arrow, e.to_string())
+        Self::new(paimon_wire_error_code::Arrow, e.to_string())
     }
 }
 
@@ -190,7 +194,7 @@ impl From<arrow_schema::ArrowError> for FfiError {
 /// # Safety
 /// `error` is NULL or an error returned by this library that was not freed yet.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_error_free(error: *mut paimon_error) {
+pub unsafe extern "C" fn paimon_wire_error_free(error: *mut paimon_wire_error) {
     if error.is_null() {
         return;
     }

@@ -1,7 +1,7 @@
 //! One ownership idiom for every opaque pointer the C side holds.
 //!
 //! A handle is a `Box` whose first bytes are a [`HandleHeader`]: a magic number and the kind of
-//! object behind it. C sees only an incomplete struct type (`paimon_table *`, ...). Every
+//! object behind it. C sees only an incomplete struct type (`paimon_wire_table *`, ...). Every
 //! exported function turns its pointer arguments back into Rust references through
 //! [`borrow`] / [`borrow_mut`] / [`take`], which refuse NULL and handles of another kind with an
 //! error instead of reading a value of the wrong type.
@@ -9,7 +9,7 @@
 //! Each C-visible opaque type implements [`HandleDescriptor`], naming the Rust value it owns and
 //! its [`HandleKind`]; nothing else is written per type.
 
-use crate::error::{paimon_error_code, FfiError, FfiResult};
+use crate::error::{paimon_wire_error_code, FfiError, FfiResult};
 
 /// "PAIMWIRE" in ASCII: the first word of every live handle.
 const LIVE_MAGIC: u64 = 0x5041_494D_5749_5245;
@@ -33,11 +33,11 @@ impl HandleKind {
     /// The C type name of a handle of this kind.
     pub(crate) fn c_name(self) -> &'static str {
         match self {
-            HandleKind::Table => "paimon_table",
-            HandleKind::WriteBuilder => "paimon_write_builder",
-            HandleKind::TableWrite => "paimon_table_write",
-            HandleKind::CommitMessages => "paimon_commit_messages",
-            HandleKind::TableCommit => "paimon_table_commit",
+            HandleKind::Table => "paimon_wire_table",
+            HandleKind::WriteBuilder => "paimon_wire_write_builder",
+            HandleKind::TableWrite => "paimon_wire_table_write",
+            HandleKind::CommitMessages => "paimon_wire_commit_messages",
+            HandleKind::TableCommit => "paimon_wire_table_commit",
         }
     }
 
@@ -118,7 +118,7 @@ unsafe fn check<H: HandleDescriptor>(
     if header.kind != H::KIND as u32 {
         let found = HandleKind::from_u32(header.kind).map_or("an unknown handle", |k| k.c_name());
         return Err(FfiError::new(
-            paimon_error_code::WrongHandleKind,
+            paimon_wire_error_code::WrongHandleKind,
             format!(
                 "argument `{arg}` must be a {} handle, but a {found} was passed",
                 H::KIND.c_name()
@@ -130,7 +130,7 @@ unsafe fn check<H: HandleDescriptor>(
 
 fn not_a_handle<H: HandleDescriptor>(arg: &str, why: &str) -> FfiError {
     FfiError::new(
-        paimon_error_code::WrongHandleKind,
+        paimon_wire_error_code::WrongHandleKind,
         format!(
             "argument `{arg}` is not a {} handle: {why}",
             H::KIND.c_name()
@@ -211,10 +211,10 @@ mod tests {
     fn a_handle_of_another_kind_is_refused_by_name() {
         let alpha = into_raw::<Alpha>("table".to_string());
         let err = unsafe { borrow::<Beta>(alpha.cast::<Beta>(), "commit") }.unwrap_err();
-        assert_eq!(err.code, paimon_error_code::WrongHandleKind);
+        assert_eq!(err.code, paimon_wire_error_code::WrongHandleKind);
         assert_eq!(
             err.message,
-            "argument `commit` must be a paimon_table_commit handle, but a paimon_table was passed"
+            "argument `commit` must be a paimon_wire_table_commit handle, but a paimon_wire_table was passed"
         );
         // The wrong-kind free leaves the handle intact; the right one frees it.
         unsafe { free::<Beta>(alpha.cast::<Beta>()) };
@@ -225,7 +225,7 @@ mod tests {
     #[test]
     fn null_is_refused_and_names_the_argument() {
         let err = unsafe { borrow::<Alpha>(std::ptr::null(), "table") }.unwrap_err();
-        assert_eq!(err.code, paimon_error_code::NullPointer);
+        assert_eq!(err.code, paimon_wire_error_code::NullPointer);
         assert_eq!(err.message, "argument `table` is NULL");
         unsafe { free::<Alpha>(std::ptr::null_mut()) };
     }
@@ -235,7 +235,7 @@ mod tests {
         let fake = [0u64; 4];
         let ptr = fake.as_ptr().cast::<Alpha>();
         let err = unsafe { borrow::<Alpha>(ptr, "table") }.unwrap_err();
-        assert_eq!(err.code, paimon_error_code::WrongHandleKind);
+        assert_eq!(err.code, paimon_wire_error_code::WrongHandleKind);
         assert!(
             err.message.contains("not created by libpaimon_wire"),
             "{}",

@@ -15,7 +15,7 @@
 //! core crate's (`paimon_wire::coordinator`). Here live only the boundary's mechanics:
 //!
 //! - [`handle`]: one generic idiom for every opaque pointer, with a kind tag checked on entry;
-//! - [`error`]: the `paimon_error_code` enum with explicit values and the owned error;
+//! - [`error`]: the `paimon_wire_error_code` enum with explicit values and the owned error;
 //! - [`result`]: the result structs and the `guard` helper that catches panics and maps
 //!   errors, so each exported function is a few lines.
 //!

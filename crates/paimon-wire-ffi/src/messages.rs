@@ -1,25 +1,25 @@
-//! `paimon_commit_messages` and their bytes: Paimon Java's `CommitMessageSerializer` format.
+//! `paimon_wire_commit_messages` and their bytes: Paimon Java's `CommitMessageSerializer` format.
 
 use paimon_wire_core::coordinator::BoundMessages;
 use paimon_wire_core::{serialize_list, CommitMessage, SerializerVersion};
 
 use crate::args::slice;
-use crate::commit::paimon_table_commit;
-use crate::error::{paimon_error, paimon_error_code, FfiError, FfiResult};
+use crate::commit::paimon_wire_table_commit;
+use crate::error::{paimon_wire_error, paimon_wire_error_code, FfiError, FfiResult};
 use crate::handle::{self, HandleDescriptor, HandleKind};
 use crate::result::{ffi_return, guard, guard_void};
 
-/// A list of commit messages: either prepared by a worker's `paimon_table_write_prepare_commit`
-/// (unbound: they can only be serialized), or decoded by `paimon_commit_messages_deserialize`
-/// / combined by `paimon_table_commit_merge` (bound to that table commit: only it can merge,
-/// commit or abort them). Freed by `paimon_commit_messages_free`. Read-only: it may be passed
+/// A list of commit messages: either prepared by a worker's `paimon_wire_table_write_prepare_commit`
+/// (unbound: they can only be serialized), or decoded by `paimon_wire_commit_messages_deserialize`
+/// / combined by `paimon_wire_table_commit_merge` (bound to that table commit: only it can merge,
+/// commit or abort them). Freed by `paimon_wire_commit_messages_free`. Read-only: it may be passed
 /// to several threads at once.
 #[allow(non_camel_case_types)]
-pub struct paimon_commit_messages {
+pub struct paimon_wire_commit_messages {
     _private: [u8; 0],
 }
 
-/// What a `paimon_commit_messages *` owns.
+/// What a `paimon_wire_commit_messages *` owns.
 pub(crate) enum MessagesHandle {
     /// Straight from a worker's `prepare_commit`.
     Prepared(Vec<CommitMessage>),
@@ -27,7 +27,7 @@ pub(crate) enum MessagesHandle {
     Bound(BoundMessages),
 }
 
-impl HandleDescriptor for paimon_commit_messages {
+impl HandleDescriptor for paimon_wire_commit_messages {
     type Target = MessagesHandle;
     const KIND: HandleKind = HandleKind::CommitMessages;
 }
@@ -50,30 +50,30 @@ impl MessagesHandle {
         match self {
             MessagesHandle::Bound(bound) => Ok(bound),
             MessagesHandle::Prepared(_) => Err(FfiError::new(
-                paimon_error_code::ForeignMessages,
+                paimon_wire_error_code::ForeignMessages,
                 format!(
                     "argument `{arg}` holds messages prepared by a writer, which are bound to no \
                      table commit; serialize them and pass the bytes to \
-                     paimon_commit_messages_deserialize on the coordinator's table commit"
+                     paimon_wire_commit_messages_deserialize on the coordinator's table commit"
                 ),
             )),
         }
     }
 }
 
-/// Bytes owned by the caller: `len` bytes at `data`. Free with `paimon_bytes_free` (exactly
+/// Bytes owned by the caller: `len` bytes at `data`. Free with `paimon_wire_bytes_free` (exactly
 /// once, passing the struct unchanged). An empty value may have a NULL or dangling `data`.
 #[repr(C)]
 #[allow(non_camel_case_types)]
-pub struct paimon_bytes {
+pub struct paimon_wire_bytes {
     /// The first byte; NULL when the bytes came from a failed call.
     pub data: *mut u8,
     /// Number of bytes.
     pub len: usize,
 }
 
-impl paimon_bytes {
-    const EMPTY: paimon_bytes = paimon_bytes {
+impl paimon_wire_bytes {
+    const EMPTY: paimon_wire_bytes = paimon_wire_bytes {
         data: std::ptr::null_mut(),
         len: 0,
     };
@@ -82,7 +82,7 @@ impl paimon_bytes {
         let boxed: Box<[u8]> = bytes.into_boxed_slice();
         let len = boxed.len();
         let data = Box::into_raw(boxed).cast::<u8>();
-        paimon_bytes { data, len }
+        paimon_wire_bytes { data, len }
     }
 }
 
@@ -90,31 +90,31 @@ impl paimon_bytes {
 /// caller; on failure `bytes` is `{NULL, 0}` and `error` is owned by the caller.
 #[repr(C)]
 #[allow(non_camel_case_types)]
-pub struct paimon_result_bytes {
-    /// The bytes (free with `paimon_bytes_free`).
-    pub bytes: paimon_bytes,
-    /// The error (free with `paimon_error_free`); NULL on success.
-    pub error: *mut paimon_error,
+pub struct paimon_wire_result_bytes {
+    /// The bytes (free with `paimon_wire_bytes_free`).
+    pub bytes: paimon_wire_bytes,
+    /// The error (free with `paimon_wire_error_free`); NULL on success.
+    pub error: *mut paimon_wire_error,
 }
-ffi_return!(paimon_result_bytes, bytes: paimon_bytes = paimon_bytes::EMPTY);
+ffi_return!(paimon_wire_result_bytes, bytes: paimon_wire_bytes = paimon_wire_bytes::EMPTY);
 
 /// Result of a call returning commit messages: exactly one of `messages` and `error` is
 /// non-NULL.
 #[repr(C)]
 #[allow(non_camel_case_types)]
-pub struct paimon_result_commit_messages {
-    /// The messages, owned by the caller (free with `paimon_commit_messages_free`).
-    pub messages: *mut paimon_commit_messages,
-    /// The error (free with `paimon_error_free`); NULL on success.
-    pub error: *mut paimon_error,
+pub struct paimon_wire_result_commit_messages {
+    /// The messages, owned by the caller (free with `paimon_wire_commit_messages_free`).
+    pub messages: *mut paimon_wire_commit_messages,
+    /// The error (free with `paimon_wire_error_free`); NULL on success.
+    pub error: *mut paimon_wire_error,
 }
-ffi_return!(paimon_result_commit_messages, messages: *mut paimon_commit_messages = std::ptr::null_mut());
+ffi_return!(paimon_wire_result_commit_messages, messages: *mut paimon_wire_commit_messages = std::ptr::null_mut());
 
-/// Counts describing a message list, from `paimon_commit_messages_summarize`.
+/// Counts describing a message list, from `paimon_wire_commit_messages_summarize`.
 #[repr(C)]
 #[allow(non_camel_case_types)]
 #[derive(Clone, Copy)]
-pub struct paimon_commit_messages_summary {
+pub struct paimon_wire_commit_messages_summary {
     /// Number of messages (one per partition and bucket written).
     pub message_count: usize,
     /// Number of new data files.
@@ -123,95 +123,95 @@ pub struct paimon_commit_messages_summary {
     pub row_count: i64,
 }
 
-/// Result of `paimon_commit_messages_summarize`; `summary` is zero on error.
+/// Result of `paimon_wire_commit_messages_summarize`; `summary` is zero on error.
 #[repr(C)]
 #[allow(non_camel_case_types)]
-pub struct paimon_result_commit_messages_summary {
+pub struct paimon_wire_result_commit_messages_summary {
     /// The counts.
-    pub summary: paimon_commit_messages_summary,
-    /// The error (free with `paimon_error_free`); NULL on success.
-    pub error: *mut paimon_error,
+    pub summary: paimon_wire_commit_messages_summary,
+    /// The error (free with `paimon_wire_error_free`); NULL on success.
+    pub error: *mut paimon_wire_error,
 }
 ffi_return!(
-    paimon_result_commit_messages_summary,
-    summary: paimon_commit_messages_summary = paimon_commit_messages_summary {
+    paimon_wire_result_commit_messages_summary,
+    summary: paimon_wire_commit_messages_summary = paimon_wire_commit_messages_summary {
         message_count: 0,
         data_file_count: 0,
         row_count: 0,
     }
 );
 
-/// The serializer version `paimon_commit_messages_serialize` writes: the newest version of
+/// The serializer version `paimon_wire_commit_messages_serialize` writes: the newest version of
 /// Paimon Java's `CommitMessageSerializer` this library knows. Send it beside the bytes.
 #[no_mangle]
-pub extern "C" fn paimon_commit_messages_serializer_version() -> i32 {
+pub extern "C" fn paimon_wire_commit_messages_serializer_version() -> i32 {
     SerializerVersion::CURRENT.as_i32()
 }
 
 /// Serializes `messages` at the current serializer version
-/// (`paimon_commit_messages_serializer_version()`), as Java's
+/// (`paimon_wire_commit_messages_serializer_version()`), as Java's
 /// `CommitMessageSerializer.serializeList` does. The bytes carry no version: send it with them.
 ///
 /// # Safety
 /// `messages` is NULL or a handle from this library.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_commit_messages_serialize(
-    messages: *const paimon_commit_messages,
-) -> paimon_result_bytes {
+pub unsafe extern "C" fn paimon_wire_commit_messages_serialize(
+    messages: *const paimon_wire_commit_messages,
+) -> paimon_wire_result_bytes {
     // SAFETY: forwarded from the caller.
     unsafe {
-        paimon_commit_messages_serialize_version(
+        paimon_wire_commit_messages_serialize_version(
             messages,
-            paimon_commit_messages_serializer_version(),
+            paimon_wire_commit_messages_serializer_version(),
         )
     }
 }
 
 /// Serializes `messages` at `version` (1 to the current version; only versions some Paimon
 /// release writes), e.g. 3 for a Paimon 0.9 coordinator. Fails with
-/// `PAIMON_ERROR_CODE_UNSUPPORTED_VERSION` for other versions, and with
-/// `PAIMON_ERROR_CODE_UNREPRESENTABLE` naming the field when a message holds something
+/// `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION` for other versions, and with
+/// `PAIMON_WIRE_ERROR_CODE_UNREPRESENTABLE` naming the field when a message holds something
 /// `version` cannot carry.
 ///
 /// # Safety
 /// `messages` is NULL or a handle from this library.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_commit_messages_serialize_version(
-    messages: *const paimon_commit_messages,
+pub unsafe extern "C" fn paimon_wire_commit_messages_serialize_version(
+    messages: *const paimon_wire_commit_messages,
     version: i32,
-) -> paimon_result_bytes {
+) -> paimon_wire_result_bytes {
     guard(|| {
         // SAFETY: forwarded from the caller.
         let messages = unsafe { handle::borrow(messages, "messages")? };
         let version = SerializerVersion::try_from(version)?;
-        Ok(paimon_bytes::from_vec(serialize_list(
+        Ok(paimon_wire_bytes::from_vec(serialize_list(
             messages.messages(),
             version,
         )?))
     })
 }
 
-/// Decodes a payload written at `version` by `paimon_commit_messages_serialize` (or by Java's
+/// Decodes a payload written at `version` by `paimon_wire_commit_messages_serialize` (or by Java's
 /// `CommitMessageSerializer.serializeList`) on the coordinator side, validates every message
 /// against the table of `commit`, and binds the result to `commit`.
 ///
 /// The table, commit user and overwrite mode come from `commit`, never from the payload. The
 /// bytes (`data_len` bytes at `data`; `data` may be NULL when `data_len` is 0) are borrowed for
-/// the call only. Errors: `PAIMON_ERROR_CODE_UNSUPPORTED_VERSION`,
-/// `PAIMON_ERROR_CODE_MALFORMED_PAYLOAD` (with the field and byte offset),
-/// `PAIMON_ERROR_CODE_VALIDATION_FAILED` (with the message, field and rule; e.g. a payload
-/// written for another table), `PAIMON_ERROR_CODE_MERGE_CONFLICT`.
+/// the call only. Errors: `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION`,
+/// `PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD` (with the field and byte offset),
+/// `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (with the message, field and rule; e.g. a payload
+/// written for another table), `PAIMON_WIRE_ERROR_CODE_MERGE_CONFLICT`.
 ///
 /// # Safety
 /// `commit` is NULL or a handle from this library; `data` is NULL or points to `data_len`
 /// readable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_commit_messages_deserialize(
-    commit: *const paimon_table_commit,
+pub unsafe extern "C" fn paimon_wire_commit_messages_deserialize(
+    commit: *const paimon_wire_table_commit,
     data: *const u8,
     data_len: usize,
     version: i32,
-) -> paimon_result_commit_messages {
+) -> paimon_wire_result_commit_messages {
     guard(|| {
         // SAFETY: forwarded from the caller.
         let (commit, payload) = unsafe {
@@ -223,7 +223,7 @@ pub unsafe extern "C" fn paimon_commit_messages_deserialize(
         let bound = commit
             .coordinator
             .deserialize_raw_version(version, payload)?;
-        Ok(handle::into_raw::<paimon_commit_messages>(
+        Ok(handle::into_raw::<paimon_wire_commit_messages>(
             MessagesHandle::Bound(bound),
         ))
     })
@@ -234,13 +234,13 @@ pub unsafe extern "C" fn paimon_commit_messages_deserialize(
 /// # Safety
 /// `messages` is NULL or a handle from this library.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_commit_messages_summarize(
-    messages: *const paimon_commit_messages,
-) -> paimon_result_commit_messages_summary {
+pub unsafe extern "C" fn paimon_wire_commit_messages_summarize(
+    messages: *const paimon_wire_commit_messages,
+) -> paimon_wire_result_commit_messages_summary {
     guard(|| {
         // SAFETY: forwarded from the caller.
         let messages = unsafe { handle::borrow(messages, "messages")? }.messages();
-        Ok(paimon_commit_messages_summary {
+        Ok(paimon_wire_commit_messages_summary {
             message_count: messages.len(),
             data_file_count: messages.iter().map(|m| m.new_files.len()).sum(),
             row_count: messages
@@ -258,7 +258,9 @@ pub unsafe extern "C" fn paimon_commit_messages_summarize(
 /// # Safety
 /// `messages` is NULL or a handle from this library, not used again after this call.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_commit_messages_free(messages: *mut paimon_commit_messages) {
+pub unsafe extern "C" fn paimon_wire_commit_messages_free(
+    messages: *mut paimon_wire_commit_messages,
+) {
     // SAFETY: forwarded from the caller.
     guard_void(|| unsafe { handle::free(messages) });
 }
@@ -268,13 +270,13 @@ pub unsafe extern "C" fn paimon_commit_messages_free(messages: *mut paimon_commi
 /// # Safety
 /// `bytes` is a value returned by this library, unchanged, not freed before.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_bytes_free(bytes: paimon_bytes) {
+pub unsafe extern "C" fn paimon_wire_bytes_free(bytes: paimon_wire_bytes) {
     guard_void(|| {
         if bytes.data.is_null() {
             return;
         }
         let slice = std::ptr::slice_from_raw_parts_mut(bytes.data, bytes.len);
-        // SAFETY: `data`/`len` came from `paimon_bytes::from_vec`, i.e. `Box::<[u8]>::into_raw`
+        // SAFETY: `data`/`len` came from `paimon_wire_bytes::from_vec`, i.e. `Box::<[u8]>::into_raw`
         // with this exact length, and are freed once per the caller.
         drop(unsafe { Box::from_raw(slice) });
     });
@@ -287,26 +289,27 @@ mod tests {
     #[test]
     fn bytes_round_trip_through_the_c_struct() {
         for payload in [vec![], vec![1u8, 2, 3]] {
-            let bytes = paimon_bytes::from_vec(payload.clone());
+            let bytes = paimon_wire_bytes::from_vec(payload.clone());
             assert!(!bytes.data.is_null());
             // SAFETY: `from_vec` made `len` bytes at `data`.
             let seen = unsafe { std::slice::from_raw_parts(bytes.data, bytes.len) };
             assert_eq!(seen, payload.as_slice());
             // SAFETY: freed once, unchanged.
-            unsafe { paimon_bytes_free(bytes) };
+            unsafe { paimon_wire_bytes_free(bytes) };
         }
         // SAFETY: the empty value of a failed call.
-        unsafe { paimon_bytes_free(paimon_bytes::EMPTY) };
+        unsafe { paimon_wire_bytes_free(paimon_wire_bytes::EMPTY) };
     }
 
     #[test]
     fn prepared_messages_serialize_as_the_codec_does_and_refuse_unknown_versions() {
-        let handle = handle::into_raw::<paimon_commit_messages>(MessagesHandle::prepared(vec![
-            CommitMessage::new(Vec::new(), 0, Vec::new()),
-        ]));
+        let handle =
+            handle::into_raw::<paimon_wire_commit_messages>(MessagesHandle::prepared(vec![
+                CommitMessage::new(Vec::new(), 0, Vec::new()),
+            ]));
         // SAFETY: `handle` is live until freed at the end.
         unsafe {
-            let current = paimon_commit_messages_serialize(handle);
+            let current = paimon_wire_commit_messages_serialize(handle);
             assert!(current.error.is_null());
             let expected = serialize_list(
                 &[CommitMessage::new(Vec::new(), 0, Vec::new())],
@@ -317,13 +320,16 @@ mod tests {
                 std::slice::from_raw_parts(current.bytes.data, current.bytes.len),
                 expected.as_slice()
             );
-            paimon_bytes_free(current.bytes);
+            paimon_wire_bytes_free(current.bytes);
 
-            let bad = paimon_commit_messages_serialize_version(handle, 99);
+            let bad = paimon_wire_commit_messages_serialize_version(handle, 99);
             assert!(bad.bytes.data.is_null());
-            assert_eq!((*bad.error).code, paimon_error_code::UnsupportedVersion);
-            crate::error::paimon_error_free(bad.error);
-            paimon_commit_messages_free(handle);
+            assert_eq!(
+                (*bad.error).code,
+                paimon_wire_error_code::UnsupportedVersion
+            );
+            crate::error::paimon_wire_error_free(bad.error);
+            paimon_wire_commit_messages_free(handle);
         }
     }
 }

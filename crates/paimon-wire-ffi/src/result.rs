@@ -1,23 +1,23 @@
 //! Result types and the one helper every exported function runs its body through.
 //!
-//! Each `paimon_result_*` struct is a value plus an error pointer: on success `error` is NULL
+//! Each `paimon_wire_result_*` struct is a value plus an error pointer: on success `error` is NULL
 //! and the value is set; on failure `error` is set and the value is NULL / zero. The
 //! [`guard`] helper runs a closure, catches panics and maps `Err` into the result type, so
 //! an exported function is its argument checks and one call into the core.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::error::{paimon_error, FfiError, FfiResult};
+use crate::error::{paimon_wire_error, FfiError, FfiResult};
 
 /// A C return type that carries either a value or an error.
 pub(crate) trait FfiReturn {
     /// The Rust value a successful call produces.
     type Value;
     fn success(value: Self::Value) -> Self;
-    fn failure(error: *mut paimon_error) -> Self;
+    fn failure(error: *mut paimon_wire_error) -> Self;
 }
 
-/// Runs `body` behind the C boundary: a panic becomes a `PAIMON_ERROR_CODE_INTERNAL` error and
+/// Runs `body` behind the C boundary: a panic becomes a `PAIMON_WIRE_ERROR_CODE_INTERNAL` error and
 /// an `Err` becomes the result type's error, so no unwinding ever reaches C.
 pub(crate) fn guard<R: FfiReturn>(body: impl FnOnce() -> FfiResult<R::Value>) -> R {
     match catch_unwind(AssertUnwindSafe(body)) {
@@ -34,12 +34,12 @@ pub(crate) fn guard_void(body: impl FnOnce()) {
 }
 
 /// Functions that only succeed or fail return the error pointer itself: NULL on success.
-impl FfiReturn for *mut paimon_error {
+impl FfiReturn for *mut paimon_wire_error {
     type Value = ();
     fn success((): ()) -> Self {
         std::ptr::null_mut()
     }
-    fn failure(error: *mut paimon_error) -> Self {
+    fn failure(error: *mut paimon_wire_error) -> Self {
         error
     }
 }
@@ -56,7 +56,7 @@ macro_rules! ffi_return {
                     error: std::ptr::null_mut(),
                 }
             }
-            fn failure(error: *mut $crate::error::paimon_error) -> Self {
+            fn failure(error: *mut $crate::error::paimon_wire_error) -> Self {
                 Self {
                     $field: $empty,
                     error,
@@ -70,24 +70,24 @@ pub(crate) use ffi_return;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::{paimon_error_code, paimon_error_free};
+    use crate::error::{paimon_wire_error_code, paimon_wire_error_free};
 
     #[test]
     fn a_panic_becomes_an_internal_error() {
-        let error: *mut paimon_error = guard(|| -> FfiResult<()> { panic!("boom") });
+        let error: *mut paimon_wire_error = guard(|| -> FfiResult<()> { panic!("boom") });
         assert!(!error.is_null());
         // SAFETY: `error` was just returned by `guard`, which made it with `into_raw`.
         unsafe {
-            assert_eq!((*error).code, paimon_error_code::Internal);
+            assert_eq!((*error).code, paimon_wire_error_code::Internal);
             let message = std::ffi::CStr::from_ptr((*error).message).to_str().unwrap();
             assert!(message.ends_with("boom"), "{message}");
-            paimon_error_free(error);
+            paimon_wire_error_free(error);
         }
     }
 
     #[test]
     fn success_is_a_null_error() {
-        let error: *mut paimon_error = guard(|| Ok(()));
+        let error: *mut paimon_wire_error = guard(|| Ok(()));
         assert!(error.is_null());
     }
 }

@@ -5,19 +5,19 @@
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use paimon_wire_core::{BucketRouter, RoutingError, RoutingKind};
 
-use crate::error::{paimon_error, paimon_error_code, FfiError};
+use crate::error::{paimon_wire_error, paimon_wire_error_code, FfiError};
 use crate::handle;
 use crate::result::guard;
-use crate::table::paimon_table;
+use crate::table::paimon_wire_table;
 use crate::write::import_record_batch;
 
 /// How rows of a table must be spread over writers when many workers write it.
 #[repr(C)]
 #[allow(non_camel_case_types)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum paimon_routing_kind {
+pub enum paimon_wire_routing_kind {
     /// Fixed buckets (`bucket >= 1`): send every row of one (partition, bucket) to one
-    /// writer; compute the bucket with `paimon_table_bucket_ids`. Required for primary-key
+    /// writer; compute the bucket with `paimon_wire_table_bucket_ids`. Required for primary-key
     /// tables (the coordinator refuses two writers of one bucket).
     FixedBucket = 1,
     /// Any writer may write any row: append tables with `bucket = -1`, and postpone tables
@@ -28,27 +28,27 @@ pub enum paimon_routing_kind {
     SingleWriter = 3,
 }
 
-/// Routing of a table: its kind and, for `PAIMON_ROUTING_KIND_FIXED_BUCKET`, the bucket count.
+/// Routing of a table: its kind and, for `PAIMON_WIRE_ROUTING_KIND_FIXED_BUCKET`, the bucket count.
 #[repr(C)]
 #[allow(non_camel_case_types)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct paimon_routing {
+pub struct paimon_wire_routing {
     /// How rows must be spread over writers.
-    pub kind: paimon_routing_kind,
+    pub kind: paimon_wire_routing_kind,
     /// The table's bucket count for a fixed-bucket table, else 0.
     pub buckets: i32,
 }
 
 /// Writes the routing `table` needs into `*out`. Returns NULL on success or an error owned by
-/// the caller (`PAIMON_ERROR_CODE_NULL_POINTER`, `PAIMON_ERROR_CODE_WRONG_HANDLE_KIND`).
+/// the caller (`PAIMON_WIRE_ERROR_CODE_NULL_POINTER`, `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND`).
 ///
 /// # Safety
 /// `table` is NULL or a table handle from this library; `out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_table_routing(
-    table: *const paimon_table,
-    out: *mut paimon_routing,
-) -> *mut paimon_error {
+pub unsafe extern "C" fn paimon_wire_table_routing(
+    table: *const paimon_wire_table,
+    out: *mut paimon_wire_routing,
+) -> *mut paimon_wire_error {
     guard(|| {
         // SAFETY: forwarded from the caller; tables may be shared between threads.
         let table = unsafe { handle::borrow(table, "table")? };
@@ -56,16 +56,16 @@ pub unsafe extern "C" fn paimon_table_routing(
             return Err(FfiError::null("out"));
         }
         let routing = match RoutingKind::of(&table.table) {
-            RoutingKind::FixedBucket { buckets } => paimon_routing {
-                kind: paimon_routing_kind::FixedBucket,
+            RoutingKind::FixedBucket { buckets } => paimon_wire_routing {
+                kind: paimon_wire_routing_kind::FixedBucket,
                 buckets,
             },
-            RoutingKind::AnyWriter => paimon_routing {
-                kind: paimon_routing_kind::AnyWriter,
+            RoutingKind::AnyWriter => paimon_wire_routing {
+                kind: paimon_wire_routing_kind::AnyWriter,
                 buckets: 0,
             },
-            RoutingKind::SingleWriter => paimon_routing {
-                kind: paimon_routing_kind::SingleWriter,
+            RoutingKind::SingleWriter => paimon_wire_routing {
+                kind: paimon_wire_routing_kind::SingleWriter,
                 buckets: 0,
             },
         };
@@ -83,25 +83,25 @@ pub unsafe extern "C" fn paimon_table_routing(
 /// Row `i`'s bucket is written to `out_buckets[i]`; `out_len` must be at least the row count.
 ///
 /// Ownership of `array` and `schema` moves to this function whenever they are non-NULL, even
-/// when it fails (as `paimon_table_write_arrow_batch`). Returns NULL on success or an error
-/// owned by the caller: `PAIMON_ERROR_CODE_UNSUPPORTED` for a table without fixed buckets (the
-/// message says which routing it needs; see `paimon_table_routing`),
-/// `PAIMON_ERROR_CODE_ARROW` for an array that cannot be imported or lacks a bucket-key column,
-/// `PAIMON_ERROR_CODE_PAIMON` for a column of the wrong type or an unusable bucket function,
-/// `PAIMON_ERROR_CODE_INVALID_ARGUMENT` when `out_len` is below the row count.
+/// when it fails (as `paimon_wire_table_write_arrow_batch`). Returns NULL on success or an error
+/// owned by the caller: `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for a table without fixed buckets (the
+/// message says which routing it needs; see `paimon_wire_table_routing`),
+/// `PAIMON_WIRE_ERROR_CODE_ARROW` for an array that cannot be imported or lacks a bucket-key column,
+/// `PAIMON_WIRE_ERROR_CODE_PAIMON` for a column of the wrong type or an unusable bucket function,
+/// `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` when `out_len` is below the row count.
 ///
 /// # Safety
 /// `table` is NULL or a table handle from this library; `array` / `schema` are NULL or valid
 /// Arrow C Data Interface structs; `out_buckets` is NULL (only with `out_len` 0) or points to
 /// `out_len` writable `int32_t`s.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_table_bucket_ids(
-    table: *const paimon_table,
+pub unsafe extern "C" fn paimon_wire_table_bucket_ids(
+    table: *const paimon_wire_table,
     array: *mut FFI_ArrowArray,
     schema: *mut FFI_ArrowSchema,
     out_buckets: *mut i32,
     out_len: usize,
-) -> *mut paimon_error {
+) -> *mut paimon_wire_error {
     guard(|| {
         // SAFETY: forwarded from the caller (taken first, so ownership moves on every path).
         let batch = unsafe { import_record_batch(array, schema)? };
@@ -132,9 +132,9 @@ pub unsafe extern "C" fn paimon_table_bucket_ids(
 
 fn routing_error(e: RoutingError) -> FfiError {
     let code = match &e {
-        RoutingError::NotFixedBucket { .. } => paimon_error_code::Unsupported,
-        RoutingError::MissingColumn { .. } => paimon_error_code::Arrow,
-        _ => paimon_error_code::Paimon,
+        RoutingError::NotFixedBucket { .. } => paimon_wire_error_code::Unsupported,
+        RoutingError::MissingColumn { .. } => paimon_wire_error_code::Arrow,
+        _ => paimon_wire_error_code::Paimon,
     };
     FfiError::new(code, e.to_string())
 }

@@ -9,7 +9,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use crate::error::{paimon_error_code, FfiError, FfiResult};
+use crate::error::{paimon_wire_error_code, FfiError, FfiResult};
 
 /// A runtime shared by a table handle and the handles made from it.
 #[derive(Clone)]
@@ -23,7 +23,7 @@ impl SharedRuntime {
             .map(|rt| Self(Arc::new(rt)))
             .map_err(|e| {
                 FfiError::new(
-                    paimon_error_code::Internal,
+                    paimon_wire_error_code::Internal,
                     format!("cannot start the tokio runtime: {e}"),
                 )
             })

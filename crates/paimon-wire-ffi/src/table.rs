@@ -1,4 +1,4 @@
-//! `paimon_table`: a table opened from a warehouse.
+//! `paimon_wire_table`: a table opened from a warehouse.
 
 use std::ffi::c_char;
 
@@ -7,41 +7,41 @@ use paimon_wire_core::paimon::table::Table;
 use paimon_wire_core::warehouse::WarehouseOptions;
 
 use crate::args::{c_str, c_str_array};
-use crate::error::{paimon_error, FfiError};
+use crate::error::{paimon_wire_error, FfiError};
 use crate::handle::{self, HandleDescriptor, HandleKind};
 use crate::result::{ffi_return, guard, guard_void};
 use crate::runtime::SharedRuntime;
 
-/// A Paimon table opened from a warehouse. Created by `paimon_table_open`, freed by
-/// `paimon_table_free`. Handles made from it (write builders, writes, table commits) keep what
+/// A Paimon table opened from a warehouse. Created by `paimon_wire_table_open`, freed by
+/// `paimon_wire_table_free`. Handles made from it (write builders, writes, table commits) keep what
 /// they need alive, so it may be freed before them. Read-only after creation: it may be
 /// passed to several threads at once.
 #[allow(non_camel_case_types)]
-pub struct paimon_table {
+pub struct paimon_wire_table {
     _private: [u8; 0],
 }
 
-/// What a `paimon_table *` owns.
+/// What a `paimon_wire_table *` owns.
 pub(crate) struct TableHandle {
     pub(crate) table: Table,
     pub(crate) runtime: SharedRuntime,
 }
 
-impl HandleDescriptor for paimon_table {
+impl HandleDescriptor for paimon_wire_table {
     type Target = TableHandle;
     const KIND: HandleKind = HandleKind::Table;
 }
 
-/// Result of `paimon_table_open`: exactly one of `table` and `error` is non-NULL.
+/// Result of `paimon_wire_table_open`: exactly one of `table` and `error` is non-NULL.
 #[repr(C)]
 #[allow(non_camel_case_types)]
-pub struct paimon_result_table {
-    /// The opened table, owned by the caller (free with `paimon_table_free`); NULL on error.
-    pub table: *mut paimon_table,
-    /// The error, owned by the caller (free with `paimon_error_free`); NULL on success.
-    pub error: *mut paimon_error,
+pub struct paimon_wire_result_table {
+    /// The opened table, owned by the caller (free with `paimon_wire_table_free`); NULL on error.
+    pub table: *mut paimon_wire_table,
+    /// The error, owned by the caller (free with `paimon_wire_error_free`); NULL on success.
+    pub error: *mut paimon_wire_error,
 }
-ffi_return!(paimon_result_table, table: *mut paimon_table = std::ptr::null_mut());
+ffi_return!(paimon_wire_result_table, table: *mut paimon_wire_table = std::ptr::null_mut());
 
 /// Opens table `table_name` (`database.table`) in the warehouse at `warehouse`.
 ///
@@ -65,23 +65,23 @@ ffi_return!(paimon_result_table, table: *mut paimon_table = std::ptr::null_mut()
 /// credential never appear in error messages.
 ///
 /// Every string is NUL-terminated UTF-8, borrowed for the duration of the call only.
-/// Returns a table owned by the caller (free with `paimon_table_free`) or an error:
-/// `PAIMON_ERROR_CODE_TABLE_NOT_FOUND` when the database or table does not exist,
-/// `PAIMON_ERROR_CODE_INVALID_ARGUMENT` for a malformed name or option,
-/// `PAIMON_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED` for a URI whose backend this build lacks
-/// (the message names the cargo feature), `PAIMON_ERROR_CODE_UNSUPPORTED` for a URI scheme no
+/// Returns a table owned by the caller (free with `paimon_wire_table_free`) or an error:
+/// `PAIMON_WIRE_ERROR_CODE_TABLE_NOT_FOUND` when the database or table does not exist,
+/// `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for a malformed name or option,
+/// `PAIMON_WIRE_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED` for a URI whose backend this build lacks
+/// (the message names the cargo feature), `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for a URI scheme no
 /// backend serves.
 ///
 /// # Safety
 /// Pointer arguments are NULL or valid as described above.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_table_open(
+pub unsafe extern "C" fn paimon_wire_table_open(
     warehouse: *const c_char,
     table_name: *const c_char,
     option_keys: *const *const c_char,
     option_values: *const *const c_char,
     option_count: usize,
-) -> paimon_result_table {
+) -> paimon_wire_result_table {
     guard(|| {
         // SAFETY: the caller passes valid strings and arrays of `option_count` strings.
         let (warehouse, name, keys, values) = unsafe {
@@ -101,7 +101,7 @@ pub unsafe extern "C" fn paimon_table_open(
         let table = runtime
             .block_on(open_table_with_options(warehouse, name, &options))
             .map_err(|e| FfiError::from(e).during(&format!("opening table {name}")))?;
-        Ok(handle::into_raw::<paimon_table>(TableHandle {
+        Ok(handle::into_raw::<paimon_wire_table>(TableHandle {
             table,
             runtime,
         }))
@@ -113,7 +113,7 @@ pub unsafe extern "C" fn paimon_table_open(
 /// # Safety
 /// `table` is NULL or a handle from this library, not used again after this call.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_table_free(table: *mut paimon_table) {
+pub unsafe extern "C" fn paimon_wire_table_free(table: *mut paimon_wire_table) {
     // SAFETY: forwarded from the caller.
     guard_void(|| unsafe { handle::free(table) });
 }

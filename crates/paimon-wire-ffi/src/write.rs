@@ -1,4 +1,4 @@
-//! The worker side: `paimon_write_builder` and `paimon_table_write`.
+//! The worker side: `paimon_wire_write_builder` and `paimon_wire_table_write`.
 
 use std::ffi::c_char;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -10,19 +10,21 @@ use paimon_wire_core::paimon::table::{PostponeFixedBucketTableWrite, Table, Tabl
 use paimon_wire_core::CommitMessage;
 
 use crate::args::c_str;
-use crate::commit::{paimon_write_kind, write_kind_arg};
-use crate::error::{paimon_error, paimon_error_code, FfiError, FfiResult};
+use crate::commit::{paimon_wire_write_kind, write_kind_arg};
+use crate::error::{paimon_wire_error, paimon_wire_error_code, FfiError, FfiResult};
 use crate::handle::{self, HandleDescriptor, HandleKind};
-use crate::messages::{paimon_commit_messages, paimon_result_commit_messages, MessagesHandle};
+use crate::messages::{
+    paimon_wire_commit_messages, paimon_wire_result_commit_messages, MessagesHandle,
+};
 use crate::result::{ffi_return, guard, guard_void};
 use crate::runtime::SharedRuntime;
-use crate::table::paimon_table;
+use crate::table::paimon_wire_table;
 
 /// Settings shared by every write of one logical commit: the table, the commit user and the
-/// overwrite flag. Created by `paimon_write_builder_new`, freed by `paimon_write_builder_free`.
+/// overwrite flag. Created by `paimon_wire_write_builder_new`, freed by `paimon_wire_write_builder_free`.
 /// Read-only after creation: it may be passed to several threads at once.
 #[allow(non_camel_case_types)]
-pub struct paimon_write_builder {
+pub struct paimon_wire_write_builder {
     _private: [u8; 0],
 }
 
@@ -31,18 +33,18 @@ pub(crate) struct WriteBuilderHandle {
     runtime: SharedRuntime,
     commit_user: String,
     overwrite: bool,
-    write_kind: paimon_write_kind,
+    write_kind: paimon_wire_write_kind,
 }
 
-impl HandleDescriptor for paimon_write_builder {
+impl HandleDescriptor for paimon_wire_write_builder {
     type Target = WriteBuilderHandle;
     const KIND: HandleKind = HandleKind::WriteBuilder;
 }
 
-/// A writer of data files for one worker. Created by `paimon_write_builder_new_write`, freed
-/// by `paimon_table_write_free`. Not thread-safe: use it from one thread at a time.
+/// A writer of data files for one worker. Created by `paimon_wire_write_builder_new_write`, freed
+/// by `paimon_wire_table_write_free`. Not thread-safe: use it from one thread at a time.
 #[allow(non_camel_case_types)]
-pub struct paimon_table_write {
+pub struct paimon_wire_table_write {
     _private: [u8; 0],
 }
 
@@ -83,37 +85,37 @@ impl Writer {
     }
 }
 
-impl HandleDescriptor for paimon_table_write {
+impl HandleDescriptor for paimon_wire_table_write {
     type Target = TableWriteHandle;
     const KIND: HandleKind = HandleKind::TableWrite;
 }
 
-/// Result of `paimon_write_builder_new`: exactly one of `builder` and `error` is non-NULL.
+/// Result of `paimon_wire_write_builder_new`: exactly one of `builder` and `error` is non-NULL.
 #[repr(C)]
 #[allow(non_camel_case_types)]
-pub struct paimon_result_write_builder {
-    /// The builder, owned by the caller (free with `paimon_write_builder_free`); NULL on error.
-    pub builder: *mut paimon_write_builder,
-    /// The error, owned by the caller (free with `paimon_error_free`); NULL on success.
-    pub error: *mut paimon_error,
+pub struct paimon_wire_result_write_builder {
+    /// The builder, owned by the caller (free with `paimon_wire_write_builder_free`); NULL on error.
+    pub builder: *mut paimon_wire_write_builder,
+    /// The error, owned by the caller (free with `paimon_wire_error_free`); NULL on success.
+    pub error: *mut paimon_wire_error,
 }
-ffi_return!(paimon_result_write_builder, builder: *mut paimon_write_builder = std::ptr::null_mut());
+ffi_return!(paimon_wire_result_write_builder, builder: *mut paimon_wire_write_builder = std::ptr::null_mut());
 
-/// Result of `paimon_write_builder_new_write`: exactly one of `write` and `error` is non-NULL.
+/// Result of `paimon_wire_write_builder_new_write`: exactly one of `write` and `error` is non-NULL.
 #[repr(C)]
 #[allow(non_camel_case_types)]
-pub struct paimon_result_table_write {
-    /// The writer, owned by the caller (free with `paimon_table_write_free`); NULL on error.
-    pub write: *mut paimon_table_write,
-    /// The error, owned by the caller (free with `paimon_error_free`); NULL on success.
-    pub error: *mut paimon_error,
+pub struct paimon_wire_result_table_write {
+    /// The writer, owned by the caller (free with `paimon_wire_table_write_free`); NULL on error.
+    pub write: *mut paimon_wire_table_write,
+    /// The error, owned by the caller (free with `paimon_wire_error_free`); NULL on success.
+    pub error: *mut paimon_wire_error,
 }
-ffi_return!(paimon_result_table_write, write: *mut paimon_table_write = std::ptr::null_mut());
+ffi_return!(paimon_wire_result_table_write, write: *mut paimon_wire_table_write = std::ptr::null_mut());
 
 impl WriteBuilderHandle {
     fn refused_commit_user(e: paimon_wire_core::paimon::Error) -> FfiError {
         FfiError::new(
-            paimon_error_code::InvalidArgument,
+            paimon_wire_error_code::InvalidArgument,
             format!("argument `commit_user` is refused: {e}"),
         )
     }
@@ -121,7 +123,7 @@ impl WriteBuilderHandle {
     /// A new paimon writer with these settings.
     fn new_writer(&self) -> FfiResult<Writer> {
         match self.write_kind {
-            paimon_write_kind::Standard => {
+            paimon_wire_write_kind::Standard => {
                 let builder = self
                     .table
                     .new_write_builder()
@@ -134,7 +136,7 @@ impl WriteBuilderHandle {
                 };
                 Ok(Writer::Standard(Box::new(builder.new_write()?)))
             }
-            paimon_write_kind::PostponeFixedBucket => {
+            paimon_wire_write_kind::PostponeFixedBucket => {
                 let builder = self
                     .table
                     .new_postpone_fixed_bucket_write_builder()?
@@ -156,21 +158,21 @@ impl WriteBuilderHandle {
 /// `commit_user` (NUL-terminated UTF-8, copied) names the logical commit: every worker and the
 /// coordinator of one commit pass the same value, and it must be a safe file-name segment.
 /// `overwrite` marks the writes as an overwrite (the coordinator's table commit must be created
-/// with the same flag). `write_kind` is a `paimon_write_kind` value: which paimon writer to use
-/// (only postpone tables accept `PAIMON_WRITE_KIND_POSTPONE_FIXED_BUCKET`; the coordinator
+/// with the same flag). `write_kind` is a `paimon_wire_write_kind` value: which paimon writer to use
+/// (only postpone tables accept `PAIMON_WIRE_WRITE_KIND_POSTPONE_FIXED_BUCKET`; the coordinator
 /// must be created with the same kind). Returns a builder owned by the caller, or an error
-/// (`PAIMON_ERROR_CODE_INVALID_ARGUMENT` when the commit user or write kind is refused).
+/// (`PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` when the commit user or write kind is refused).
 ///
 /// # Safety
 /// `table` is NULL or a handle from this library; `commit_user` is NULL or a NUL-terminated
 /// string.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_write_builder_new(
-    table: *const paimon_table,
+pub unsafe extern "C" fn paimon_wire_write_builder_new(
+    table: *const paimon_wire_table,
     commit_user: *const c_char,
     overwrite: bool,
     write_kind: i32,
-) -> paimon_result_write_builder {
+) -> paimon_wire_result_write_builder {
     guard(|| {
         // SAFETY: forwarded from the caller.
         let (table, commit_user) = unsafe {
@@ -188,7 +190,7 @@ pub unsafe extern "C" fn paimon_write_builder_new(
         };
         // Refuse a bad commit user or write kind now rather than at the first write.
         drop(handle.new_writer()?);
-        Ok(handle::into_raw::<paimon_write_builder>(handle))
+        Ok(handle::into_raw::<paimon_wire_write_builder>(handle))
     })
 }
 
@@ -198,16 +200,18 @@ pub unsafe extern "C" fn paimon_write_builder_new(
 /// # Safety
 /// `builder` is NULL or a handle from this library.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_write_builder_new_write(
-    builder: *const paimon_write_builder,
-) -> paimon_result_table_write {
+pub unsafe extern "C" fn paimon_wire_write_builder_new_write(
+    builder: *const paimon_wire_write_builder,
+) -> paimon_wire_result_table_write {
     guard(|| {
         // SAFETY: forwarded from the caller.
         let builder = unsafe { handle::borrow(builder, "builder")? };
-        Ok(handle::into_raw::<paimon_table_write>(TableWriteHandle {
-            writer: builder.new_writer()?,
-            runtime: builder.runtime.clone(),
-        }))
+        Ok(handle::into_raw::<paimon_wire_table_write>(
+            TableWriteHandle {
+                writer: builder.new_writer()?,
+                runtime: builder.runtime.clone(),
+            },
+        ))
     })
 }
 
@@ -216,7 +220,7 @@ pub unsafe extern "C" fn paimon_write_builder_new_write(
 /// # Safety
 /// `builder` is NULL or a handle from this library, not used again after this call.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_write_builder_free(builder: *mut paimon_write_builder) {
+pub unsafe extern "C" fn paimon_wire_write_builder_free(builder: *mut paimon_wire_write_builder) {
     // SAFETY: forwarded from the caller.
     guard_void(|| unsafe { handle::free(builder) });
 }
@@ -271,7 +275,7 @@ pub(crate) unsafe fn import_record_batch(
 }
 
 fn arrow_error(message: &str) -> FfiError {
-    FfiError::new(paimon_error_code::Arrow, message)
+    FfiError::new(paimon_wire_error_code::Arrow, message)
 }
 
 /// Writes one record batch: `array` is a struct array whose children are the table's columns
@@ -280,19 +284,19 @@ fn arrow_error(message: &str) -> FfiError {
 /// Ownership of `array` and `schema` moves to this function whenever they are non-NULL, even
 /// when it fails: on return both are marked released (`release == NULL`) and the caller must
 /// not release them. Rows are routed to their partition and bucket.
-/// Returns NULL on success or an error owned by the caller: `PAIMON_ERROR_CODE_ARROW` when the
+/// Returns NULL on success or an error owned by the caller: `PAIMON_WIRE_ERROR_CODE_ARROW` when the
 /// structs cannot be imported (released, malformed, not a struct array, null rows), and
-/// `PAIMON_ERROR_CODE_PAIMON` naming the field when the columns do not match the table.
+/// `PAIMON_WIRE_ERROR_CODE_PAIMON` naming the field when the columns do not match the table.
 ///
 /// # Safety
 /// `write` is NULL or a handle from this library, not used by another thread during the call;
 /// `array` / `schema` are NULL or valid Arrow C Data Interface structs.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_table_write_arrow_batch(
-    write: *mut paimon_table_write,
+pub unsafe extern "C" fn paimon_wire_table_write_arrow_batch(
+    write: *mut paimon_wire_table_write,
     array: *mut FFI_ArrowArray,
     schema: *mut FFI_ArrowSchema,
-) -> *mut paimon_error {
+) -> *mut paimon_wire_error {
     guard(|| {
         // SAFETY: forwarded from the caller.
         let batch = unsafe { import_record_batch(array, schema)? };
@@ -306,16 +310,16 @@ pub unsafe extern "C" fn paimon_table_write_arrow_batch(
 }
 
 /// Flushes the writer and returns the commit messages describing the files it wrote, owned by
-/// the caller (free with `paimon_commit_messages_free`). Serialize them with
-/// `paimon_commit_messages_serialize` and send the bytes to the coordinator. The writer may
+/// the caller (free with `paimon_wire_commit_messages_free`). Serialize them with
+/// `paimon_wire_commit_messages_serialize` and send the bytes to the coordinator. The writer may
 /// be used again for the next commit.
 ///
 /// # Safety
 /// `write` is NULL or a handle from this library, not used by another thread during the call.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_table_write_prepare_commit(
-    write: *mut paimon_table_write,
-) -> paimon_result_commit_messages {
+pub unsafe extern "C" fn paimon_wire_table_write_prepare_commit(
+    write: *mut paimon_wire_table_write,
+) -> paimon_wire_result_commit_messages {
     guard(|| {
         // SAFETY: forwarded from the caller.
         let write = unsafe { handle::borrow_mut(write, "write")? };
@@ -323,23 +327,23 @@ pub unsafe extern "C" fn paimon_table_write_prepare_commit(
             .runtime
             .block_on(write.writer.prepare_commit())
             .map_err(|e| FfiError::from(e).during("preparing the commit"))?;
-        Ok(handle::into_raw::<paimon_commit_messages>(
+        Ok(handle::into_raw::<paimon_wire_commit_messages>(
             MessagesHandle::prepared(messages),
         ))
     })
 }
 
-/// Frees a writer, discarding anything written since the last `paimon_table_write_prepare_commit`
+/// Frees a writer, discarding anything written since the last `paimon_wire_table_write_prepare_commit`
 /// (files already handed out in commit messages are left to the coordinator). NULL is a no-op;
 /// a handle of another kind is left untouched.
 ///
 /// # Safety
 /// `write` is NULL or a handle from this library, not used again after this call.
 #[no_mangle]
-pub unsafe extern "C" fn paimon_table_write_free(write: *mut paimon_table_write) {
+pub unsafe extern "C" fn paimon_wire_table_write_free(write: *mut paimon_wire_table_write) {
     guard_void(|| {
         // SAFETY: forwarded from the caller.
-        if let Ok(mut write) = unsafe { handle::take::<paimon_table_write>(write, "write") } {
+        if let Ok(mut write) = unsafe { handle::take::<paimon_wire_table_write>(write, "write") } {
             let TableWriteHandle { writer, runtime } = &mut write;
             runtime.block_on(writer.close());
         }

@@ -136,7 +136,7 @@ fn append_table_written_by_three_worker_processes_commits_once() {
 
 /// Three workers that each write rows of every bucket of a primary-key table: the coordinator
 /// refuses the commit (two writers of one bucket), naming the bucket; nothing is committed.
-/// Then two workers routed by `paimon_table_bucket_ids` (worker w writes the buckets
+/// Then two workers routed by `paimon_wire_table_bucket_ids` (worker w writes the buckets
 /// `b % 2 == w` of the same 300 rows) commit once, and every row reads back once.
 #[test]
 fn primary_key_table_with_fixed_buckets_commits_once_only_when_workers_are_routed_by_bucket() {
@@ -154,7 +154,7 @@ fn primary_key_table_with_fixed_buckets_commits_once_only_when_workers_are_route
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("paimon_table_commit_merge failed: error 19: ")
+        stderr.contains("paimon_wire_table_commit_merge failed: error 19: ")
             && stderr.contains("of a primary-key table is written by two writers"),
         "{stderr}"
     );

@@ -51,10 +51,10 @@ static void make_batch(struct batch *b) {
 }
 
 /* Prints and frees `error`, and exits, when a call failed. */
-static void check(paimon_error *error, const char *what) {
+static void check(paimon_wire_error *error, const char *what) {
   if (error == NULL) return;
   fprintf(stderr, "%s failed: error %d: %s\n", what, (int)error->code, error->message);
-  paimon_error_free(error);
+  paimon_wire_error_free(error);
   exit(1);
 }
 
@@ -63,46 +63,46 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s WAREHOUSE\n", argv[0]);
     return 2;
   }
-  paimon_result_table table = paimon_table_open(argv[1], "db.events", NULL, NULL, 0);
-  check(table.error, "paimon_table_open");
+  paimon_wire_result_table table = paimon_wire_table_open(argv[1], "db.events", NULL, NULL, 0);
+  check(table.error, "paimon_wire_table_open");
 
   /* Worker: write a batch, prepare the commit, serialize the messages. */
-  paimon_result_write_builder builder =
-      paimon_write_builder_new(table.table, "example-job", false, PAIMON_WRITE_KIND_STANDARD);
-  check(builder.error, "paimon_write_builder_new");
-  paimon_result_table_write write = paimon_write_builder_new_write(builder.builder);
-  check(write.error, "paimon_write_builder_new_write");
+  paimon_wire_result_write_builder builder =
+      paimon_wire_write_builder_new(table.table, "example-job", false, PAIMON_WIRE_WRITE_KIND_STANDARD);
+  check(builder.error, "paimon_wire_write_builder_new");
+  paimon_wire_result_table_write write = paimon_wire_write_builder_new_write(builder.builder);
+  check(write.error, "paimon_wire_write_builder_new_write");
   struct batch batch;
   make_batch(&batch);
-  check(paimon_table_write_arrow_batch(write.write, &batch.array, &batch.schema), "write");
-  paimon_result_commit_messages prepared = paimon_table_write_prepare_commit(write.write);
-  check(prepared.error, "paimon_table_write_prepare_commit");
-  paimon_result_bytes payload = paimon_commit_messages_serialize(prepared.messages);
-  check(payload.error, "paimon_commit_messages_serialize");
-  int32_t version = paimon_commit_messages_serializer_version();
+  check(paimon_wire_table_write_arrow_batch(write.write, &batch.array, &batch.schema), "write");
+  paimon_wire_result_commit_messages prepared = paimon_wire_table_write_prepare_commit(write.write);
+  check(prepared.error, "paimon_wire_table_write_prepare_commit");
+  paimon_wire_result_bytes payload = paimon_wire_commit_messages_serialize(prepared.messages);
+  check(payload.error, "paimon_wire_commit_messages_serialize");
+  int32_t version = paimon_wire_commit_messages_serializer_version();
 
   /* Coordinator: decode the bytes bound to a table commit, commit once. */
-  paimon_result_table_commit commit =
-      paimon_table_commit_new(table.table, "example-job", false, PAIMON_WRITE_KIND_STANDARD);
-  check(commit.error, "paimon_table_commit_new");
-  paimon_result_commit_messages decoded =
-      paimon_commit_messages_deserialize(commit.commit, payload.bytes.data, payload.bytes.len, version);
-  check(decoded.error, "paimon_commit_messages_deserialize");
-  paimon_result_commit result = paimon_table_commit_commit(commit.commit, decoded.messages, 1);
-  check(result.error, "paimon_table_commit_commit");
-  paimon_result_commit_messages_summary summary = paimon_commit_messages_summarize(decoded.messages);
-  check(summary.error, "paimon_commit_messages_summarize");
+  paimon_wire_result_table_commit commit =
+      paimon_wire_table_commit_new(table.table, "example-job", false, PAIMON_WIRE_WRITE_KIND_STANDARD);
+  check(commit.error, "paimon_wire_table_commit_new");
+  paimon_wire_result_commit_messages decoded =
+      paimon_wire_commit_messages_deserialize(commit.commit, payload.bytes.data, payload.bytes.len, version);
+  check(decoded.error, "paimon_wire_commit_messages_deserialize");
+  paimon_wire_result_commit result = paimon_wire_table_commit_commit(commit.commit, decoded.messages, 1);
+  check(result.error, "paimon_wire_table_commit_commit");
+  paimon_wire_result_commit_messages_summary summary = paimon_wire_commit_messages_summarize(decoded.messages);
+  check(summary.error, "paimon_wire_commit_messages_summarize");
 
-  int ok = result.outcome.status == PAIMON_COMMIT_STATUS_COMMITTED && summary.summary.row_count == 3;
+  int ok = result.outcome.status == PAIMON_WIRE_COMMIT_STATUS_COMMITTED && summary.summary.row_count == 3;
   printf("%s snapshot=%lld rows=%lld\n", ok ? "committed" : "UNEXPECTED",
          (long long)result.outcome.snapshot_id, (long long)summary.summary.row_count);
 
-  paimon_commit_messages_free(decoded.messages);
-  paimon_table_commit_free(commit.commit);
-  paimon_bytes_free(payload.bytes);
-  paimon_commit_messages_free(prepared.messages);
-  paimon_table_write_free(write.write);
-  paimon_write_builder_free(builder.builder);
-  paimon_table_free(table.table);
+  paimon_wire_commit_messages_free(decoded.messages);
+  paimon_wire_table_commit_free(commit.commit);
+  paimon_wire_bytes_free(payload.bytes);
+  paimon_wire_commit_messages_free(prepared.messages);
+  paimon_wire_table_write_free(write.write);
+  paimon_wire_write_builder_free(builder.builder);
+  paimon_wire_table_free(table.table);
   return ok ? 0 : 1;
 }

@@ -59,9 +59,9 @@ int main(int argc, char **argv) {
     // Coordinator.
     paimon_wire::TableCommit commit = table.new_commit("example-cpp-job");
     paimon_wire::CommitMessages messages = commit.deserialize_envelope(sent);
-    paimon_commit_outcome outcome = commit.commit(messages, 1);
-    paimon_commit_messages_summary summary = messages.summarize();
-    bool ok = outcome.status == PAIMON_COMMIT_STATUS_COMMITTED && summary.row_count == 3;
+    paimon_wire_commit_outcome outcome = commit.commit(messages, 1);
+    paimon_wire_commit_messages_summary summary = messages.summarize();
+    bool ok = outcome.status == PAIMON_WIRE_COMMIT_STATUS_COMMITTED && summary.row_count == 3;
     std::printf("%s snapshot=%lld rows=%lld\n", ok ? "committed" : "UNEXPECTED",
                 static_cast<long long>(outcome.snapshot_id),
                 static_cast<long long>(summary.row_count));

@@ -18,7 +18,7 @@ static int checks = 0;
 static int failures = 0;
 
 /* Expects `error` to carry `code`, and `needle` in its message when not NULL. Frees it. */
-static void expect_error(paimon_error *error, paimon_error_code code, const char *needle,
+static void expect_error(paimon_wire_error *error, paimon_wire_error_code code, const char *needle,
                          const char *what) {
   checks++;
   if (error == NULL) {
@@ -32,7 +32,7 @@ static void expect_error(paimon_error *error, paimon_error_code code, const char
             error->message);
     failures++;
   }
-  paimon_error_free(error);
+  paimon_wire_error_free(error);
 }
 
 static void expect(bool condition, const char *what) {
@@ -46,70 +46,70 @@ static void expect(bool condition, const char *what) {
 static const char *const PARTS[] = {"2024-01-01", "2024-01-02"};
 
 /* Writes `rows` rows into `table` and returns the serialized messages (current version). */
-static paimon_bytes prepare_payload(const paimon_table *table, int32_t write_kind,
+static paimon_wire_bytes prepare_payload(const paimon_wire_table *table, int32_t write_kind,
                                     int64_t first_id, int64_t rows,
-                                    paimon_commit_messages **prepared_out) {
-  paimon_result_write_builder builder = paimon_write_builder_new(table, "job", false, write_kind);
-  check(builder.error, "paimon_write_builder_new");
-  paimon_result_table_write write = paimon_write_builder_new_write(builder.builder);
-  check(write.error, "paimon_write_builder_new_write");
+                                    paimon_wire_commit_messages **prepared_out) {
+  paimon_wire_result_write_builder builder = paimon_wire_write_builder_new(table, "job", false, write_kind);
+  check(builder.error, "paimon_wire_write_builder_new");
+  paimon_wire_result_table_write write = paimon_wire_write_builder_new_write(builder.builder);
+  check(write.error, "paimon_wire_write_builder_new_write");
   write_orders(write.write, first_id, rows, PARTS, 2);
-  paimon_result_commit_messages messages = paimon_table_write_prepare_commit(write.write);
-  check(messages.error, "paimon_table_write_prepare_commit");
-  paimon_result_bytes payload = paimon_commit_messages_serialize(messages.messages);
-  check(payload.error, "paimon_commit_messages_serialize");
+  paimon_wire_result_commit_messages messages = paimon_wire_table_write_prepare_commit(write.write);
+  check(messages.error, "paimon_wire_table_write_prepare_commit");
+  paimon_wire_result_bytes payload = paimon_wire_commit_messages_serialize(messages.messages);
+  check(payload.error, "paimon_wire_commit_messages_serialize");
   if (prepared_out != NULL)
     *prepared_out = messages.messages;
   else
-    paimon_commit_messages_free(messages.messages);
-  paimon_table_write_free(write.write);
-  paimon_write_builder_free(builder.builder);
+    paimon_wire_commit_messages_free(messages.messages);
+  paimon_wire_table_write_free(write.write);
+  paimon_wire_write_builder_free(builder.builder);
   return payload.bytes;
 }
 
-static paimon_table *open_table(const char *warehouse, const char *name) {
-  paimon_result_table table = paimon_table_open(warehouse, name, NULL, NULL, 0);
+static paimon_wire_table *open_table(const char *warehouse, const char *name) {
+  paimon_wire_result_table table = paimon_wire_table_open(warehouse, name, NULL, NULL, 0);
   check(table.error, name);
   return table.table;
 }
 
-static paimon_table_commit *new_commit(const paimon_table *table, const char *user,
+static paimon_wire_table_commit *new_commit(const paimon_wire_table *table, const char *user,
                                        int32_t write_kind) {
-  paimon_result_table_commit commit = paimon_table_commit_new(table, user, false, write_kind);
-  check(commit.error, "paimon_table_commit_new");
+  paimon_wire_result_table_commit commit = paimon_wire_table_commit_new(table, user, false, write_kind);
+  check(commit.error, "paimon_wire_table_commit_new");
   return commit.commit;
 }
 
 /* A deserialize that must fail with `code`. */
-static void expect_deserialize_error(const paimon_table_commit *commit, const uint8_t *data,
-                                     size_t len, int32_t version, paimon_error_code code,
+static void expect_deserialize_error(const paimon_wire_table_commit *commit, const uint8_t *data,
+                                     size_t len, int32_t version, paimon_wire_error_code code,
                                      const char *needle, const char *what) {
-  paimon_result_commit_messages result =
-      paimon_commit_messages_deserialize(commit, data, len, version);
+  paimon_wire_result_commit_messages result =
+      paimon_wire_commit_messages_deserialize(commit, data, len, version);
   expect(result.messages == NULL, what);
   expect_error(result.error, code, needle, what);
 }
 
 /* A deserialize of arbitrary bytes: either a clean error of a payload kind, or messages. */
-static void deserialize_anything(const paimon_table_commit *commit, const uint8_t *data,
+static void deserialize_anything(const paimon_wire_table_commit *commit, const uint8_t *data,
                                  size_t len, const char *what) {
-  paimon_result_commit_messages result = paimon_commit_messages_deserialize(commit, data, len, 14);
+  paimon_wire_result_commit_messages result = paimon_wire_commit_messages_deserialize(commit, data, len, 14);
   checks++;
   if ((result.messages == NULL) == (result.error == NULL)) {
     fprintf(stderr, "FAIL %s: exactly one of messages and error must be set\n", what);
     failures++;
   }
   if (result.error != NULL) {
-    paimon_error_code code = result.error->code;
-    if (code != PAIMON_ERROR_CODE_MALFORMED_PAYLOAD &&
-        code != PAIMON_ERROR_CODE_VALIDATION_FAILED && code != PAIMON_ERROR_CODE_MERGE_CONFLICT) {
+    paimon_wire_error_code code = result.error->code;
+    if (code != PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD &&
+        code != PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED && code != PAIMON_WIRE_ERROR_CODE_MERGE_CONFLICT) {
       fprintf(stderr, "FAIL %s: unexpected code %d: %s\n", what, (int)code,
               result.error->message);
       failures++;
     }
-    paimon_error_free(result.error);
+    paimon_wire_error_free(result.error);
   }
-  paimon_commit_messages_free(result.messages);
+  paimon_wire_commit_messages_free(result.messages);
 }
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -121,89 +121,89 @@ static uint64_t next_random(void) {
 }
 
 static void table_open_errors(const char *warehouse) {
-  paimon_result_table t = paimon_table_open(NULL, "db.orders", NULL, NULL, 0);
+  paimon_wire_result_table t = paimon_wire_table_open(NULL, "db.orders", NULL, NULL, 0);
   expect(t.table == NULL, "open NULL warehouse: no table");
-  expect_error(t.error, PAIMON_ERROR_CODE_NULL_POINTER, "`warehouse`", "open NULL warehouse");
-  t = paimon_table_open(warehouse, NULL, NULL, NULL, 0);
-  expect_error(t.error, PAIMON_ERROR_CODE_NULL_POINTER, "`table_name`", "open NULL name");
-  t = paimon_table_open(warehouse, "orders", NULL, NULL, 0);
-  expect_error(t.error, PAIMON_ERROR_CODE_INVALID_ARGUMENT, "orders", "open name without db");
-  t = paimon_table_open(warehouse, "db.missing", NULL, NULL, 0);
-  expect_error(t.error, PAIMON_ERROR_CODE_TABLE_NOT_FOUND, NULL, "open missing table");
-  t = paimon_table_open(warehouse, "db.\xff\xfe", NULL, NULL, 0);
-  expect_error(t.error, PAIMON_ERROR_CODE_INVALID_ARGUMENT, "UTF-8", "open non-UTF-8 name");
-  t = paimon_table_open(warehouse, "db.orders", NULL, NULL, 1);
-  expect_error(t.error, PAIMON_ERROR_CODE_NULL_POINTER, "`option_keys`", "open NULL options");
+  expect_error(t.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`warehouse`", "open NULL warehouse");
+  t = paimon_wire_table_open(warehouse, NULL, NULL, NULL, 0);
+  expect_error(t.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`table_name`", "open NULL name");
+  t = paimon_wire_table_open(warehouse, "orders", NULL, NULL, 0);
+  expect_error(t.error, PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "orders", "open name without db");
+  t = paimon_wire_table_open(warehouse, "db.missing", NULL, NULL, 0);
+  expect_error(t.error, PAIMON_WIRE_ERROR_CODE_TABLE_NOT_FOUND, NULL, "open missing table");
+  t = paimon_wire_table_open(warehouse, "db.\xff\xfe", NULL, NULL, 0);
+  expect_error(t.error, PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "UTF-8", "open non-UTF-8 name");
+  t = paimon_wire_table_open(warehouse, "db.orders", NULL, NULL, 1);
+  expect_error(t.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`option_keys`", "open NULL options");
   /* storage-hdfs is not a default feature: its own code, naming the feature, not an I/O error */
-  t = paimon_table_open("hdfs://namenode:8020/warehouse", "db.orders", NULL, NULL, 0);
-  expect_error(t.error, PAIMON_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED, "`storage-hdfs`",
+  t = paimon_wire_table_open("hdfs://namenode:8020/warehouse", "db.orders", NULL, NULL, 0);
+  expect_error(t.error, PAIMON_WIRE_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED, "`storage-hdfs`",
                "open hdfs:// without storage-hdfs");
-  t = paimon_table_open("ftp://host/warehouse", "db.orders", NULL, NULL, 0);
-  expect_error(t.error, PAIMON_ERROR_CODE_UNSUPPORTED, "ftp://", "open ftp:// warehouse");
+  t = paimon_wire_table_open("ftp://host/warehouse", "db.orders", NULL, NULL, 0);
+  expect_error(t.error, PAIMON_WIRE_ERROR_CODE_UNSUPPORTED, "ftp://", "open ftp:// warehouse");
   /* a secret option's value never appears in an error */
   const char *keys[] = {"metastore", "s3.secret-key"};
   const char *values[] = {"no-such-metastore", "SUPERSECRET-C"};
-  t = paimon_table_open(warehouse, "db.orders", keys, values, 2);
+  t = paimon_wire_table_open(warehouse, "db.orders", keys, values, 2);
   expect(t.error == NULL || strstr(t.error->message, "SUPERSECRET") == NULL,
          "no secret option value in the error");
-  expect_error(t.error, PAIMON_ERROR_CODE_INVALID_ARGUMENT, "no-such-metastore",
+  expect_error(t.error, PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "no-such-metastore",
                "open with an unknown metastore");
 }
 
-static void write_errors(paimon_table *orders, paimon_table_commit *commit) {
-  paimon_result_write_builder b = paimon_write_builder_new(NULL, "job", false, 0);
-  expect_error(b.error, PAIMON_ERROR_CODE_NULL_POINTER, "`table`", "builder NULL table");
-  b = paimon_write_builder_new(orders, NULL, false, 0);
-  expect_error(b.error, PAIMON_ERROR_CODE_NULL_POINTER, "`commit_user`", "builder NULL user");
-  b = paimon_write_builder_new(orders, "job", false, 7);
-  expect_error(b.error, PAIMON_ERROR_CODE_INVALID_ARGUMENT, "`write_kind`", "builder kind 7");
-  b = paimon_write_builder_new(orders, "a/b", false, 0);
-  expect_error(b.error, PAIMON_ERROR_CODE_INVALID_ARGUMENT, "commit_user", "builder user a/b");
-  b = paimon_write_builder_new(orders, "job", false, PAIMON_WRITE_KIND_POSTPONE_FIXED_BUCKET);
-  expect_error(b.error, PAIMON_ERROR_CODE_UNSUPPORTED, "bucket=-2", "fixed kind, append table");
-  b = paimon_write_builder_new((const paimon_table *)commit, "job", false, 0);
-  expect_error(b.error, PAIMON_ERROR_CODE_WRONG_HANDLE_KIND, "paimon_table_commit was passed",
+static void write_errors(paimon_wire_table *orders, paimon_wire_table_commit *commit) {
+  paimon_wire_result_write_builder b = paimon_wire_write_builder_new(NULL, "job", false, 0);
+  expect_error(b.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`table`", "builder NULL table");
+  b = paimon_wire_write_builder_new(orders, NULL, false, 0);
+  expect_error(b.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`commit_user`", "builder NULL user");
+  b = paimon_wire_write_builder_new(orders, "job", false, 7);
+  expect_error(b.error, PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "`write_kind`", "builder kind 7");
+  b = paimon_wire_write_builder_new(orders, "a/b", false, 0);
+  expect_error(b.error, PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "commit_user", "builder user a/b");
+  b = paimon_wire_write_builder_new(orders, "job", false, PAIMON_WIRE_WRITE_KIND_POSTPONE_FIXED_BUCKET);
+  expect_error(b.error, PAIMON_WIRE_ERROR_CODE_UNSUPPORTED, "bucket=-2", "fixed kind, append table");
+  b = paimon_wire_write_builder_new((const paimon_wire_table *)commit, "job", false, 0);
+  expect_error(b.error, PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND, "paimon_wire_table_commit was passed",
                "builder from a table commit");
 
-  b = paimon_write_builder_new(orders, "job", false, 0);
+  b = paimon_wire_write_builder_new(orders, "job", false, 0);
   check(b.error, "builder");
-  paimon_result_table_write w = paimon_write_builder_new_write(NULL);
-  expect_error(w.error, PAIMON_ERROR_CODE_NULL_POINTER, NULL, "new_write NULL");
-  w = paimon_write_builder_new_write((const paimon_write_builder *)orders);
-  expect_error(w.error, PAIMON_ERROR_CODE_WRONG_HANDLE_KIND, NULL, "new_write from a table");
-  w = paimon_write_builder_new_write(b.builder);
+  paimon_wire_result_table_write w = paimon_wire_write_builder_new_write(NULL);
+  expect_error(w.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, NULL, "new_write NULL");
+  w = paimon_wire_write_builder_new_write((const paimon_wire_write_builder *)orders);
+  expect_error(w.error, PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND, NULL, "new_write from a table");
+  w = paimon_wire_write_builder_new_write(b.builder);
   check(w.error, "new_write");
 
   /* Ownership of the Arrow structs is taken even when the call fails. */
   struct ArrowArray array;
   struct ArrowSchema schema;
   make_orders(0, 3, PARTS, 2, &array, &schema);
-  expect_error(paimon_table_write_arrow_batch(NULL, &array, &schema),
-               PAIMON_ERROR_CODE_NULL_POINTER, "`write`", "write NULL handle");
+  expect_error(paimon_wire_table_write_arrow_batch(NULL, &array, &schema),
+               PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`write`", "write NULL handle");
   expect(array.release == NULL && schema.release == NULL, "NULL handle still takes ownership");
 
   make_orders(0, 3, PARTS, 2, &array, &schema);
-  expect_error(paimon_table_write_arrow_batch((paimon_table_write *)b.builder, &array, &schema),
-               PAIMON_ERROR_CODE_WRONG_HANDLE_KIND, NULL, "write with a builder handle");
+  expect_error(paimon_wire_table_write_arrow_batch((paimon_wire_table_write *)b.builder, &array, &schema),
+               PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND, NULL, "write with a builder handle");
   expect(array.release == NULL && schema.release == NULL, "wrong kind still takes ownership");
 
   make_orders(0, 3, PARTS, 2, &array, &schema);
-  expect_error(paimon_table_write_arrow_batch(w.write, NULL, &schema),
-               PAIMON_ERROR_CODE_NULL_POINTER, "`array`", "write NULL array");
+  expect_error(paimon_wire_table_write_arrow_batch(w.write, NULL, &schema),
+               PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`array`", "write NULL array");
   expect(schema.release == NULL, "NULL array: schema taken");
   array.release(&array);
 
   make_orders(0, 3, PARTS, 2, &array, &schema);
   array.release(&array); /* already released */
-  expect_error(paimon_table_write_arrow_batch(w.write, &array, &schema),
-               PAIMON_ERROR_CODE_ARROW, "already released", "write released array");
+  expect_error(paimon_wire_table_write_arrow_batch(w.write, &array, &schema),
+               PAIMON_WIRE_ERROR_CODE_ARROW, "already released", "write released array");
   expect(schema.release == NULL, "released array: schema taken");
 
   /* A plain int32 array is not a record batch. */
   int32_t ints[2] = {1, 2};
   column_spec one = {"id", 'i', ints};
   make_column(&one, 2, &array, &schema);
-  expect_error(paimon_table_write_arrow_batch(w.write, &array, &schema), PAIMON_ERROR_CODE_ARROW,
+  expect_error(paimon_wire_table_write_arrow_batch(w.write, &array, &schema), PAIMON_WIRE_ERROR_CODE_ARROW,
                "struct array", "write non-struct array");
 
   /* A batch whose last column is misnamed. */
@@ -212,76 +212,76 @@ static void write_errors(paimon_table *orders, paimon_table_commit *commit) {
   column_spec wrong[4] = {
       {"id", 'i', ints}, {"name", 'u', strings}, {"amount", 'l', longs}, {"day", 'u', strings}};
   make_batch(2, 4, wrong, &array, &schema);
-  paimon_error *e = paimon_table_write_arrow_batch(w.write, &array, &schema);
-  expect_error(e, PAIMON_ERROR_CODE_PAIMON, "'day'", "write batch of the wrong schema");
+  paimon_wire_error *e = paimon_wire_table_write_arrow_batch(w.write, &array, &schema);
+  expect_error(e, PAIMON_WIRE_ERROR_CODE_PAIMON, "'day'", "write batch of the wrong schema");
   expect(array.release == NULL && schema.release == NULL, "wrong schema: both taken");
 
-  paimon_table_write_free(w.write);
-  paimon_write_builder_free(b.builder);
+  paimon_wire_table_write_free(w.write);
+  paimon_wire_write_builder_free(b.builder);
 }
 
-static void serialize_errors(const paimon_table *orders, paimon_commit_messages *prepared,
-                             paimon_table_commit *commit) {
-  paimon_result_bytes r = paimon_commit_messages_serialize(NULL);
+static void serialize_errors(const paimon_wire_table *orders, paimon_wire_commit_messages *prepared,
+                             paimon_wire_table_commit *commit) {
+  paimon_wire_result_bytes r = paimon_wire_commit_messages_serialize(NULL);
   expect(r.bytes.data == NULL && r.bytes.len == 0, "serialize NULL: empty bytes");
-  expect_error(r.error, PAIMON_ERROR_CODE_NULL_POINTER, "`messages`", "serialize NULL");
-  r = paimon_commit_messages_serialize((const paimon_commit_messages *)orders);
-  expect_error(r.error, PAIMON_ERROR_CODE_WRONG_HANDLE_KIND, "paimon_table was passed",
+  expect_error(r.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`messages`", "serialize NULL");
+  r = paimon_wire_commit_messages_serialize((const paimon_wire_commit_messages *)orders);
+  expect_error(r.error, PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND, "paimon_wire_table was passed",
                "serialize a table handle");
   const int32_t bad_versions[] = {0, -1, 15, 1000};
   for (int i = 0; i < 4; i++) {
-    r = paimon_commit_messages_serialize_version(prepared, bad_versions[i]);
-    expect_error(r.error, PAIMON_ERROR_CODE_UNSUPPORTED_VERSION, "version",
+    r = paimon_wire_commit_messages_serialize_version(prepared, bad_versions[i]);
+    expect_error(r.error, PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION, "version",
                  "serialize unsupported version");
   }
-  paimon_result_commit_messages_summary expected = paimon_commit_messages_summarize(prepared);
+  paimon_wire_result_commit_messages_summary expected = paimon_wire_commit_messages_summarize(prepared);
   check(expected.error, "summarize");
   /* Every version either writes bytes that read back to the same rows, or refuses cleanly. */
-  for (int32_t version = 1; version <= paimon_commit_messages_serializer_version(); version++) {
-    r = paimon_commit_messages_serialize_version(prepared, version);
+  for (int32_t version = 1; version <= paimon_wire_commit_messages_serializer_version(); version++) {
+    r = paimon_wire_commit_messages_serialize_version(prepared, version);
     if (r.error != NULL) {
-      paimon_error_code code = r.error->code;
-      expect(code == PAIMON_ERROR_CODE_UNSUPPORTED_VERSION ||
-                 code == PAIMON_ERROR_CODE_UNREPRESENTABLE,
+      paimon_wire_error_code code = r.error->code;
+      expect(code == PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION ||
+                 code == PAIMON_WIRE_ERROR_CODE_UNREPRESENTABLE,
              "older version refused with a version error");
-      paimon_error_free(r.error);
+      paimon_wire_error_free(r.error);
       continue;
     }
-    paimon_result_commit_messages back =
-        paimon_commit_messages_deserialize(commit, r.bytes.data, r.bytes.len, version);
+    paimon_wire_result_commit_messages back =
+        paimon_wire_commit_messages_deserialize(commit, r.bytes.data, r.bytes.len, version);
     check(back.error, "deserialize an older version");
-    paimon_result_commit_messages_summary s = paimon_commit_messages_summarize(back.messages);
+    paimon_wire_result_commit_messages_summary s = paimon_wire_commit_messages_summarize(back.messages);
     check(s.error, "summarize");
     expect(s.summary.row_count == expected.summary.row_count, "older version keeps the rows");
-    paimon_commit_messages_free(back.messages);
-    paimon_bytes_free(r.bytes);
+    paimon_wire_commit_messages_free(back.messages);
+    paimon_wire_bytes_free(r.bytes);
   }
-  paimon_result_commit_messages_summary s = paimon_commit_messages_summarize(NULL);
-  expect_error(s.error, PAIMON_ERROR_CODE_NULL_POINTER, NULL, "summarize NULL");
+  paimon_wire_result_commit_messages_summary s = paimon_wire_commit_messages_summarize(NULL);
+  expect_error(s.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, NULL, "summarize NULL");
 }
 
-static void deserialize_errors(const paimon_table *orders, const paimon_table_commit *commit,
-                               paimon_bytes payload) {
-  expect_deserialize_error(NULL, payload.data, payload.len, 14, PAIMON_ERROR_CODE_NULL_POINTER,
+static void deserialize_errors(const paimon_wire_table *orders, const paimon_wire_table_commit *commit,
+                               paimon_wire_bytes payload) {
+  expect_deserialize_error(NULL, payload.data, payload.len, 14, PAIMON_WIRE_ERROR_CODE_NULL_POINTER,
                            "`commit`", "deserialize NULL commit");
-  expect_deserialize_error((const paimon_table_commit *)orders, payload.data, payload.len, 14,
-                           PAIMON_ERROR_CODE_WRONG_HANDLE_KIND, "paimon_table was passed",
+  expect_deserialize_error((const paimon_wire_table_commit *)orders, payload.data, payload.len, 14,
+                           PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND, "paimon_wire_table was passed",
                            "deserialize through a table handle");
-  expect_deserialize_error(commit, NULL, 10, 14, PAIMON_ERROR_CODE_NULL_POINTER, "`data`",
+  expect_deserialize_error(commit, NULL, 10, 14, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`data`",
                            "deserialize NULL data");
   const int32_t bad_versions[] = {0, -7, 15, 2147483647};
   for (int i = 0; i < 4; i++)
     expect_deserialize_error(commit, payload.data, payload.len, bad_versions[i],
-                             PAIMON_ERROR_CODE_UNSUPPORTED_VERSION, "version",
+                             PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION, "version",
                              "deserialize unsupported version");
   for (size_t len = 0; len < payload.len; len++)
-    expect_deserialize_error(commit, payload.data, len, 14, PAIMON_ERROR_CODE_MALFORMED_PAYLOAD,
+    expect_deserialize_error(commit, payload.data, len, 14, PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD,
                              NULL, "deserialize truncated payload");
   uint8_t *longer = (uint8_t *)checked_malloc(payload.len + 1);
   memcpy(longer, payload.data, payload.len);
   longer[payload.len] = 0;
   expect_deserialize_error(commit, longer, payload.len + 1, 14,
-                           PAIMON_ERROR_CODE_MALFORMED_PAYLOAD, "trailing",
+                           PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD, "trailing",
                            "deserialize with a trailing byte");
   free(longer);
 
@@ -300,161 +300,161 @@ static void deserialize_errors(const paimon_table *orders, const paimon_table_co
   free(mutated);
 }
 
-static void binding_errors(const char *warehouse, paimon_table *orders,
-                           paimon_table_commit *commit, paimon_commit_messages *prepared,
-                           paimon_bytes payload) {
+static void binding_errors(const char *warehouse, paimon_wire_table *orders,
+                           paimon_wire_table_commit *commit, paimon_wire_commit_messages *prepared,
+                           paimon_wire_bytes payload) {
   /* A payload written for db.orders (partitioned) does not fit db.other (unpartitioned). */
-  paimon_table *other = open_table(warehouse, "db.other");
-  paimon_table_commit *other_commit = new_commit(other, "job", PAIMON_WRITE_KIND_STANDARD);
+  paimon_wire_table *other = open_table(warehouse, "db.other");
+  paimon_wire_table_commit *other_commit = new_commit(other, "job", PAIMON_WIRE_WRITE_KIND_STANDARD);
   expect_deserialize_error(other_commit, payload.data, payload.len, 14,
-                           PAIMON_ERROR_CODE_VALIDATION_FAILED, "partition",
+                           PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED, "partition",
                            "payload for another table");
 
   /* Messages bound to one table commit are refused by every other one. */
-  paimon_result_commit_messages bound =
-      paimon_commit_messages_deserialize(commit, payload.data, payload.len, 14);
+  paimon_wire_result_commit_messages bound =
+      paimon_wire_commit_messages_deserialize(commit, payload.data, payload.len, 14);
   check(bound.error, "deserialize");
-  paimon_table_commit *second = new_commit(orders, "job", PAIMON_WRITE_KIND_STANDARD);
-  paimon_result_commit c = paimon_table_commit_commit(second, bound.messages, 1);
-  expect_error(c.error, PAIMON_ERROR_CODE_FOREIGN_MESSAGES, NULL, "commit foreign messages");
-  c = paimon_table_commit_commit(other_commit, bound.messages, 1);
-  expect_error(c.error, PAIMON_ERROR_CODE_FOREIGN_MESSAGES, NULL, "commit on another table");
-  const paimon_commit_messages *parts[2] = {bound.messages, NULL};
-  paimon_result_commit_messages m = paimon_table_commit_merge(second, parts, 1);
-  expect_error(m.error, PAIMON_ERROR_CODE_FOREIGN_MESSAGES, NULL, "merge foreign messages");
-  expect_error(paimon_table_commit_abort(second, bound.messages),
-               PAIMON_ERROR_CODE_FOREIGN_MESSAGES, NULL, "abort foreign messages");
+  paimon_wire_table_commit *second = new_commit(orders, "job", PAIMON_WIRE_WRITE_KIND_STANDARD);
+  paimon_wire_result_commit c = paimon_wire_table_commit_commit(second, bound.messages, 1);
+  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES, NULL, "commit foreign messages");
+  c = paimon_wire_table_commit_commit(other_commit, bound.messages, 1);
+  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES, NULL, "commit on another table");
+  const paimon_wire_commit_messages *parts[2] = {bound.messages, NULL};
+  paimon_wire_result_commit_messages m = paimon_wire_table_commit_merge(second, parts, 1);
+  expect_error(m.error, PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES, NULL, "merge foreign messages");
+  expect_error(paimon_wire_table_commit_abort(second, bound.messages),
+               PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES, NULL, "abort foreign messages");
 
   /* Messages straight from a writer are bound to no table commit. */
-  c = paimon_table_commit_commit(commit, prepared, 1);
-  expect_error(c.error, PAIMON_ERROR_CODE_FOREIGN_MESSAGES, "serialize them",
+  c = paimon_wire_table_commit_commit(commit, prepared, 1);
+  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES, "serialize them",
                "commit unbound messages");
   parts[0] = prepared;
-  m = paimon_table_commit_merge(commit, parts, 1);
-  expect_error(m.error, PAIMON_ERROR_CODE_FOREIGN_MESSAGES, NULL, "merge unbound messages");
+  m = paimon_wire_table_commit_merge(commit, parts, 1);
+  expect_error(m.error, PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES, NULL, "merge unbound messages");
 
   /* NULL and wrong kinds on the coordinator calls. */
-  c = paimon_table_commit_commit(NULL, bound.messages, 1);
-  expect_error(c.error, PAIMON_ERROR_CODE_NULL_POINTER, "`commit`", "commit NULL commit");
-  c = paimon_table_commit_commit(commit, NULL, 1);
-  expect_error(c.error, PAIMON_ERROR_CODE_NULL_POINTER, "`messages`", "commit NULL messages");
-  c = paimon_table_commit_commit((const paimon_table_commit *)bound.messages, bound.messages, 1);
-  expect_error(c.error, PAIMON_ERROR_CODE_WRONG_HANDLE_KIND, NULL, "commit through messages");
-  c = paimon_table_commit_commit(commit, (const paimon_commit_messages *)commit, 1);
-  expect_error(c.error, PAIMON_ERROR_CODE_WRONG_HANDLE_KIND, NULL, "commit a commit handle");
-  expect_error(paimon_table_commit_abort(commit, NULL), PAIMON_ERROR_CODE_NULL_POINTER, NULL,
+  c = paimon_wire_table_commit_commit(NULL, bound.messages, 1);
+  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`commit`", "commit NULL commit");
+  c = paimon_wire_table_commit_commit(commit, NULL, 1);
+  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`messages`", "commit NULL messages");
+  c = paimon_wire_table_commit_commit((const paimon_wire_table_commit *)bound.messages, bound.messages, 1);
+  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND, NULL, "commit through messages");
+  c = paimon_wire_table_commit_commit(commit, (const paimon_wire_commit_messages *)commit, 1);
+  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND, NULL, "commit a commit handle");
+  expect_error(paimon_wire_table_commit_abort(commit, NULL), PAIMON_WIRE_ERROR_CODE_NULL_POINTER, NULL,
                "abort NULL messages");
-  m = paimon_table_commit_merge(commit, NULL, 2);
-  expect_error(m.error, PAIMON_ERROR_CODE_NULL_POINTER, "`parts`", "merge NULL parts");
+  m = paimon_wire_table_commit_merge(commit, NULL, 2);
+  expect_error(m.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`parts`", "merge NULL parts");
   parts[0] = bound.messages;
-  m = paimon_table_commit_merge(commit, parts, 2);
-  expect_error(m.error, PAIMON_ERROR_CODE_NULL_POINTER, "`parts[1]`", "merge a NULL part");
-  m = paimon_table_commit_merge(commit, NULL, 0);
+  m = paimon_wire_table_commit_merge(commit, parts, 2);
+  expect_error(m.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`parts[1]`", "merge a NULL part");
+  m = paimon_wire_table_commit_merge(commit, NULL, 0);
   check(m.error, "merge nothing");
-  paimon_result_commit_messages_summary s = paimon_commit_messages_summarize(m.messages);
+  paimon_wire_result_commit_messages_summary s = paimon_wire_commit_messages_summarize(m.messages);
   expect(s.error == NULL && s.summary.message_count == 0, "merge of nothing is empty");
-  paimon_commit_messages_free(m.messages);
+  paimon_wire_commit_messages_free(m.messages);
 
   /* Free functions ignore NULL and handles of another kind; the handles stay usable. */
-  paimon_table_free((paimon_table *)commit);
-  paimon_table_commit_free((paimon_table_commit *)bound.messages);
-  paimon_commit_messages_free((paimon_commit_messages *)orders);
-  paimon_table_write_free((paimon_table_write *)orders);
-  paimon_write_builder_free((paimon_write_builder *)commit);
-  paimon_table_free(NULL);
-  paimon_table_commit_free(NULL);
-  paimon_commit_messages_free(NULL);
-  paimon_table_write_free(NULL);
-  paimon_write_builder_free(NULL);
-  paimon_error_free(NULL);
-  paimon_bytes empty = {NULL, 0};
-  paimon_bytes_free(empty);
+  paimon_wire_table_free((paimon_wire_table *)commit);
+  paimon_wire_table_commit_free((paimon_wire_table_commit *)bound.messages);
+  paimon_wire_commit_messages_free((paimon_wire_commit_messages *)orders);
+  paimon_wire_table_write_free((paimon_wire_table_write *)orders);
+  paimon_wire_write_builder_free((paimon_wire_write_builder *)commit);
+  paimon_wire_table_free(NULL);
+  paimon_wire_table_commit_free(NULL);
+  paimon_wire_commit_messages_free(NULL);
+  paimon_wire_table_write_free(NULL);
+  paimon_wire_write_builder_free(NULL);
+  paimon_wire_error_free(NULL);
+  paimon_wire_bytes empty = {NULL, 0};
+  paimon_wire_bytes_free(empty);
   parts[0] = bound.messages;
-  m = paimon_table_commit_merge(commit, parts, 1);
+  m = paimon_wire_table_commit_merge(commit, parts, 1);
   check(m.error, "merge after the ignored frees");
-  paimon_commit_messages_free(m.messages);
+  paimon_wire_commit_messages_free(m.messages);
 
-  paimon_commit_messages_free(bound.messages);
-  paimon_table_commit_free(second);
-  paimon_table_commit_free(other_commit);
-  paimon_table_free(other);
+  paimon_wire_commit_messages_free(bound.messages);
+  paimon_wire_table_commit_free(second);
+  paimon_wire_table_commit_free(other_commit);
+  paimon_wire_table_free(other);
 }
 
-static void write_kind_errors(const char *warehouse, const paimon_table *orders) {
-  paimon_result_table_commit c = paimon_table_commit_new(orders, "job", false, 9);
-  expect_error(c.error, PAIMON_ERROR_CODE_INVALID_ARGUMENT, "`write_kind`", "commit kind 9");
-  c = paimon_table_commit_new(orders, "", false, PAIMON_WRITE_KIND_STANDARD);
-  expect_error(c.error, PAIMON_ERROR_CODE_UNSUPPORTED, "commit user", "commit empty user");
-  c = paimon_table_commit_new(orders, "job", false, PAIMON_WRITE_KIND_POSTPONE_FIXED_BUCKET);
-  expect_error(c.error, PAIMON_ERROR_CODE_UNSUPPORTED, NULL, "fixed-bucket commit, append table");
-  c = paimon_table_commit_new(NULL, "job", false, PAIMON_WRITE_KIND_STANDARD);
-  expect_error(c.error, PAIMON_ERROR_CODE_NULL_POINTER, "`table`", "commit NULL table");
+static void write_kind_errors(const char *warehouse, const paimon_wire_table *orders) {
+  paimon_wire_result_table_commit c = paimon_wire_table_commit_new(orders, "job", false, 9);
+  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "`write_kind`", "commit kind 9");
+  c = paimon_wire_table_commit_new(orders, "", false, PAIMON_WIRE_WRITE_KIND_STANDARD);
+  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_UNSUPPORTED, "commit user", "commit empty user");
+  c = paimon_wire_table_commit_new(orders, "job", false, PAIMON_WIRE_WRITE_KIND_POSTPONE_FIXED_BUCKET);
+  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_UNSUPPORTED, NULL, "fixed-bucket commit, append table");
+  c = paimon_wire_table_commit_new(NULL, "job", false, PAIMON_WIRE_WRITE_KIND_STANDARD);
+  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`table`", "commit NULL table");
 
   /* A postpone table: each coordinator takes only the messages of its own write kind. */
-  paimon_table *postponed = open_table(warehouse, "db.postponed");
-  paimon_bytes standard = prepare_payload(postponed, PAIMON_WRITE_KIND_STANDARD, 0, 10, NULL);
-  paimon_bytes fixed =
-      prepare_payload(postponed, PAIMON_WRITE_KIND_POSTPONE_FIXED_BUCKET, 100, 10, NULL);
-  paimon_table_commit *standard_commit =
-      new_commit(postponed, "job", PAIMON_WRITE_KIND_STANDARD);
-  paimon_table_commit *fixed_commit =
-      new_commit(postponed, "job", PAIMON_WRITE_KIND_POSTPONE_FIXED_BUCKET);
+  paimon_wire_table *postponed = open_table(warehouse, "db.postponed");
+  paimon_wire_bytes standard = prepare_payload(postponed, PAIMON_WIRE_WRITE_KIND_STANDARD, 0, 10, NULL);
+  paimon_wire_bytes fixed =
+      prepare_payload(postponed, PAIMON_WIRE_WRITE_KIND_POSTPONE_FIXED_BUCKET, 100, 10, NULL);
+  paimon_wire_table_commit *standard_commit =
+      new_commit(postponed, "job", PAIMON_WIRE_WRITE_KIND_STANDARD);
+  paimon_wire_table_commit *fixed_commit =
+      new_commit(postponed, "job", PAIMON_WIRE_WRITE_KIND_POSTPONE_FIXED_BUCKET);
   expect_deserialize_error(standard_commit, fixed.data, fixed.len, 14,
-                           PAIMON_ERROR_CODE_VALIDATION_FAILED, "total-buckets",
+                           PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED, "total-buckets",
                            "fixed-bucket payload, standard coordinator");
   expect_deserialize_error(fixed_commit, standard.data, standard.len, 14,
-                           PAIMON_ERROR_CODE_VALIDATION_FAILED, NULL,
+                           PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED, NULL,
                            "standard payload, fixed-bucket coordinator");
-  paimon_result_commit_messages ok =
-      paimon_commit_messages_deserialize(standard_commit, standard.data, standard.len, 14);
+  paimon_wire_result_commit_messages ok =
+      paimon_wire_commit_messages_deserialize(standard_commit, standard.data, standard.len, 14);
   expect(ok.error == NULL, "standard payload, standard coordinator");
-  paimon_error_free(ok.error);
-  paimon_commit_messages_free(ok.messages);
-  ok = paimon_commit_messages_deserialize(fixed_commit, fixed.data, fixed.len, 14);
+  paimon_wire_error_free(ok.error);
+  paimon_wire_commit_messages_free(ok.messages);
+  ok = paimon_wire_commit_messages_deserialize(fixed_commit, fixed.data, fixed.len, 14);
   expect(ok.error == NULL, "fixed-bucket payload, fixed-bucket coordinator");
-  paimon_error_free(ok.error);
-  paimon_commit_messages_free(ok.messages);
+  paimon_wire_error_free(ok.error);
+  paimon_wire_commit_messages_free(ok.messages);
 
-  paimon_table_commit_free(standard_commit);
-  paimon_table_commit_free(fixed_commit);
-  paimon_bytes_free(standard);
-  paimon_bytes_free(fixed);
-  paimon_table_free(postponed);
+  paimon_wire_table_commit_free(standard_commit);
+  paimon_wire_table_commit_free(fixed_commit);
+  paimon_wire_bytes_free(standard);
+  paimon_wire_bytes_free(fixed);
+  paimon_wire_table_free(postponed);
 }
 
-static void envelope_errors(paimon_bytes payload) {
-  paimon_result_bytes w = paimon_envelope_wrap(NULL, 5, 14);
-  expect_error(w.error, PAIMON_ERROR_CODE_NULL_POINTER, "`payload`", "wrap NULL");
-  w = paimon_envelope_wrap(payload.data, payload.len, 0);
-  expect_error(w.error, PAIMON_ERROR_CODE_UNSUPPORTED_VERSION, NULL, "wrap version 0");
+static void envelope_errors(paimon_wire_bytes payload) {
+  paimon_wire_result_bytes w = paimon_wire_envelope_wrap(NULL, 5, 14);
+  expect_error(w.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`payload`", "wrap NULL");
+  w = paimon_wire_envelope_wrap(payload.data, payload.len, 0);
+  expect_error(w.error, PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION, NULL, "wrap version 0");
 
-  paimon_result_envelope u = paimon_envelope_unwrap(payload.data, payload.len);
-  expect_error(u.error, PAIMON_ERROR_CODE_MALFORMED_PAYLOAD, "PWIR", "unwrap a raw payload");
-  u = paimon_envelope_unwrap(NULL, 0);
-  expect_error(u.error, PAIMON_ERROR_CODE_MALFORMED_PAYLOAD, NULL, "unwrap nothing");
+  paimon_wire_result_envelope u = paimon_wire_envelope_unwrap(payload.data, payload.len);
+  expect_error(u.error, PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD, "PWIR", "unwrap a raw payload");
+  u = paimon_wire_envelope_unwrap(NULL, 0);
+  expect_error(u.error, PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD, NULL, "unwrap nothing");
 
-  w = paimon_envelope_wrap(payload.data, payload.len, 14);
+  w = paimon_wire_envelope_wrap(payload.data, payload.len, 14);
   check(w.error, "wrap");
-  paimon_bytes framed = w.bytes;
-  u = paimon_envelope_unwrap(framed.data, framed.len);
+  paimon_wire_bytes framed = w.bytes;
+  u = paimon_wire_envelope_unwrap(framed.data, framed.len);
   check(u.error, "unwrap");
   expect(u.envelope.serializer_version == 14 && u.envelope.payload_len == payload.len &&
              memcmp(u.envelope.payload, payload.data, payload.len) == 0,
          "unwrap gives back the payload and version");
-  u = paimon_envelope_unwrap(framed.data, framed.len - 1);
-  expect_error(u.error, PAIMON_ERROR_CODE_MALFORMED_PAYLOAD, "truncated", "unwrap truncated");
+  u = paimon_wire_envelope_unwrap(framed.data, framed.len - 1);
+  expect_error(u.error, PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD, "truncated", "unwrap truncated");
   framed.data[framed.len - 1] ^= 0x01;
-  u = paimon_envelope_unwrap(framed.data, framed.len);
-  expect_error(u.error, PAIMON_ERROR_CODE_MALFORMED_PAYLOAD, "CRC32C", "unwrap corrupted");
+  u = paimon_wire_envelope_unwrap(framed.data, framed.len);
+  expect_error(u.error, PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD, "CRC32C", "unwrap corrupted");
   framed.data[framed.len - 1] ^= 0x01;
   framed.data[11] = 99; /* serializer version 14 -> 99 */
-  u = paimon_envelope_unwrap(framed.data, framed.len);
-  expect_error(u.error, PAIMON_ERROR_CODE_UNSUPPORTED_VERSION, "99", "unwrap version 99");
+  u = paimon_wire_envelope_unwrap(framed.data, framed.len);
+  expect_error(u.error, PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION, "99", "unwrap version 99");
   framed.data[11] = 14;
   framed.data[5] = 2; /* envelope format 1 -> 2 */
-  u = paimon_envelope_unwrap(framed.data, framed.len);
-  expect_error(u.error, PAIMON_ERROR_CODE_UNSUPPORTED_VERSION, NULL, "unwrap envelope v2");
-  paimon_bytes_free(framed);
+  u = paimon_wire_envelope_unwrap(framed.data, framed.len);
+  expect_error(u.error, PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION, NULL, "unwrap envelope v2");
+  paimon_wire_bytes_free(framed);
 }
 
 int main(int argc, char **argv) {
@@ -463,10 +463,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *warehouse = argv[1];
-  paimon_table *orders = open_table(warehouse, "db.orders");
-  paimon_table_commit *commit = new_commit(orders, "job", PAIMON_WRITE_KIND_STANDARD);
-  paimon_commit_messages *prepared = NULL;
-  paimon_bytes payload = prepare_payload(orders, PAIMON_WRITE_KIND_STANDARD, 0, 20, &prepared);
+  paimon_wire_table *orders = open_table(warehouse, "db.orders");
+  paimon_wire_table_commit *commit = new_commit(orders, "job", PAIMON_WIRE_WRITE_KIND_STANDARD);
+  paimon_wire_commit_messages *prepared = NULL;
+  paimon_wire_bytes payload = prepare_payload(orders, PAIMON_WIRE_WRITE_KIND_STANDARD, 0, 20, &prepared);
 
   table_open_errors(warehouse);
   write_errors(orders, commit);
@@ -476,10 +476,10 @@ int main(int argc, char **argv) {
   write_kind_errors(warehouse, orders);
   envelope_errors(payload);
 
-  paimon_bytes_free(payload);
-  paimon_commit_messages_free(prepared);
-  paimon_table_commit_free(commit);
-  paimon_table_free(orders);
+  paimon_wire_bytes_free(payload);
+  paimon_wire_commit_messages_free(prepared);
+  paimon_wire_table_commit_free(commit);
+  paimon_wire_table_free(orders);
   printf("bad_input: %d checks, %d failed\n", checks, failures);
   return failures == 0 ? 0 : 1;
 }

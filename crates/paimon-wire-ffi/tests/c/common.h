@@ -10,10 +10,10 @@
 #include "paimon_wire.h"
 
 /* Exits with status 1, printing the error, if `error` is not NULL. */
-static inline void check(paimon_error *error, const char *what) {
+static inline void check(paimon_wire_error *error, const char *what) {
   if (error == NULL) return;
   fprintf(stderr, "%s failed: error %d: %s\n", what, (int)error->code, error->message);
-  paimon_error_free(error);
+  paimon_wire_error_free(error);
   exit(1);
 }
 
@@ -83,21 +83,21 @@ static inline void make_orders(int64_t first_id, int64_t rows, const char *const
 }
 
 /* Writes rows first_id.. in batches of at most 64 rows. */
-static inline void write_orders(paimon_table_write *write, int64_t first_id, int64_t rows,
+static inline void write_orders(paimon_wire_table_write *write, int64_t first_id, int64_t rows,
                          const char *const *partitions, int n_partitions) {
   for (int64_t done = 0; done < rows; done += 64) {
     int64_t n = rows - done < 64 ? rows - done : 64;
     struct ArrowArray array;
     struct ArrowSchema schema;
     make_orders(first_id + done, n, partitions, n_partitions, &array, &schema);
-    check(paimon_table_write_arrow_batch(write, &array, &schema), "writing a batch");
+    check(paimon_wire_table_write_arrow_batch(write, &array, &schema), "writing a batch");
   }
 }
 
-/* Of rows first_id.., writes only those whose bucket (paimon_table_bucket_ids) is `worker`
+/* Of rows first_id.., writes only those whose bucket (paimon_wire_table_bucket_ids) is `worker`
  * modulo `workers`: an engine routing every bucket of a primary-key table to one writer.
  * Returns the number of rows written. */
-static inline int64_t write_orders_routed(const paimon_table *table, paimon_table_write *write,
+static inline int64_t write_orders_routed(const paimon_wire_table *table, paimon_wire_table_write *write,
                                           int64_t first_id, int64_t rows,
                                           const char *const *partitions, int n_partitions,
                                           int worker, int workers) {
@@ -108,7 +108,7 @@ static inline int64_t write_orders_routed(const paimon_table *table, paimon_tabl
     struct ArrowSchema schema;
     make_orders(first_id + done, n, partitions, n_partitions, &array, &schema);
     int32_t buckets[64];
-    check(paimon_table_bucket_ids(table, &array, &schema, buckets, 64), "paimon_table_bucket_ids");
+    check(paimon_wire_table_bucket_ids(table, &array, &schema, buckets, 64), "paimon_wire_table_bucket_ids");
     int64_t mine[64];
     int64_t count = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -120,7 +120,7 @@ static inline int64_t write_orders_routed(const paimon_table *table, paimon_tabl
     }
     if (count == 0) continue;
     make_orders_of(mine, count, partitions, n_partitions, &array, &schema);
-    check(paimon_table_write_arrow_batch(write, &array, &schema), "writing a batch");
+    check(paimon_wire_table_write_arrow_batch(write, &array, &schema), "writing a batch");
     written += count;
   }
   return written;

@@ -18,48 +18,48 @@
 static void run_coordinator(const char *warehouse, const char *table_name,
                             const char *commit_user, bool overwrite, int64_t commit_id,
                             bool crash_after_commit, char *const *paths, int n_paths) {
-  paimon_result_table table = paimon_table_open(warehouse, table_name, NULL, NULL, 0);
-  check(table.error, "paimon_table_open");
-  paimon_result_table_commit commit =
-      paimon_table_commit_new(table.table, commit_user, overwrite, PAIMON_WRITE_KIND_STANDARD);
-  check(commit.error, "paimon_table_commit_new");
+  paimon_wire_result_table table = paimon_wire_table_open(warehouse, table_name, NULL, NULL, 0);
+  check(table.error, "paimon_wire_table_open");
+  paimon_wire_result_table_commit commit =
+      paimon_wire_table_commit_new(table.table, commit_user, overwrite, PAIMON_WIRE_WRITE_KIND_STANDARD);
+  check(commit.error, "paimon_wire_table_commit_new");
 
-  const paimon_commit_messages **parts =
-      (const paimon_commit_messages **)checked_malloc(sizeof(void *) * (size_t)n_paths);
+  const paimon_wire_commit_messages **parts =
+      (const paimon_wire_commit_messages **)checked_malloc(sizeof(void *) * (size_t)n_paths);
   for (int i = 0; i < n_paths; i++) { /* bytes from each worker */
     size_t len;
     uint8_t *framed = read_file(paths[i], &len);
-    paimon_result_envelope envelope = paimon_envelope_unwrap(framed, len);
-    check(envelope.error, "paimon_envelope_unwrap");
-    paimon_result_commit_messages part = paimon_commit_messages_deserialize(
+    paimon_wire_result_envelope envelope = paimon_wire_envelope_unwrap(framed, len);
+    check(envelope.error, "paimon_wire_envelope_unwrap");
+    paimon_wire_result_commit_messages part = paimon_wire_commit_messages_deserialize(
         commit.commit, envelope.envelope.payload, envelope.envelope.payload_len,
         envelope.envelope.serializer_version);
-    check(part.error, "paimon_commit_messages_deserialize");
+    check(part.error, "paimon_wire_commit_messages_deserialize");
     parts[i] = part.messages;
     free(framed);
   }
-  paimon_result_commit_messages merged =
-      paimon_table_commit_merge(commit.commit, parts, (size_t)n_paths);
-  check(merged.error, "paimon_table_commit_merge");
-  paimon_result_commit result = paimon_table_commit_commit(commit.commit, merged.messages, commit_id);
-  check(result.error, "paimon_table_commit_commit");
+  paimon_wire_result_commit_messages merged =
+      paimon_wire_table_commit_merge(commit.commit, parts, (size_t)n_paths);
+  check(merged.error, "paimon_wire_table_commit_merge");
+  paimon_wire_result_commit result = paimon_wire_table_commit_commit(commit.commit, merged.messages, commit_id);
+  check(result.error, "paimon_wire_table_commit_commit");
   if (crash_after_commit) kill(getpid(), SIGKILL);
 
-  paimon_result_commit_messages_summary summary = paimon_commit_messages_summarize(merged.messages);
-  check(summary.error, "paimon_commit_messages_summary");
-  const char *status = result.outcome.status == PAIMON_COMMIT_STATUS_COMMITTED ? "committed"
-                       : result.outcome.status == PAIMON_COMMIT_STATUS_ALREADY_COMMITTED
+  paimon_wire_result_commit_messages_summary summary = paimon_wire_commit_messages_summarize(merged.messages);
+  check(summary.error, "paimon_wire_commit_messages_summary");
+  const char *status = result.outcome.status == PAIMON_WIRE_COMMIT_STATUS_COMMITTED ? "committed"
+                       : result.outcome.status == PAIMON_WIRE_COMMIT_STATUS_ALREADY_COMMITTED
                            ? "already-committed"
                            : "nothing-to-commit";
   printf("%s snapshot=%lld data_files=%zu rows=%lld\n", status,
          (long long)result.outcome.snapshot_id, summary.summary.data_file_count,
          (long long)summary.summary.row_count);
 
-  for (int i = 0; i < n_paths; i++) paimon_commit_messages_free((paimon_commit_messages *)parts[i]);
+  for (int i = 0; i < n_paths; i++) paimon_wire_commit_messages_free((paimon_wire_commit_messages *)parts[i]);
   free(parts);
-  paimon_commit_messages_free(merged.messages);
-  paimon_table_commit_free(commit.commit);
-  paimon_table_free(table.table);
+  paimon_wire_commit_messages_free(merged.messages);
+  paimon_wire_table_commit_free(commit.commit);
+  paimon_wire_table_free(table.table);
 }
 
 int main(int argc, char **argv) {

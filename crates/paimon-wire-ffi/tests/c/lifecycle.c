@@ -18,17 +18,17 @@ static void fail(const char *what) {
 }
 
 /* Writes rows first_id.. and returns the serialized messages at `version`. */
-static paimon_bytes write_and_serialize(const paimon_write_builder *builder, int64_t first_id,
+static paimon_wire_bytes write_and_serialize(const paimon_wire_write_builder *builder, int64_t first_id,
                                         int64_t rows, int32_t version) {
-  paimon_result_table_write write = paimon_write_builder_new_write(builder);
-  check(write.error, "paimon_write_builder_new_write");
+  paimon_wire_result_table_write write = paimon_wire_write_builder_new_write(builder);
+  check(write.error, "paimon_wire_write_builder_new_write");
   write_orders(write.write, first_id, rows, PARTS, 3);
-  paimon_result_commit_messages messages = paimon_table_write_prepare_commit(write.write);
-  check(messages.error, "paimon_table_write_prepare_commit");
-  paimon_result_bytes payload = paimon_commit_messages_serialize_version(messages.messages, version);
-  check(payload.error, "paimon_commit_messages_serialize_version");
-  paimon_commit_messages_free(messages.messages);
-  paimon_table_write_free(write.write);
+  paimon_wire_result_commit_messages messages = paimon_wire_table_write_prepare_commit(write.write);
+  check(messages.error, "paimon_wire_table_write_prepare_commit");
+  paimon_wire_result_bytes payload = paimon_wire_commit_messages_serialize_version(messages.messages, version);
+  check(payload.error, "paimon_wire_commit_messages_serialize_version");
+  paimon_wire_commit_messages_free(messages.messages);
+  paimon_wire_table_write_free(write.write);
   return payload.bytes;
 }
 
@@ -37,77 +37,77 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s WAREHOUSE\n", argv[0]);
     return 2;
   }
-  paimon_result_table table = paimon_table_open(argv[1], "db.orders", NULL, NULL, 0);
-  check(table.error, "paimon_table_open");
-  paimon_result_write_builder builder =
-      paimon_write_builder_new(table.table, "life", false, PAIMON_WRITE_KIND_STANDARD);
-  check(builder.error, "paimon_write_builder_new");
-  paimon_result_table_commit commit =
-      paimon_table_commit_new(table.table, "life", false, PAIMON_WRITE_KIND_STANDARD);
-  check(commit.error, "paimon_table_commit_new");
+  paimon_wire_result_table table = paimon_wire_table_open(argv[1], "db.orders", NULL, NULL, 0);
+  check(table.error, "paimon_wire_table_open");
+  paimon_wire_result_write_builder builder =
+      paimon_wire_write_builder_new(table.table, "life", false, PAIMON_WIRE_WRITE_KIND_STANDARD);
+  check(builder.error, "paimon_wire_write_builder_new");
+  paimon_wire_result_table_commit commit =
+      paimon_wire_table_commit_new(table.table, "life", false, PAIMON_WIRE_WRITE_KIND_STANDARD);
+  check(commit.error, "paimon_wire_table_commit_new");
   /* The table handle may go before the handles made from it. */
-  paimon_table_free(table.table);
+  paimon_wire_table_free(table.table);
 
   /* Two writers, as two workers would; their payloads are merged. */
-  int32_t version = paimon_commit_messages_serializer_version();
-  paimon_bytes first = write_and_serialize(builder.builder, 0, 60, version);
-  paimon_bytes second = write_and_serialize(builder.builder, 60, 40, version);
-  paimon_result_commit_messages a =
-      paimon_commit_messages_deserialize(commit.commit, first.data, first.len, version);
+  int32_t version = paimon_wire_commit_messages_serializer_version();
+  paimon_wire_bytes first = write_and_serialize(builder.builder, 0, 60, version);
+  paimon_wire_bytes second = write_and_serialize(builder.builder, 60, 40, version);
+  paimon_wire_result_commit_messages a =
+      paimon_wire_commit_messages_deserialize(commit.commit, first.data, first.len, version);
   check(a.error, "deserialize first");
-  paimon_result_commit_messages b =
-      paimon_commit_messages_deserialize(commit.commit, second.data, second.len, version);
+  paimon_wire_result_commit_messages b =
+      paimon_wire_commit_messages_deserialize(commit.commit, second.data, second.len, version);
   check(b.error, "deserialize second");
   /* The first part twice: a worker retry, kept once. */
-  const paimon_commit_messages *parts[3] = {a.messages, b.messages, a.messages};
-  paimon_result_commit_messages merged = paimon_table_commit_merge(commit.commit, parts, 3);
-  check(merged.error, "paimon_table_commit_merge");
-  paimon_result_commit_messages_summary summary = paimon_commit_messages_summarize(merged.messages);
+  const paimon_wire_commit_messages *parts[3] = {a.messages, b.messages, a.messages};
+  paimon_wire_result_commit_messages merged = paimon_wire_table_commit_merge(commit.commit, parts, 3);
+  check(merged.error, "paimon_wire_table_commit_merge");
+  paimon_wire_result_commit_messages_summary summary = paimon_wire_commit_messages_summarize(merged.messages);
   check(summary.error, "summarize");
   if (summary.summary.row_count != 100) fail("merge keeps a retried part once");
 
-  paimon_result_commit done = paimon_table_commit_commit(commit.commit, merged.messages, 1);
+  paimon_wire_result_commit done = paimon_wire_table_commit_commit(commit.commit, merged.messages, 1);
   check(done.error, "commit");
-  if (done.outcome.status != PAIMON_COMMIT_STATUS_COMMITTED || done.outcome.snapshot_id != 1)
+  if (done.outcome.status != PAIMON_WIRE_COMMIT_STATUS_COMMITTED || done.outcome.snapshot_id != 1)
     fail("first commit makes snapshot 1");
-  done = paimon_table_commit_commit(commit.commit, merged.messages, 1);
+  done = paimon_wire_table_commit_commit(commit.commit, merged.messages, 1);
   check(done.error, "commit again");
-  if (done.outcome.status != PAIMON_COMMIT_STATUS_ALREADY_COMMITTED ||
+  if (done.outcome.status != PAIMON_WIRE_COMMIT_STATUS_ALREADY_COMMITTED ||
       done.outcome.snapshot_id != 1)
     fail("the same identifier again is already committed in snapshot 1");
   printf("committed snapshot=%lld data_files=%zu rows=%lld\n",
          (long long)done.outcome.snapshot_id, summary.summary.data_file_count,
          (long long)summary.summary.row_count);
 
-  paimon_result_commit_messages nothing = paimon_table_commit_merge(commit.commit, NULL, 0);
+  paimon_wire_result_commit_messages nothing = paimon_wire_table_commit_merge(commit.commit, NULL, 0);
   check(nothing.error, "merge nothing");
-  done = paimon_table_commit_commit(commit.commit, nothing.messages, 2);
+  done = paimon_wire_table_commit_commit(commit.commit, nothing.messages, 2);
   check(done.error, "commit nothing");
-  if (done.outcome.status != PAIMON_COMMIT_STATUS_NOTHING_TO_COMMIT) fail("nothing to commit");
+  if (done.outcome.status != PAIMON_WIRE_COMMIT_STATUS_NOTHING_TO_COMMIT) fail("nothing to commit");
 
   /* An abandoned write: abort deletes the files its messages name. */
-  paimon_bytes abandoned = write_and_serialize(builder.builder, 1000, 30, version);
-  paimon_result_commit_messages dropped =
-      paimon_commit_messages_deserialize(commit.commit, abandoned.data, abandoned.len, version);
+  paimon_wire_bytes abandoned = write_and_serialize(builder.builder, 1000, 30, version);
+  paimon_wire_result_commit_messages dropped =
+      paimon_wire_commit_messages_deserialize(commit.commit, abandoned.data, abandoned.len, version);
   check(dropped.error, "deserialize abandoned");
-  check(paimon_table_commit_abort(commit.commit, dropped.messages), "paimon_table_commit_abort");
+  check(paimon_wire_table_commit_abort(commit.commit, dropped.messages), "paimon_wire_table_commit_abort");
   printf("aborted\n");
 
   /* A writer freed before prepare_commit discards what it wrote. */
-  paimon_result_table_write discarded = paimon_write_builder_new_write(builder.builder);
+  paimon_wire_result_table_write discarded = paimon_wire_write_builder_new_write(builder.builder);
   check(discarded.error, "new_write");
   write_orders(discarded.write, 2000, 30, PARTS, 3);
-  paimon_table_write_free(discarded.write);
+  paimon_wire_table_write_free(discarded.write);
 
-  paimon_commit_messages_free(dropped.messages);
-  paimon_commit_messages_free(nothing.messages);
-  paimon_commit_messages_free(merged.messages);
-  paimon_commit_messages_free(a.messages);
-  paimon_commit_messages_free(b.messages);
-  paimon_bytes_free(abandoned);
-  paimon_bytes_free(first);
-  paimon_bytes_free(second);
-  paimon_table_commit_free(commit.commit);
-  paimon_write_builder_free(builder.builder);
+  paimon_wire_commit_messages_free(dropped.messages);
+  paimon_wire_commit_messages_free(nothing.messages);
+  paimon_wire_commit_messages_free(merged.messages);
+  paimon_wire_commit_messages_free(a.messages);
+  paimon_wire_commit_messages_free(b.messages);
+  paimon_wire_bytes_free(abandoned);
+  paimon_wire_bytes_free(first);
+  paimon_wire_bytes_free(second);
+  paimon_wire_table_commit_free(commit.commit);
+  paimon_wire_write_builder_free(builder.builder);
   return 0;
 }

@@ -1,7 +1,7 @@
 /*
  * Threads sharing handles: one opened table, one write builder and one table commit are used
  * by THREADS threads at once. Every thread asks the shared table for its routing and for the
- * bucket of every row (paimon_table_bucket_ids), opens its own writer (from the shared
+ * bucket of every row (paimon_wire_table_bucket_ids), opens its own writer (from the shared
  * builder, or from a builder it makes from the shared table), writes the rows of its buckets
  * (bucket % THREADS == thread), prepares and serializes its messages, and decodes them through
  * the shared table commit; all writers write in parallel (a barrier starts them together).
@@ -23,52 +23,52 @@ typedef struct {
   const char *const *partitions;
   int n_partitions;
   const char *commit_user;
-  const paimon_table *table;
-  const paimon_write_builder *builder;
-  const paimon_table_commit *commit;
+  const paimon_wire_table *table;
+  const paimon_wire_write_builder *builder;
+  const paimon_wire_table_commit *commit;
   pthread_barrier_t *start;
   /* Out: the thread's messages, bound to `commit`, and the rows it wrote. */
-  paimon_commit_messages *part;
+  paimon_wire_commit_messages *part;
   int64_t written;
 } worker_state;
 
 static void *run_thread(void *arg) {
   worker_state *state = (worker_state *)arg;
-  paimon_routing routing;
-  check(paimon_table_routing(state->table, &routing), "paimon_table_routing");
-  if (routing.kind != PAIMON_ROUTING_KIND_FIXED_BUCKET) {
+  paimon_wire_routing routing;
+  check(paimon_wire_table_routing(state->table, &routing), "paimon_wire_table_routing");
+  if (routing.kind != PAIMON_WIRE_ROUTING_KIND_FIXED_BUCKET) {
     fprintf(stderr, "the test table must have fixed buckets\n");
     exit(1);
   }
   /* Even threads open their writer from the shared builder, odd threads make their own
    * builder from the shared table first. */
-  paimon_result_write_builder own_builder = {NULL, NULL};
+  paimon_wire_result_write_builder own_builder = {NULL, NULL};
   if (state->index % 2 == 1) {
-    own_builder = paimon_write_builder_new(state->table, state->commit_user, false,
-                                           PAIMON_WRITE_KIND_STANDARD);
-    check(own_builder.error, "paimon_write_builder_new");
+    own_builder = paimon_wire_write_builder_new(state->table, state->commit_user, false,
+                                           PAIMON_WIRE_WRITE_KIND_STANDARD);
+    check(own_builder.error, "paimon_wire_write_builder_new");
   }
-  paimon_result_table_write write = paimon_write_builder_new_write(
+  paimon_wire_result_table_write write = paimon_wire_write_builder_new_write(
       own_builder.builder != NULL ? own_builder.builder : state->builder);
-  check(write.error, "paimon_write_builder_new_write");
+  check(write.error, "paimon_wire_write_builder_new_write");
   pthread_barrier_wait(state->start);
 
   state->written = write_orders_routed(state->table, write.write, 0, state->rows, state->partitions,
                                        state->n_partitions, state->index, state->threads);
-  paimon_result_commit_messages messages = paimon_table_write_prepare_commit(write.write);
-  check(messages.error, "paimon_table_write_prepare_commit");
-  paimon_result_bytes payload = paimon_commit_messages_serialize(messages.messages);
-  check(payload.error, "paimon_commit_messages_serialize");
-  paimon_result_commit_messages part =
-      paimon_commit_messages_deserialize(state->commit, payload.bytes.data, payload.bytes.len,
-                                         paimon_commit_messages_serializer_version());
-  check(part.error, "paimon_commit_messages_deserialize");
+  paimon_wire_result_commit_messages messages = paimon_wire_table_write_prepare_commit(write.write);
+  check(messages.error, "paimon_wire_table_write_prepare_commit");
+  paimon_wire_result_bytes payload = paimon_wire_commit_messages_serialize(messages.messages);
+  check(payload.error, "paimon_wire_commit_messages_serialize");
+  paimon_wire_result_commit_messages part =
+      paimon_wire_commit_messages_deserialize(state->commit, payload.bytes.data, payload.bytes.len,
+                                         paimon_wire_commit_messages_serializer_version());
+  check(part.error, "paimon_wire_commit_messages_deserialize");
   state->part = part.messages;
 
-  paimon_bytes_free(payload.bytes);
-  paimon_commit_messages_free(messages.messages);
-  paimon_table_write_free(write.write);
-  paimon_write_builder_free(own_builder.builder);
+  paimon_wire_bytes_free(payload.bytes);
+  paimon_wire_commit_messages_free(messages.messages);
+  paimon_wire_table_write_free(write.write);
+  paimon_wire_write_builder_free(own_builder.builder);
   return NULL;
 }
 
@@ -85,14 +85,14 @@ int main(int argc, char **argv) {
   const char *partitions[16];
   int n_partitions = split_commas(argv[6], partitions, 16);
 
-  paimon_result_table table = paimon_table_open(argv[1], argv[2], NULL, NULL, 0);
-  check(table.error, "paimon_table_open");
-  paimon_result_write_builder builder =
-      paimon_write_builder_new(table.table, argv[3], false, PAIMON_WRITE_KIND_STANDARD);
-  check(builder.error, "paimon_write_builder_new");
-  paimon_result_table_commit commit =
-      paimon_table_commit_new(table.table, argv[3], false, PAIMON_WRITE_KIND_STANDARD);
-  check(commit.error, "paimon_table_commit_new");
+  paimon_wire_result_table table = paimon_wire_table_open(argv[1], argv[2], NULL, NULL, 0);
+  check(table.error, "paimon_wire_table_open");
+  paimon_wire_result_write_builder builder =
+      paimon_wire_write_builder_new(table.table, argv[3], false, PAIMON_WIRE_WRITE_KIND_STANDARD);
+  check(builder.error, "paimon_wire_write_builder_new");
+  paimon_wire_result_table_commit commit =
+      paimon_wire_table_commit_new(table.table, argv[3], false, PAIMON_WIRE_WRITE_KIND_STANDARD);
+  check(commit.error, "paimon_wire_table_commit_new");
 
   pthread_barrier_t start;
   pthread_barrier_init(&start, NULL, (unsigned)threads);
@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  const paimon_commit_messages *parts[MAX_THREADS];
+  const paimon_wire_commit_messages *parts[MAX_THREADS];
   int64_t written = 0;
   for (int i = 0; i < threads; i++) {
     pthread_join(ids[i], NULL);
@@ -126,22 +126,22 @@ int main(int argc, char **argv) {
   }
   pthread_barrier_destroy(&start);
 
-  paimon_result_commit_messages merged =
-      paimon_table_commit_merge(commit.commit, parts, (size_t)threads);
-  check(merged.error, "paimon_table_commit_merge");
-  paimon_result_commit result = paimon_table_commit_commit(commit.commit, merged.messages, 1);
-  check(result.error, "paimon_table_commit_commit");
-  paimon_result_commit_messages_summary summary = paimon_commit_messages_summarize(merged.messages);
-  check(summary.error, "paimon_commit_messages_summarize");
+  paimon_wire_result_commit_messages merged =
+      paimon_wire_table_commit_merge(commit.commit, parts, (size_t)threads);
+  check(merged.error, "paimon_wire_table_commit_merge");
+  paimon_wire_result_commit result = paimon_wire_table_commit_commit(commit.commit, merged.messages, 1);
+  check(result.error, "paimon_wire_table_commit_commit");
+  paimon_wire_result_commit_messages_summary summary = paimon_wire_commit_messages_summarize(merged.messages);
+  check(summary.error, "paimon_wire_commit_messages_summarize");
   printf("%s snapshot=%lld written=%lld rows=%lld\n",
-         result.outcome.status == PAIMON_COMMIT_STATUS_COMMITTED ? "committed" : "not-committed",
+         result.outcome.status == PAIMON_WIRE_COMMIT_STATUS_COMMITTED ? "committed" : "not-committed",
          (long long)result.outcome.snapshot_id, (long long)written,
          (long long)summary.summary.row_count);
 
-  for (int i = 0; i < threads; i++) paimon_commit_messages_free((paimon_commit_messages *)parts[i]);
-  paimon_commit_messages_free(merged.messages);
-  paimon_table_commit_free(commit.commit);
-  paimon_write_builder_free(builder.builder);
-  paimon_table_free(table.table);
+  for (int i = 0; i < threads; i++) paimon_wire_commit_messages_free((paimon_wire_commit_messages *)parts[i]);
+  paimon_wire_commit_messages_free(merged.messages);
+  paimon_wire_table_commit_free(commit.commit);
+  paimon_wire_write_builder_free(builder.builder);
+  paimon_wire_table_free(table.table);
   return 0;
 }

@@ -7,7 +7,7 @@
  *               [W/N]
  *
  * With W/N the worker is writer W of N of a fixed-bucket table: of rows FIRST_ID.., it writes
- * only those whose bucket (paimon_table_bucket_ids) is W modulo N.
+ * only those whose bucket (paimon_wire_table_bucket_ids) is W modulo N.
  */
 #include <stdbool.h>
 
@@ -17,13 +17,13 @@ static void run_worker(const char *warehouse, const char *table_name, const char
                        bool overwrite, int64_t first_id, int64_t rows,
                        const char *const *partitions, int n_partitions, const char *out_path,
                        int route_worker, int route_workers) {
-  paimon_result_table table = paimon_table_open(warehouse, table_name, NULL, NULL, 0);
-  check(table.error, "paimon_table_open");
-  paimon_result_write_builder builder =
-      paimon_write_builder_new(table.table, commit_user, overwrite, PAIMON_WRITE_KIND_STANDARD);
-  check(builder.error, "paimon_write_builder_new");
-  paimon_result_table_write write = paimon_write_builder_new_write(builder.builder);
-  check(write.error, "paimon_write_builder_new_write");
+  paimon_wire_result_table table = paimon_wire_table_open(warehouse, table_name, NULL, NULL, 0);
+  check(table.error, "paimon_wire_table_open");
+  paimon_wire_result_write_builder builder =
+      paimon_wire_write_builder_new(table.table, commit_user, overwrite, PAIMON_WIRE_WRITE_KIND_STANDARD);
+  check(builder.error, "paimon_wire_write_builder_new");
+  paimon_wire_result_table_write write = paimon_wire_write_builder_new_write(builder.builder);
+  check(write.error, "paimon_wire_write_builder_new_write");
 
   if (route_workers > 0) {
     int64_t written = write_orders_routed(table.table, write.write, first_id, rows, partitions,
@@ -32,27 +32,27 @@ static void run_worker(const char *warehouse, const char *table_name, const char
   } else {
     write_orders(write.write, first_id, rows, partitions, n_partitions); /* Arrow C Data in */
   }
-  paimon_result_commit_messages messages = paimon_table_write_prepare_commit(write.write);
-  check(messages.error, "paimon_table_write_prepare_commit");
-  paimon_result_bytes payload = paimon_commit_messages_serialize(messages.messages);
-  check(payload.error, "paimon_commit_messages_serialize");
-  paimon_result_bytes framed = paimon_envelope_wrap(payload.bytes.data, payload.bytes.len,
-                                                    paimon_commit_messages_serializer_version());
-  check(framed.error, "paimon_envelope_wrap");
+  paimon_wire_result_commit_messages messages = paimon_wire_table_write_prepare_commit(write.write);
+  check(messages.error, "paimon_wire_table_write_prepare_commit");
+  paimon_wire_result_bytes payload = paimon_wire_commit_messages_serialize(messages.messages);
+  check(payload.error, "paimon_wire_commit_messages_serialize");
+  paimon_wire_result_bytes framed = paimon_wire_envelope_wrap(payload.bytes.data, payload.bytes.len,
+                                                    paimon_wire_commit_messages_serializer_version());
+  check(framed.error, "paimon_wire_envelope_wrap");
   write_file(out_path, framed.bytes.data, framed.bytes.len); /* ... to the coordinator */
 
-  paimon_result_commit_messages_summary summary = paimon_commit_messages_summarize(messages.messages);
-  check(summary.error, "paimon_commit_messages_summary");
+  paimon_wire_result_commit_messages_summary summary = paimon_wire_commit_messages_summarize(messages.messages);
+  check(summary.error, "paimon_wire_commit_messages_summary");
   printf("messages=%zu data_files=%zu rows=%lld payload_bytes=%zu\n",
          summary.summary.message_count, summary.summary.data_file_count,
          (long long)summary.summary.row_count, payload.bytes.len);
 
-  paimon_bytes_free(framed.bytes);
-  paimon_bytes_free(payload.bytes);
-  paimon_commit_messages_free(messages.messages);
-  paimon_table_write_free(write.write);
-  paimon_write_builder_free(builder.builder);
-  paimon_table_free(table.table);
+  paimon_wire_bytes_free(framed.bytes);
+  paimon_wire_bytes_free(payload.bytes);
+  paimon_wire_commit_messages_free(messages.messages);
+  paimon_wire_table_write_free(write.write);
+  paimon_wire_write_builder_free(builder.builder);
+  paimon_wire_table_free(table.table);
 }
 
 int main(int argc, char **argv) {

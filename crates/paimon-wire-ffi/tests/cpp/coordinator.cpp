@@ -29,10 +29,10 @@ int main(int argc, char **argv) {
     std::vector<const paimon_wire::CommitMessages *> views;
     for (const paimon_wire::CommitMessages &part : parts) views.push_back(&part);
     paimon_wire::CommitMessages merged = commit.merge(views);
-    paimon_commit_outcome outcome = commit.commit(merged, std::atoll(argv[4]));
-    paimon_commit_messages_summary summary = merged.summarize();
-    const char *status = outcome.status == PAIMON_COMMIT_STATUS_COMMITTED ? "committed"
-                         : outcome.status == PAIMON_COMMIT_STATUS_ALREADY_COMMITTED
+    paimon_wire_commit_outcome outcome = commit.commit(merged, std::atoll(argv[4]));
+    paimon_wire_commit_messages_summary summary = merged.summarize();
+    const char *status = outcome.status == PAIMON_WIRE_COMMIT_STATUS_COMMITTED ? "committed"
+                         : outcome.status == PAIMON_WIRE_COMMIT_STATUS_ALREADY_COMMITTED
                              ? "already-committed"
                              : "nothing-to-commit";
     std::printf("%s snapshot=%lld data_files=%zu rows=%lld\n", status,

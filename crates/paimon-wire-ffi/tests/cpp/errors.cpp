@@ -22,7 +22,7 @@ static int checks = 0;
 
 // Runs `call`, which must throw paimon_wire::Error with `expected` and a message holding
 // `needle`.
-static void expect_error(const char *what, paimon_error_code expected, const std::string &needle,
+static void expect_error(const char *what, paimon_wire_error_code expected, const std::string &needle,
                          const std::function<void()> &call) {
   checks++;
   try {
@@ -47,26 +47,26 @@ int main(int argc, char **argv) {
     return 2;
   }
   const std::string warehouse = argv[1];
-  expect_error("open a missing table", PAIMON_ERROR_CODE_TABLE_NOT_FOUND, "",
+  expect_error("open a missing table", PAIMON_WIRE_ERROR_CODE_TABLE_NOT_FOUND, "",
                [&] { paimon_wire::Table::open(warehouse, "db.missing"); });
-  expect_error("open a name without a database", PAIMON_ERROR_CODE_INVALID_ARGUMENT, "",
+  expect_error("open a name without a database", PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "",
                [&] { paimon_wire::Table::open(warehouse, "nodot"); });
 
   paimon_wire::Table table = paimon_wire::Table::open(warehouse, "db.orders");
-  expect_error("bucket ids of a bucket-unaware table", PAIMON_ERROR_CODE_UNSUPPORTED, "", [&] {
+  expect_error("bucket ids of a bucket-unaware table", PAIMON_WIRE_ERROR_CODE_UNSUPPORTED, "", [&] {
     const char *partitions[] = {"2024-01-01"};
     ArrowArray array;
     ArrowSchema schema;
     make_orders(0, 3, partitions, 1, &array, &schema);
     table.bucket_ids(&array, &schema);
   });
-  expect_error("an unknown write kind", PAIMON_ERROR_CODE_INVALID_ARGUMENT, "", [&] {
-    table.new_write_builder("job", false, static_cast<paimon_write_kind>(42));
+  expect_error("an unknown write kind", PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "", [&] {
+    table.new_write_builder("job", false, static_cast<paimon_wire_write_kind>(42));
   });
 
   paimon_wire::WriteBuilder builder = table.new_write_builder("job");
   paimon_wire::TableWrite write = builder.new_write();
-  expect_error("an Arrow batch already released", PAIMON_ERROR_CODE_ARROW, "", [&] {
+  expect_error("an Arrow batch already released", PAIMON_WIRE_ERROR_CODE_ARROW, "", [&] {
     ArrowArray array{};
     ArrowSchema schema{};
     write.write_arrow_batch(&array, &schema);
@@ -75,18 +75,18 @@ int main(int argc, char **argv) {
   paimon_wire::TableWrite fresh = builder.new_write();
   paimon_wire::CommitMessages prepared = fresh.prepare_commit();
   paimon_wire::TableCommit commit = table.new_commit("job");
-  expect_error("merge of prepared (unbound) messages", PAIMON_ERROR_CODE_FOREIGN_MESSAGES, "",
+  expect_error("merge of prepared (unbound) messages", PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES, "",
                [&] { commit.merge({&prepared}); });
-  expect_error("serialize at an unknown version", PAIMON_ERROR_CODE_UNSUPPORTED_VERSION, "",
+  expect_error("serialize at an unknown version", PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION, "",
                [&] { prepared.serialize(999); });
   const std::vector<uint8_t> garbage = {1, 2, 3, 4, 5, 6, 7};
-  expect_error("deserialize a truncated payload", PAIMON_ERROR_CODE_MALFORMED_PAYLOAD, "",
+  expect_error("deserialize a truncated payload", PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD, "",
                [&] { commit.deserialize(garbage, paimon_wire::serializer_version()); });
-  expect_error("deserialize at an unknown version", PAIMON_ERROR_CODE_UNSUPPORTED_VERSION, "",
+  expect_error("deserialize at an unknown version", PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION, "",
                [&] { commit.deserialize(garbage, 999); });
-  expect_error("unwrap bytes that are no envelope", PAIMON_ERROR_CODE_MALFORMED_PAYLOAD, "",
+  expect_error("unwrap bytes that are no envelope", PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD, "",
                [&] { paimon_wire::envelope_unwrap(garbage); });
-  expect_error("wrap at version 0", PAIMON_ERROR_CODE_UNSUPPORTED_VERSION, "",
+  expect_error("wrap at version 0", PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION, "",
                [&] { paimon_wire::envelope_wrap(garbage, 0); });
 
   // A moved-from owner holds NULL; the library refuses it with NULL_POINTER.
@@ -95,15 +95,15 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "FAIL a move leaves the source empty\n");
     failures++;
   }
-  expect_error("a moved-from table commit", PAIMON_ERROR_CODE_NULL_POINTER, "",
+  expect_error("a moved-from table commit", PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "",
                [&] { commit.commit(prepared, 1); });
 
   // The envelope round trip still works after all that (the owners are intact).
   paimon_wire::Bytes payload = prepared.serialize();
   paimon_wire::Bytes framed = paimon_wire::envelope_wrap(payload, paimon_wire::serializer_version());
   paimon_wire::CommitMessages decoded = moved.deserialize_envelope(framed);
-  paimon_commit_outcome outcome = moved.commit(decoded, 1);
-  if (outcome.status != PAIMON_COMMIT_STATUS_NOTHING_TO_COMMIT) {
+  paimon_wire_commit_outcome outcome = moved.commit(decoded, 1);
+  if (outcome.status != PAIMON_WIRE_COMMIT_STATUS_NOTHING_TO_COMMIT) {
     std::fprintf(stderr, "FAIL an empty commit reports status %d\n", static_cast<int>(outcome.status));
     failures++;
   }

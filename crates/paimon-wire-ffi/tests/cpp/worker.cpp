@@ -38,7 +38,7 @@ int main(int argc, char **argv) {
       std::cerr << "cannot write " << argv[7] << "\n";
       return 2;
     }
-    paimon_commit_messages_summary summary = messages.summarize();
+    paimon_wire_commit_messages_summary summary = messages.summarize();
     std::printf("messages=%zu data_files=%zu rows=%lld\n", summary.message_count,
                 summary.data_file_count, static_cast<long long>(summary.row_count));
   } catch (const paimon_wire::Error &error) {

@@ -54,6 +54,14 @@ fn static_library() -> &'static Path {
     })
 }
 
+/// `libpaimon_wire.so`, the shared library C programs load (built by the same `cargo build`
+/// as [`static_library`]).
+pub fn shared_library() -> PathBuf {
+    let library = static_library().with_file_name("libpaimon_wire.so");
+    assert!(library.exists(), "{} was not built", library.display());
+    library
+}
+
 /// The system libraries the Rust standard library and the paimon crate's dependencies need
 /// when `libpaimon_wire.a` is linked into a C program (`cargo rustc -p paimon-wire-ffi
 /// --crate-type staticlib -- --print native-static-libs` lists them).
@@ -110,7 +118,7 @@ enum Link {
 /// A directory holding the shared library under its file name and under its SONAME (which
 /// the dynamic loader looks for), for programs linked with [`Link::Shared`].
 fn shared_library_dir(out_dir: &Path) -> PathBuf {
-    let library = static_library().with_file_name("libpaimon_wire.so");
+    let library = shared_library();
     let dir = out_dir.join("shared-lib");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(&library, dir.join("libpaimon_wire.so"))

@@ -317,7 +317,7 @@ impl TableRules {
             let refusal = if !self.allow_compaction {
                 Some(
                     "the binding refuses compaction results (Binding::without_compaction, C \
-                     paimon_table_commit_new_refusing_compaction, CLI --refuse-compaction, \
+                     paimon_wire_table_commit_new_refusing_compaction, CLI --refuse-compaction, \
                      Python refuse_compaction=True)",
                 )
             } else if mode == CommitMode::Overwrite {
@@ -593,7 +593,7 @@ impl Check<'_> {
         }
         let opt_in = "the binding does not allow deletes; a job that deletes rows or maintains \
                       deletion vectors must opt in (Binding::with_deletes, C \
-                      paimon_table_commit_new_with_deletes, CLI --allow-deletes, Python \
+                      paimon_wire_table_commit_new_with_deletes, CLI --allow-deletes, Python \
                       allow_deletes=True)";
         if let Some(file) = message.deleted_files.first() {
             return Err(self.fail(
