@@ -20,6 +20,14 @@
  *   PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND. Free functions ignore NULL and handles of another
  *   kind. Any other invalid pointer (freed, dangling, foreign) is undefined behavior.
  * - Strings are NUL-terminated UTF-8.
+ * - Versions: PAIMON_WIRE_VERSION_MAJOR/MINOR/PATCH are this header's library version and
+ *   paimon_wire_version() the loaded library's. PAIMON_WIRE_ABI_VERSION is the ABI this header
+ *   describes; the shared library is named by it (SONAME libpaimon_wire.so.<ABI>) and reports
+ *   it with paimon_wire_abi_version(), so a host can check both at startup. Within one ABI
+ *   version, changes only add: new functions, new enum values, new error codes at the end
+ *   (handle an unknown code like PAIMON_WIRE_ERROR_CODE_INTERNAL). The structs in this header
+ *   never change layout within one ABI version: a result that needs more fields comes from a
+ *   new function with a new struct.
  * - Threads: handles documented as read-only may be used from several threads at once;
  *   paimon_wire_table_write is used by one thread at a time. Each opened table owns an async
  *   runtime, which calls drive on the caller's thread (no threads of its own but Paimon's
@@ -69,6 +77,21 @@ struct ArrowArray {
 
 #endif  /* ARROW_C_DATA_INTERFACE */
 
+
+// Major version of this library (the crate's version, `MAJOR.MINOR.PATCH`).
+#define PAIMON_WIRE_VERSION_MAJOR 0
+
+// Minor version of this library.
+#define PAIMON_WIRE_VERSION_MINOR 1
+
+// Patch version of this library.
+#define PAIMON_WIRE_VERSION_PATCH 0
+
+// The ABI version of this header: it changes when a change breaks programs built against an
+// earlier header (a function removed or changed, a struct's layout changed, an enum value's
+// meaning changed). The shared library's SONAME is `libpaimon_wire.so.<ABI version>`
+// (build.rs reads this line). Adding functions, enum values or error codes keeps it.
+#define PAIMON_WIRE_ABI_VERSION 1
 
 // What kind of error a call failed with. The values are part of the ABI and never change
 // meaning; new codes may be added.
@@ -587,6 +610,15 @@ struct paimon_wire_result_table paimon_wire_table_open(const char *warehouse,
 // # Safety
 // `table` is NULL or a handle from this library, not used again after this call.
 void paimon_wire_table_free(struct paimon_wire_table *table);
+
+// The library's version, `"MAJOR.MINOR.PATCH"` (possibly with a `-pre` suffix): a static
+// NUL-terminated string, never freed.
+const char *paimon_wire_version(void);
+
+// The ABI version the library was built with. A host compares it with the header's
+// `PAIMON_WIRE_ABI_VERSION` at startup and refuses to run on a mismatch (the dynamic loader
+// already refuses a library whose SONAME differs).
+uint32_t paimon_wire_abi_version(void);
 
 // Creates a write builder for `table`.
 //

@@ -131,6 +131,18 @@ class Bytes {
   paimon_wire_bytes bytes_;
 };
 
+/// The loaded library's version, "MAJOR.MINOR.PATCH" (a static string).
+inline std::string_view library_version() noexcept { return paimon_wire_version(); }
+
+/// The ABI version of the loaded library.
+inline uint32_t library_abi_version() noexcept { return paimon_wire_abi_version(); }
+
+/// Whether the loaded library has the ABI this header describes (PAIMON_WIRE_ABI_VERSION).
+/// A host checks it once at startup.
+inline bool library_abi_matches_header() noexcept {
+  return paimon_wire_abi_version() == PAIMON_WIRE_ABI_VERSION;
+}
+
 /// The serializer version paimon_wire_commit_messages_serialize writes.
 inline int32_t serializer_version() noexcept { return paimon_wire_commit_messages_serializer_version(); }
 

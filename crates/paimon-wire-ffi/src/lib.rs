@@ -35,6 +35,7 @@ mod result;
 pub mod routing;
 mod runtime;
 pub mod table;
+pub mod version;
 pub mod write;
 
 // The handles the header documents as usable from several threads at once are `Sync`.

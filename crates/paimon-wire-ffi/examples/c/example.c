@@ -63,6 +63,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s WAREHOUSE\n", argv[0]);
     return 2;
   }
+  /* The installed library must be the one this header describes. */
+  if (paimon_wire_abi_version() != PAIMON_WIRE_ABI_VERSION) {
+    fprintf(stderr, "libpaimon_wire has ABI %u, the header %d\n", paimon_wire_abi_version(),
+            PAIMON_WIRE_ABI_VERSION);
+    return 1;
+  }
+  fprintf(stderr, "libpaimon_wire %s (ABI %u)\n", paimon_wire_version(), paimon_wire_abi_version());
   paimon_wire_result_table table = paimon_wire_table_open(argv[1], "db.events", NULL, NULL, 0);
   check(table.error, "paimon_wire_table_open");
 

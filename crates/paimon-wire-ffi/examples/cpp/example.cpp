@@ -45,6 +45,14 @@ int main(int argc, char **argv) {
     std::cerr << "usage: " << argv[0] << " WAREHOUSE\n";
     return 2;
   }
+  // The installed library must be the one this header describes.
+  if (!paimon_wire::library_abi_matches_header()) {
+    std::cerr << "libpaimon_wire has ABI " << paimon_wire::library_abi_version() << ", header "
+              << PAIMON_WIRE_ABI_VERSION << "\n";
+    return 1;
+  }
+  std::cerr << "libpaimon_wire " << paimon_wire::library_version() << " (ABI "
+            << paimon_wire::library_abi_version() << ")\n";
   try {
     paimon_wire::Table table = paimon_wire::Table::open(argv[1], "db.events");
 

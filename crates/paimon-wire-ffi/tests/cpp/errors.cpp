@@ -47,6 +47,12 @@ int main(int argc, char **argv) {
     return 2;
   }
   const std::string warehouse = argv[1];
+  checks++;
+  if (!paimon_wire::library_abi_matches_header() || paimon_wire::library_version().empty()) {
+    std::fprintf(stderr, "FAIL the library's ABI %u does not match the header's %d\n",
+                 paimon_wire::library_abi_version(), PAIMON_WIRE_ABI_VERSION);
+    failures++;
+  }
   expect_error("open a missing table", PAIMON_WIRE_ERROR_CODE_TABLE_NOT_FOUND, "",
                [&] { paimon_wire::Table::open(warehouse, "db.missing"); });
   expect_error("open a name without a database", PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "",
