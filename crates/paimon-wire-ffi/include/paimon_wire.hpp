@@ -49,10 +49,12 @@ namespace detail {
 /// Throws `error` as paimon_wire::Error (freeing it) when it is not NULL.
 inline void throw_if_error(paimon_wire_error *error) {
   if (error == nullptr) return;
-  paimon_wire_error_code code = error->code;
-  std::string message = error->message != nullptr ? error->message : "";
-  paimon_wire_error_free(error);
-  throw Error(code, message);
+  // Frees the C error on every path, also when copying its message throws std::bad_alloc.
+  struct Freer {
+    paimon_wire_error *error;
+    ~Freer() { paimon_wire_error_free(error); }
+  } freer{error};
+  throw Error(error->code, error->message != nullptr ? error->message : "");
 }
 
 /// Owns a C handle `T *` and frees it with `Free` exactly once. Move-only.
