@@ -8,7 +8,7 @@
  * - Ownership: a pointer or struct a function returns is owned by the caller and freed with
  *   the matching free function (paimon_wire_table_free, paimon_wire_write_builder_free,
  *   paimon_wire_table_write_free, paimon_wire_table_commit_free, paimon_wire_commit_messages_free,
- *   paimon_wire_bytes_free, paimon_wire_error_free), exactly once. Pointer arguments are borrowed for
+ *   paimon_wire_bytes_free, paimon_wire_error_free, paimon_wire_table_options_free), exactly once. Pointer arguments are borrowed for
  *   the duration of the call unless a function says it takes ownership (only the Arrow C
  *   Data Interface structs of paimon_wire_table_write_arrow_batch).
  * - Errors: fallible functions return a paimon_wire_result_* struct whose `error` is NULL on
@@ -30,9 +30,18 @@
  *   new function with a new struct.
  * - Threads: handles documented as read-only may be used from several threads at once;
  *   paimon_wire_table_write is used by one thread at a time. Each opened table owns an async
- *   runtime, which calls drive on the caller's thread (no threads of its own but Paimon's
- *   blocking file I/O); it ends when the table and every handle made from it are freed. A runtime does not survive fork(): a process that forks workers
- *   opens its tables in each child, after the fork.
+ *   runtime (the library's, not the caller's), shared by every handle made from the table and
+ *   shut down when the last of them is freed. By default it is a current-thread runtime:
+ *   calls drive it on the calling thread, and its only threads are its blocking pool, where
+ *   Paimon's file I/O runs (started on demand, idle ones exit after 10 seconds, at most 512).
+ *   paimon_wire_table_options_set_runtime_threads gives it worker threads and caps the
+ *   blocking pool; paimon_wire_table_options_set_thread_name_prefix names them. A runtime does
+ *   not survive fork(): a process that forks workers opens its tables in each child, after
+ *   the fork.
+ * - Settings: paimon_wire_table_open_with_options takes them from a paimon_wire_table_options
+ *   handle with one setter per setting, not from a struct the caller fills, so that a setting
+ *   added later is a new function and no struct has to grow. The log hook
+ *   (paimon_wire_set_log_callback) is process-wide.
  */
 
 #ifndef PAIMON_WIRE_H
@@ -147,6 +156,10 @@ typedef enum paimon_wire_error_code {
   // The identifier is already committed by a snapshot that does not hold this commit's
   // files: it was reused for other data. Nothing was committed; use a new identifier.
   PAIMON_WIRE_ERROR_CODE_IDENTIFIER_REUSED = 20,
+  // A payload is beyond a decode limit (bytes, messages or files per payload; see
+  // `paimon_wire_table_options_set_decode_limits`); the message names the limit and the
+  // value found. Nothing of the payload was decoded further.
+  PAIMON_WIRE_ERROR_CODE_LIMIT_EXCEEDED = 21,
   // A bug inside the library (a Rust panic, caught at the boundary). The handle involved
   // may be unusable; free it.
   PAIMON_WIRE_ERROR_CODE_INTERNAL = 99,
@@ -162,6 +175,20 @@ typedef enum paimon_wire_commit_status {
   // The messages hold no files: nothing was committed and `snapshot_id` is -1.
   PAIMON_WIRE_COMMIT_STATUS_NOTHING_TO_COMMIT = 2,
 } paimon_wire_commit_status;
+
+// The level of a log record, most severe first (the `log` crate's levels).
+typedef enum paimon_wire_log_level {
+  // Something failed.
+  PAIMON_WIRE_LOG_LEVEL_ERROR = 1,
+  // Something unexpected that the library worked around (e.g. a setting it ignored).
+  PAIMON_WIRE_LOG_LEVEL_WARN = 2,
+  // A notable event.
+  PAIMON_WIRE_LOG_LEVEL_INFO = 3,
+  // What the library is doing (tables opened, ...).
+  PAIMON_WIRE_LOG_LEVEL_DEBUG = 4,
+  // Fine detail.
+  PAIMON_WIRE_LOG_LEVEL_TRACE = 5,
+} paimon_wire_log_level;
 
 // How rows of a table must be spread over writers when many workers write it.
 typedef enum paimon_wire_routing_kind {
@@ -204,6 +231,14 @@ typedef struct paimon_wire_table paimon_wire_table;
 // write kind. Created by `paimon_wire_table_commit_new`, freed by `paimon_wire_table_commit_free`.
 // Read-only after creation: it may be passed to several threads at once.
 typedef struct paimon_wire_table_commit paimon_wire_table_commit;
+
+// Settings for `paimon_wire_table_open_with_options`: decode limits, table-option overrides,
+// the runtime's threads and Arrow validation. Created by `paimon_wire_table_options_new` with
+// every setting at its default, changed by the `paimon_wire_table_options_set_*` functions,
+// freed by `paimon_wire_table_options_free`. The table copies the settings when it is opened,
+// so the options may be freed (or reused for another table) right after. Not thread-safe
+// while it is being changed.
+typedef struct paimon_wire_table_options paimon_wire_table_options;
 
 // A writer of data files for one worker. Created by `paimon_wire_write_builder_new_write`, freed
 // by `paimon_wire_table_write_free`. Not thread-safe: use it from one thread at a time.
@@ -294,6 +329,14 @@ typedef struct paimon_wire_result_envelope {
   // The error (free with `paimon_wire_error_free`); NULL on success.
   struct paimon_wire_error *error;
 } paimon_wire_result_envelope;
+
+// A log callback: `user_data` as registered, the record's level, its target (the Rust module
+// that logged it, e.g. `paimon::io::user_agent` or `paimon_wire`) and its message, both
+// NUL-terminated UTF-8 strings valid only during the call.
+typedef void (*paimon_wire_log_callback)(void *user_data,
+                                         enum paimon_wire_log_level level,
+                                         const char *target,
+                                         const char *message);
 
 // Counts describing a message list, from `paimon_wire_commit_messages_summarize`.
 typedef struct paimon_wire_commit_messages_summary {
@@ -474,6 +517,25 @@ struct paimon_wire_result_envelope paimon_wire_envelope_unwrap(const uint8_t *da
 // `error` is NULL or an error returned by this library that was not freed yet.
 void paimon_wire_error_free(struct paimon_wire_error *error);
 
+// Registers `callback` to receive the library's log records of `max_level` and more severe
+// (a `paimon_wire_log_level`, or 0 for none), with `user_data` passed back on every call.
+// This is process-wide: it replaces the callback registered before, and NULL (or `max_level`
+// 0) turns logging off, the default. Records come from every table and thread.
+//
+// The callback may be called from any thread, also from threads of a table's runtime, and
+// from several threads at once: it must be thread-safe, must return (not `longjmp` out), and
+// must not throw. It may call this library (also this function). After this function
+// returns, calls already under way on other threads may still finish with the previous
+// callback; keep its `user_data` alive until they have. Returns NULL on success, or
+// `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for a `max_level` outside 0 to 5.
+//
+// # Safety
+// `callback` is NULL or a function of the `paimon_wire_log_callback` signature, callable
+// until it is replaced; `user_data` is passed to it as it is.
+struct paimon_wire_error *paimon_wire_set_log_callback(paimon_wire_log_callback callback,
+                                                       void *user_data,
+                                                       int32_t max_level);
+
 // The serializer version `paimon_wire_commit_messages_serialize` writes: the newest version of
 // Paimon Java's `CommitMessageSerializer` this library knows. Send it beside the bytes.
 int32_t paimon_wire_commit_messages_serializer_version(void);
@@ -534,6 +596,80 @@ void paimon_wire_commit_messages_free(struct paimon_wire_commit_messages *messag
 // # Safety
 // `bytes` is a value returned by this library, unchanged, not freed before.
 void paimon_wire_bytes_free(struct paimon_wire_bytes bytes);
+
+// Creates table options with every setting at its default: the default decode limits (64 MiB,
+// 100,000 messages and 1,000,000 files per payload), no table-option override, a
+// current-thread runtime with tokio's default blocking pool, and full Arrow validation.
+// Never returns NULL (an allocation failure aborts, as everywhere in this library).
+struct paimon_wire_table_options *paimon_wire_table_options_new(void);
+
+// Frees table options. NULL is a no-op; a handle of another kind is left untouched.
+//
+// # Safety
+// `options` is NULL or a handle from this library, not used again after this call.
+void paimon_wire_table_options_free(struct paimon_wire_table_options *options);
+
+// Sets the limits `paimon_wire_commit_messages_deserialize` applies to each payload of the
+// table commits made from the table: the most bytes, messages and files one payload may have.
+// A payload beyond one is refused with `PAIMON_WIRE_ERROR_CODE_LIMIT_EXCEEDED`, naming the
+// limit. Returns NULL on success.
+//
+// # Safety
+// `options` is NULL or a handle from this library.
+struct paimon_wire_error *paimon_wire_table_options_set_decode_limits(struct paimon_wire_table_options *options,
+                                                                      size_t max_payload_bytes,
+                                                                      size_t max_messages,
+                                                                      size_t max_files);
+
+// Overrides one of the table's own options (`file.format`, `file.compression`,
+// `target-file-size`, `commit.max-retries`, ...) for this process's use of the table, as a
+// job's dynamic options do in Paimon Java; the table's schema is not changed. Setting a key
+// twice keeps the last value. Returns NULL on success, or `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT`
+// for an empty key.
+//
+// # Safety
+// `options` is NULL or a handle from this library; `key` and `value` are NULL or
+// NUL-terminated strings (copied).
+struct paimon_wire_error *paimon_wire_table_options_set_table_option(struct paimon_wire_table_options *options,
+                                                                     const char *key,
+                                                                     const char *value);
+
+// Sets the threads of the async runtime the table owns (one per opened table, shared by the
+// handles made from it). `worker_threads` 0 (the default) is a current-thread runtime: calls
+// drive it on the calling thread and it has no worker threads; N > 0 starts N worker threads.
+// `max_blocking_threads` caps the runtime's blocking pool, where Paimon's file I/O runs
+// (tokio's default cap is 512); it must be at least 1. Returns NULL on success or
+// `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT`.
+//
+// # Safety
+// `options` is NULL or a handle from this library.
+struct paimon_wire_error *paimon_wire_table_options_set_runtime_threads(struct paimon_wire_table_options *options,
+                                                                        size_t worker_threads,
+                                                                        size_t max_blocking_threads);
+
+// Names the threads of the table's runtime `<prefix><n>` (worker and blocking-pool threads;
+// `n` counts from 0). Linux shows the first 15 bytes of a thread name (`/proc/self/task/*/comm`,
+// `top -H`), so keep the prefix short. Returns NULL on success, or
+// `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for an empty prefix.
+//
+// # Safety
+// `options` is NULL or a handle from this library; `prefix` is NULL or a NUL-terminated
+// string (copied).
+struct paimon_wire_error *paimon_wire_table_options_set_thread_name_prefix(struct paimon_wire_table_options *options,
+                                                                           const char *prefix);
+
+// Turns the full validation of every Arrow batch given to `paimon_wire_table_write_arrow_batch`
+// and `paimon_wire_table_bucket_ids` on (the default) or off. The validation reads every
+// value (offsets in range, UTF-8 strings, ...) to refuse a malformed batch with
+// `PAIMON_WIRE_ERROR_CODE_ARROW`. Turn it off only for batches from a producer that already
+// guarantees the Arrow format (an Arrow library's own arrays): with it off, a malformed
+// batch is undefined behavior. The cheap checks (struct type, no null rows, the table's
+// columns) stay. Returns NULL on success.
+//
+// # Safety
+// `options` is NULL or a handle from this library.
+struct paimon_wire_error *paimon_wire_table_options_set_arrow_validation(struct paimon_wire_table_options *options,
+                                                                         bool validate);
 
 // Writes the routing `table` needs into `*out`. Returns NULL on success or an error owned by
 // the caller (`PAIMON_WIRE_ERROR_CODE_NULL_POINTER`, `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND`).
@@ -604,6 +740,25 @@ struct paimon_wire_result_table paimon_wire_table_open(const char *warehouse,
                                                        const char *const *option_keys,
                                                        const char *const *option_values,
                                                        size_t option_count);
+
+// `paimon_wire_table_open` with the settings in `options` (from `paimon_wire_table_options_new`;
+// NULL means the defaults, exactly `paimon_wire_table_open`). The settings are copied: the
+// table keeps them for its lifetime, and the handles made from it use them (a table commit
+// its decode limits, a writer its Arrow validation, all of them the table's runtime). Table
+// options set with `paimon_wire_table_options_set_table_option` override the table's own
+// options, as if the table had been created with them.
+//
+// Errors: those of `paimon_wire_table_open`, and `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND`
+// when `options` is another kind of handle.
+//
+// # Safety
+// As `paimon_wire_table_open`; `options` is NULL or a handle from this library.
+struct paimon_wire_result_table paimon_wire_table_open_with_options(const char *warehouse,
+                                                                    const char *table_name,
+                                                                    const char *const *option_keys,
+                                                                    const char *const *option_values,
+                                                                    size_t option_count,
+                                                                    const struct paimon_wire_table_options *options);
 
 // Frees a table. NULL is a no-op; a handle of another kind is left untouched.
 //

@@ -268,7 +268,8 @@ unsafe fn table_commit_new(
         };
         let coordinator = table
             .runtime
-            .block_on(Coordinator::bind(table.table.clone(), binding))?;
+            .block_on(Coordinator::bind(table.table.clone(), binding))?
+            .with_decode_limits(table.settings.decode_limits);
         Ok(handle::into_raw::<paimon_wire_table_commit>(
             TableCommitHandle {
                 coordinator,

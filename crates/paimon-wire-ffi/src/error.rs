@@ -61,6 +61,10 @@ pub enum paimon_wire_error_code {
     /// The identifier is already committed by a snapshot that does not hold this commit's
     /// files: it was reused for other data. Nothing was committed; use a new identifier.
     IdentifierReused = 20,
+    /// A payload is beyond a decode limit (bytes, messages or files per payload; see
+    /// `paimon_wire_table_options_set_decode_limits`); the message names the limit and the
+    /// value found. Nothing of the payload was decoded further.
+    LimitExceeded = 21,
     /// A bug inside the library (a Rust panic, caught at the boundary). The handle involved
     /// may be unusable; free it.
     Internal = 99,
@@ -150,6 +154,7 @@ pub(crate) fn codec_code(e: &CodecError) -> paimon_wire_error_code {
             paimon_wire_error_code::UnsupportedVersion
         }
         CodecErrorKind::Unrepresentable { .. } => paimon_wire_error_code::Unrepresentable,
+        CodecErrorKind::LimitExceeded { .. } => paimon_wire_error_code::LimitExceeded,
         _ => paimon_wire_error_code::MalformedPayload,
     }
 }

@@ -27,6 +27,7 @@ pub(crate) enum HandleKind {
     TableWrite = 3,
     CommitMessages = 4,
     TableCommit = 5,
+    TableOptions = 6,
 }
 
 impl HandleKind {
@@ -38,6 +39,7 @@ impl HandleKind {
             HandleKind::TableWrite => "paimon_wire_table_write",
             HandleKind::CommitMessages => "paimon_wire_commit_messages",
             HandleKind::TableCommit => "paimon_wire_table_commit",
+            HandleKind::TableOptions => "paimon_wire_table_options",
         }
     }
 
@@ -48,6 +50,7 @@ impl HandleKind {
             HandleKind::TableWrite,
             HandleKind::CommitMessages,
             HandleKind::TableCommit,
+            HandleKind::TableOptions,
         ]
         .into_iter()
         .find(|kind| *kind as u32 == value)

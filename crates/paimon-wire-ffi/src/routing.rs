@@ -104,7 +104,7 @@ pub unsafe extern "C" fn paimon_wire_table_bucket_ids(
 ) -> *mut paimon_wire_error {
     guard(|| {
         // SAFETY: forwarded from the caller (taken first, so ownership moves on every path).
-        let batch = unsafe { import_record_batch(array, schema)? };
+        let batch = unsafe { import_record_batch(array, schema, true)? };
         // SAFETY: forwarded from the caller; tables may be shared between threads.
         let table = unsafe { handle::borrow(table, "table")? };
         let router = BucketRouter::for_table(&table.table).map_err(routing_error)?;

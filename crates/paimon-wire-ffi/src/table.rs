@@ -9,6 +9,7 @@ use paimon_wire_core::warehouse::WarehouseOptions;
 use crate::args::{c_str, c_str_array};
 use crate::error::{paimon_wire_error, FfiError};
 use crate::handle::{self, HandleDescriptor, HandleKind};
+use crate::options::{paimon_wire_table_options, TableSettings};
 use crate::result::{ffi_return, guard, guard_void};
 use crate::runtime::SharedRuntime;
 
@@ -25,6 +26,9 @@ pub struct paimon_wire_table {
 pub(crate) struct TableHandle {
     pub(crate) table: Table,
     pub(crate) runtime: SharedRuntime,
+    /// The settings the table was opened with (decode limits and Arrow validation are read
+    /// by the handles made from it).
+    pub(crate) settings: TableSettings,
 }
 
 impl HandleDescriptor for paimon_wire_table {
@@ -82,6 +86,40 @@ pub unsafe extern "C" fn paimon_wire_table_open(
     option_values: *const *const c_char,
     option_count: usize,
 ) -> paimon_wire_result_table {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        paimon_wire_table_open_with_options(
+            warehouse,
+            table_name,
+            option_keys,
+            option_values,
+            option_count,
+            std::ptr::null(),
+        )
+    }
+}
+
+/// `paimon_wire_table_open` with the settings in `options` (from `paimon_wire_table_options_new`;
+/// NULL means the defaults, exactly `paimon_wire_table_open`). The settings are copied: the
+/// table keeps them for its lifetime, and the handles made from it use them (a table commit
+/// its decode limits, a writer its Arrow validation, all of them the table's runtime). Table
+/// options set with `paimon_wire_table_options_set_table_option` override the table's own
+/// options, as if the table had been created with them.
+///
+/// Errors: those of `paimon_wire_table_open`, and `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND`
+/// when `options` is another kind of handle.
+///
+/// # Safety
+/// As `paimon_wire_table_open`; `options` is NULL or a handle from this library.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_wire_table_open_with_options(
+    warehouse: *const c_char,
+    table_name: *const c_char,
+    option_keys: *const *const c_char,
+    option_values: *const *const c_char,
+    option_count: usize,
+    options: *const paimon_wire_table_options,
+) -> paimon_wire_result_table {
     guard(|| {
         // SAFETY: the caller passes valid strings and arrays of `option_count` strings.
         let (warehouse, name, keys, values) = unsafe {
@@ -92,18 +130,31 @@ pub unsafe extern "C" fn paimon_wire_table_open(
                 c_str_array(option_values, option_count, "option_values")?,
             )
         };
-        let options: WarehouseOptions = keys
+        let settings = if options.is_null() {
+            TableSettings::default()
+        } else {
+            // SAFETY: forwarded from the caller.
+            unsafe { handle::borrow(options, "options")? }.clone()
+        };
+        let catalog_options: WarehouseOptions = keys
             .into_iter()
             .zip(values)
             .map(|(key, value)| (key.to_string(), value.to_string()))
             .collect();
-        let runtime = SharedRuntime::new()?;
+        let runtime = SharedRuntime::new(&settings.runtime)?;
         let table = runtime
-            .block_on(open_table_with_options(warehouse, name, &options))
+            .block_on(open_table_with_options(warehouse, name, &catalog_options))
             .map_err(|e| FfiError::from(e).during(&format!("opening table {name}")))?;
+        let table = if settings.table_options.is_empty() {
+            table
+        } else {
+            table.copy_with_options(settings.table_options.clone())
+        };
+        log::debug!(target: "paimon_wire", "opened table {name} in {warehouse}");
         Ok(handle::into_raw::<paimon_wire_table>(TableHandle {
             table,
             runtime,
+            settings,
         }))
     })
 }

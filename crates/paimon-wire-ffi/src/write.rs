@@ -31,6 +31,7 @@ pub struct paimon_wire_write_builder {
 pub(crate) struct WriteBuilderHandle {
     table: Table,
     runtime: SharedRuntime,
+    validate_arrow: bool,
     commit_user: String,
     overwrite: bool,
     write_kind: paimon_wire_write_kind,
@@ -51,6 +52,7 @@ pub struct paimon_wire_table_write {
 pub(crate) struct TableWriteHandle {
     writer: Writer,
     runtime: SharedRuntime,
+    validate_arrow: bool,
 }
 
 /// The paimon writer of each write kind (boxed: both are large and of different sizes).
@@ -184,6 +186,7 @@ pub unsafe extern "C" fn paimon_wire_write_builder_new(
         let handle = WriteBuilderHandle {
             table: table.table.clone(),
             runtime: table.runtime.clone(),
+            validate_arrow: table.settings.validate_arrow,
             commit_user: commit_user.to_string(),
             overwrite,
             write_kind: write_kind_arg(write_kind)?,
@@ -210,6 +213,7 @@ pub unsafe extern "C" fn paimon_wire_write_builder_new_write(
             TableWriteHandle {
                 writer: builder.new_writer()?,
                 runtime: builder.runtime.clone(),
+                validate_arrow: builder.validate_arrow,
             },
         ))
     })
@@ -225,7 +229,8 @@ pub unsafe extern "C" fn paimon_wire_write_builder_free(builder: *mut paimon_wir
     guard_void(|| unsafe { handle::free(builder) });
 }
 
-/// Moves a record batch in through the Arrow C Data Interface.
+/// Moves a record batch in through the Arrow C Data Interface; `validate` runs the full
+/// validation of every value (see `paimon_wire_table_options_set_arrow_validation`).
 ///
 /// Ownership is taken first, before anything is checked: a non-NULL struct is moved out and
 /// marked released, so the caller never releases it, whatever the outcome.
@@ -236,6 +241,7 @@ pub unsafe extern "C" fn paimon_wire_write_builder_free(builder: *mut paimon_wir
 pub(crate) unsafe fn import_record_batch(
     array: *mut FFI_ArrowArray,
     schema: *mut FFI_ArrowSchema,
+    validate: bool,
 ) -> FfiResult<RecordBatch> {
     // SAFETY: non-null pointers point to C Data Interface structs per the caller; `from_raw`
     // moves the contents out and leaves a released struct behind.
@@ -254,7 +260,9 @@ pub(crate) unsafe fn import_record_batch(
         // SAFETY: both structs are C Data Interface values per the caller; `from_ffi` keeps
         // `array` alive inside the returned buffers and releases it when they are dropped.
         let data = unsafe { from_ffi(array, &schema) }?;
-        data.validate_full()?;
+        if validate {
+            data.validate_full()?;
+        }
         Ok::<_, arrow_schema::ArrowError>(data)
     }))
     .map_err(|_| arrow_error("argument `schema` is malformed (NULL or non-UTF-8 format or name)"))?
@@ -299,9 +307,12 @@ pub unsafe extern "C" fn paimon_wire_table_write_arrow_batch(
 ) -> *mut paimon_wire_error {
     guard(|| {
         // SAFETY: forwarded from the caller.
-        let batch = unsafe { import_record_batch(array, schema)? };
-        // SAFETY: forwarded from the caller.
-        let write = unsafe { handle::borrow_mut(write, "write")? };
+        let write = unsafe { handle::borrow_mut(write, "write") };
+        let validate = write.as_ref().map_or(true, |write| write.validate_arrow);
+        // SAFETY: forwarded from the caller (imported before the handle's error is returned,
+        // so ownership moves on every path).
+        let batch = unsafe { import_record_batch(array, schema, validate)? };
+        let write = write?;
         write
             .runtime
             .block_on(write.writer.write_arrow_batch(&batch))
@@ -344,7 +355,9 @@ pub unsafe extern "C" fn paimon_wire_table_write_free(write: *mut paimon_wire_ta
     guard_void(|| {
         // SAFETY: forwarded from the caller.
         if let Ok(mut write) = unsafe { handle::take::<paimon_wire_table_write>(write, "write") } {
-            let TableWriteHandle { writer, runtime } = &mut write;
+            let TableWriteHandle {
+                writer, runtime, ..
+            } = &mut write;
             runtime.block_on(writer.close());
         }
     });

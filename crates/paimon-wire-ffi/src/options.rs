@@ -1,0 +1,223 @@
+//! `paimon_wire_table_options`: the settings of one opened table, given to
+//! `paimon_wire_table_open_with_options`.
+//!
+//! An opaque builder rather than a struct the caller fills: a setting added later is a new
+//! setter function, so programs built against an older header keep working unchanged and no
+//! struct size or version field has to be checked.
+
+use std::collections::HashMap;
+use std::ffi::c_char;
+
+use paimon_wire_core::DecodeLimits;
+
+use crate::args::c_str;
+use crate::error::{paimon_wire_error, FfiError};
+use crate::handle::{self, HandleDescriptor, HandleKind};
+use crate::result::{guard, guard_void};
+
+/// Settings for `paimon_wire_table_open_with_options`: decode limits, table-option overrides,
+/// the runtime's threads and Arrow validation. Created by `paimon_wire_table_options_new` with
+/// every setting at its default, changed by the `paimon_wire_table_options_set_*` functions,
+/// freed by `paimon_wire_table_options_free`. The table copies the settings when it is opened,
+/// so the options may be freed (or reused for another table) right after. Not thread-safe
+/// while it is being changed.
+#[allow(non_camel_case_types)]
+pub struct paimon_wire_table_options {
+    _private: [u8; 0],
+}
+
+/// The runtime a table owns (see `crate::runtime`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RuntimeSettings {
+    /// 0: a current-thread runtime driven by the calling threads; N: N worker threads.
+    pub(crate) worker_threads: usize,
+    /// The most threads of the blocking pool (file I/O); `None` is tokio's default (512).
+    pub(crate) max_blocking_threads: Option<usize>,
+    /// Names of the runtime's threads: the prefix followed by a number.
+    pub(crate) thread_name_prefix: Option<String>,
+}
+
+/// Everything `paimon_wire_table_options` holds.
+#[derive(Debug, Clone)]
+pub(crate) struct TableSettings {
+    pub(crate) decode_limits: DecodeLimits,
+    pub(crate) table_options: HashMap<String, String>,
+    pub(crate) runtime: RuntimeSettings,
+    pub(crate) validate_arrow: bool,
+}
+
+impl Default for TableSettings {
+    fn default() -> Self {
+        Self {
+            decode_limits: DecodeLimits::default(),
+            table_options: HashMap::new(),
+            runtime: RuntimeSettings::default(),
+            validate_arrow: true,
+        }
+    }
+}
+
+impl HandleDescriptor for paimon_wire_table_options {
+    type Target = TableSettings;
+    const KIND: HandleKind = HandleKind::TableOptions;
+}
+
+/// Creates table options with every setting at its default: the default decode limits (64 MiB,
+/// 100,000 messages and 1,000,000 files per payload), no table-option override, a
+/// current-thread runtime with tokio's default blocking pool, and full Arrow validation.
+/// Never returns NULL (an allocation failure aborts, as everywhere in this library).
+#[no_mangle]
+pub extern "C" fn paimon_wire_table_options_new() -> *mut paimon_wire_table_options {
+    handle::into_raw::<paimon_wire_table_options>(TableSettings::default())
+}
+
+/// Frees table options. NULL is a no-op; a handle of another kind is left untouched.
+///
+/// # Safety
+/// `options` is NULL or a handle from this library, not used again after this call.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_wire_table_options_free(options: *mut paimon_wire_table_options) {
+    // SAFETY: forwarded from the caller.
+    guard_void(|| unsafe { handle::free(options) });
+}
+
+/// Sets the limits `paimon_wire_commit_messages_deserialize` applies to each payload of the
+/// table commits made from the table: the most bytes, messages and files one payload may have.
+/// A payload beyond one is refused with `PAIMON_WIRE_ERROR_CODE_LIMIT_EXCEEDED`, naming the
+/// limit. Returns NULL on success.
+///
+/// # Safety
+/// `options` is NULL or a handle from this library.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_wire_table_options_set_decode_limits(
+    options: *mut paimon_wire_table_options,
+    max_payload_bytes: usize,
+    max_messages: usize,
+    max_files: usize,
+) -> *mut paimon_wire_error {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let settings = unsafe { handle::borrow_mut(options, "options")? };
+        settings.decode_limits = DecodeLimits {
+            max_payload_bytes,
+            max_messages,
+            max_files,
+        };
+        Ok(())
+    })
+}
+
+/// Overrides one of the table's own options (`file.format`, `file.compression`,
+/// `target-file-size`, `commit.max-retries`, ...) for this process's use of the table, as a
+/// job's dynamic options do in Paimon Java; the table's schema is not changed. Setting a key
+/// twice keeps the last value. Returns NULL on success, or `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT`
+/// for an empty key.
+///
+/// # Safety
+/// `options` is NULL or a handle from this library; `key` and `value` are NULL or
+/// NUL-terminated strings (copied).
+#[no_mangle]
+pub unsafe extern "C" fn paimon_wire_table_options_set_table_option(
+    options: *mut paimon_wire_table_options,
+    key: *const c_char,
+    value: *const c_char,
+) -> *mut paimon_wire_error {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let (settings, key, value) = unsafe {
+            (
+                handle::borrow_mut(options, "options")?,
+                c_str(key, "key")?,
+                c_str(value, "value")?,
+            )
+        };
+        if key.is_empty() {
+            return Err(FfiError::invalid_argument("argument `key` is empty"));
+        }
+        settings
+            .table_options
+            .insert(key.to_string(), value.to_string());
+        Ok(())
+    })
+}
+
+/// Sets the threads of the async runtime the table owns (one per opened table, shared by the
+/// handles made from it). `worker_threads` 0 (the default) is a current-thread runtime: calls
+/// drive it on the calling thread and it has no worker threads; N > 0 starts N worker threads.
+/// `max_blocking_threads` caps the runtime's blocking pool, where Paimon's file I/O runs
+/// (tokio's default cap is 512); it must be at least 1. Returns NULL on success or
+/// `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `options` is NULL or a handle from this library.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_wire_table_options_set_runtime_threads(
+    options: *mut paimon_wire_table_options,
+    worker_threads: usize,
+    max_blocking_threads: usize,
+) -> *mut paimon_wire_error {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let settings = unsafe { handle::borrow_mut(options, "options")? };
+        if max_blocking_threads == 0 {
+            return Err(FfiError::invalid_argument(
+                "argument `max_blocking_threads` is 0; the blocking pool needs at least 1 thread",
+            ));
+        }
+        settings.runtime.worker_threads = worker_threads;
+        settings.runtime.max_blocking_threads = Some(max_blocking_threads);
+        Ok(())
+    })
+}
+
+/// Names the threads of the table's runtime `<prefix><n>` (worker and blocking-pool threads;
+/// `n` counts from 0). Linux shows the first 15 bytes of a thread name (`/proc/self/task/*/comm`,
+/// `top -H`), so keep the prefix short. Returns NULL on success, or
+/// `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for an empty prefix.
+///
+/// # Safety
+/// `options` is NULL or a handle from this library; `prefix` is NULL or a NUL-terminated
+/// string (copied).
+#[no_mangle]
+pub unsafe extern "C" fn paimon_wire_table_options_set_thread_name_prefix(
+    options: *mut paimon_wire_table_options,
+    prefix: *const c_char,
+) -> *mut paimon_wire_error {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let (settings, prefix) = unsafe {
+            (
+                handle::borrow_mut(options, "options")?,
+                c_str(prefix, "prefix")?,
+            )
+        };
+        if prefix.is_empty() {
+            return Err(FfiError::invalid_argument("argument `prefix` is empty"));
+        }
+        settings.runtime.thread_name_prefix = Some(prefix.to_string());
+        Ok(())
+    })
+}
+
+/// Turns the full validation of every Arrow batch given to `paimon_wire_table_write_arrow_batch`
+/// and `paimon_wire_table_bucket_ids` on (the default) or off. The validation reads every
+/// value (offsets in range, UTF-8 strings, ...) to refuse a malformed batch with
+/// `PAIMON_WIRE_ERROR_CODE_ARROW`. Turn it off only for batches from a producer that already
+/// guarantees the Arrow format (an Arrow library's own arrays): with it off, a malformed
+/// batch is undefined behavior. The cheap checks (struct type, no null rows, the table's
+/// columns) stay. Returns NULL on success.
+///
+/// # Safety
+/// `options` is NULL or a handle from this library.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_wire_table_options_set_arrow_validation(
+    options: *mut paimon_wire_table_options,
+    validate: bool,
+) -> *mut paimon_wire_error {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let settings = unsafe { handle::borrow_mut(options, "options")? };
+        settings.validate_arrow = validate;
+        Ok(())
+    })
+}

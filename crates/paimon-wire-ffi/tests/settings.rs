@@ -1,0 +1,136 @@
+//! Every setting of `paimon_wire_table_options`, and the log hook, reached from C and shown to
+//! change what the library does (tests/c/settings.c).
+
+mod support;
+
+use support::{c_program, expected_rows, run_ok, Layout, Warehouse};
+
+/// The value of the first `key=value` line.
+fn value<'a>(stdout: &'a str, key: &str) -> &'a str {
+    let prefix = format!("{key}=");
+    stdout
+        .lines()
+        .find_map(|line| line.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("no {key}= in:\n{stdout}"))
+}
+
+/// Runs `settings WHAT WAREHOUSE` on a fresh warehouse holding `db.orders`.
+fn run_settings(what: &str) -> (Warehouse, String) {
+    let warehouse = Warehouse::new();
+    warehouse.create_orders("orders", Layout::AppendPartitioned);
+    let stdout = run_ok(&c_program("settings"), &[what, warehouse.path()]);
+    (warehouse, stdout)
+}
+
+/// The header's value of an error-code constant.
+fn error_code(name: &str) -> String {
+    let header =
+        std::fs::read_to_string(support::crate_dir().join("include/paimon_wire.h")).unwrap();
+    let line = header
+        .lines()
+        .find(|line| {
+            line.trim_start()
+                .starts_with(&format!("PAIMON_WIRE_ERROR_CODE_{name} ="))
+        })
+        .unwrap_or_else(|| panic!("no PAIMON_WIRE_ERROR_CODE_{name}"));
+    line.split('=')
+        .nth(1)
+        .unwrap()
+        .trim()
+        .trim_end_matches(',')
+        .to_string()
+}
+
+#[test]
+fn a_decode_limit_below_the_payload_size_refuses_it_with_limit_exceeded() {
+    let (_warehouse, stdout) = run_settings("limit");
+    let payload_bytes: usize = value(&stdout, "payload_bytes").parse().unwrap();
+    assert!(payload_bytes > 16, "{stdout}");
+    assert_eq!(
+        value(&stdout, "limited_code"),
+        error_code("LIMIT_EXCEEDED"),
+        "{stdout}"
+    );
+    let message = value(&stdout, "limited_message");
+    assert!(message.contains("16"), "{message}");
+    assert!(message.contains(&payload_bytes.to_string()), "{message}");
+    // The same payload passes the default limits.
+    assert_eq!(value(&stdout, "default_code"), "0", "{stdout}");
+}
+
+#[test]
+fn runtime_threads_are_started_and_named_with_the_prefix() {
+    let (_warehouse, stdout) = run_settings("threads");
+    assert_eq!(
+        value(&stdout, "zero_blocking_code"),
+        error_code("INVALID_ARGUMENT")
+    );
+    assert_eq!(value(&stdout, "named_before_open"), "0", "{stdout}");
+    // Two worker threads at least (plus blocking-pool threads, at most 3, for file I/O).
+    let named: usize = value(&stdout, "named_while_open").parse().unwrap();
+    assert!((2..=5).contains(&named), "{stdout}");
+}
+
+#[test]
+fn the_log_callback_receives_the_librarys_and_the_paimon_crates_records() {
+    let (_warehouse, stdout) = run_settings("log");
+    assert_eq!(
+        value(&stdout, "bad_level_code"),
+        error_code("INVALID_ARGUMENT")
+    );
+    let records: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("record "))
+        .collect();
+    // Level 4 is DEBUG, 2 WARN.
+    assert!(
+        records
+            .iter()
+            .any(|r| r.starts_with("record level=4 target=paimon_wire ")
+                && r.contains("opened table db.orders")),
+        "{stdout}"
+    );
+    assert!(
+        records
+            .iter()
+            .any(|r| r.starts_with("record level=2 target=paimon::") && r.contains("User-Agent")),
+        "{stdout}"
+    );
+    assert_eq!(value(&stdout, "s3_open_failed"), "1");
+    assert!(stdout.contains("records_after_unregister=0"), "{stdout}");
+}
+
+#[test]
+fn a_table_option_override_changes_the_written_file_format() {
+    let (warehouse, stdout) = run_settings("format");
+    assert_eq!(
+        value(&stdout, "empty_key_code"),
+        error_code("INVALID_ARGUMENT")
+    );
+    assert_eq!(value(&stdout, "orc_code"), "0", "{stdout}");
+    let files = warehouse.data_files("orders");
+    assert!(!files.is_empty());
+    for file in &files {
+        assert_eq!(file.extension().unwrap(), "orc", "{}", file.display());
+    }
+    // The table's own option is unchanged: the rows read back through it.
+    assert_eq!(
+        warehouse.rows("orders"),
+        expected_rows(0, 10, &["2024-01-01", "2024-01-02"])
+    );
+}
+
+#[test]
+fn turning_arrow_validation_off_skips_the_full_check() {
+    let (_warehouse, stdout) = run_settings("validation");
+    assert_eq!(
+        value(&stdout, "validated_code"),
+        error_code("ARROW"),
+        "{stdout}"
+    );
+    assert!(
+        value(&stdout, "validated_message").contains("UTF"),
+        "{stdout}"
+    );
+    assert_eq!(value(&stdout, "unvalidated_code"), "0", "{stdout}");
+}
