@@ -301,14 +301,69 @@ struct Option {
   std::string_view value;
 };
 
+/// Settings of an opened table (paimon_wire_table_options): decode limits, table-option
+/// overrides, the runtime's threads and their names, Arrow validation. Every setter returns
+/// the object, so calls chain; Table::open copies the settings.
+class TableOptions {
+ public:
+  /// Every setting at its default.
+  TableOptions() : handle_(paimon_wire_table_options_new()) {}
+
+  /// The most bytes, messages and files one payload may have.
+  TableOptions &decode_limits(size_t max_payload_bytes, size_t max_messages, size_t max_files) {
+    detail::throw_if_error(paimon_wire_table_options_set_decode_limits(
+        handle_.get(), max_payload_bytes, max_messages, max_files));
+    return *this;
+  }
+  /// Overrides one of the table's own options for this process (e.g. `file.compression`).
+  TableOptions &table_option(std::string_view key, std::string_view value) {
+    std::string key_c = detail::c_string(key), value_c = detail::c_string(value);
+    detail::throw_if_error(
+        paimon_wire_table_options_set_table_option(handle_.get(), key_c.c_str(), value_c.c_str()));
+    return *this;
+  }
+  /// Worker threads (0: a current-thread runtime) and the blocking pool's cap (at least 1).
+  TableOptions &runtime_threads(size_t worker_threads, size_t max_blocking_threads) {
+    detail::throw_if_error(paimon_wire_table_options_set_runtime_threads(
+        handle_.get(), worker_threads, max_blocking_threads));
+    return *this;
+  }
+  /// Names the runtime's threads `<prefix><n>`.
+  TableOptions &thread_name_prefix(std::string_view prefix) {
+    std::string prefix_c = detail::c_string(prefix);
+    detail::throw_if_error(
+        paimon_wire_table_options_set_thread_name_prefix(handle_.get(), prefix_c.c_str()));
+    return *this;
+  }
+  /// Full validation of every Arrow batch (on by default).
+  TableOptions &arrow_validation(bool validate) {
+    detail::throw_if_error(paimon_wire_table_options_set_arrow_validation(handle_.get(), validate));
+    return *this;
+  }
+  const paimon_wire_table_options *get() const noexcept { return handle_.get(); }
+
+ private:
+  detail::Owner<paimon_wire_table_options, paimon_wire_table_options_free> handle_;
+};
+
+/// Registers the process-wide log callback (see paimon_wire_set_log_callback: it is called
+/// from any thread and must be thread-safe and not throw) for records of `max_level` and more
+/// severe; a NULL callback or `max_level` 0 turns logging off.
+inline void set_log_callback(paimon_wire_log_callback callback, void *user_data,
+                             int32_t max_level) {
+  detail::throw_if_error(paimon_wire_set_log_callback(callback, user_data, max_level));
+}
+
 /// A Paimon table opened from a warehouse. May be used from several threads at once.
 class Table {
  public:
   explicit Table(paimon_wire_table *handle) noexcept : handle_(handle) {}
 
-  /// Opens `table_name` (`database.table`) in `warehouse` with catalog `options`.
+  /// Opens `table_name` (`database.table`) in `warehouse` with catalog `options`, and the
+  /// table `settings` when given (else the defaults).
   static Table open(std::string_view warehouse, std::string_view table_name,
-                    const std::vector<Option> &options = {}) {
+                    const std::vector<Option> &options = {},
+                    const TableOptions *settings = nullptr) {
     std::string warehouse_c = detail::c_string(warehouse);
     std::string name_c = detail::c_string(table_name);
     std::vector<std::string> strings;
@@ -322,8 +377,13 @@ class Table {
       strings.push_back(detail::c_string(option.value));
       values.push_back(strings.back().c_str());
     }
-    paimon_wire_result_table result = paimon_wire_table_open(warehouse_c.c_str(), name_c.c_str(),
-                                                   keys.data(), values.data(), options.size());
+    paimon_wire_result_table result =
+        settings == nullptr
+            ? paimon_wire_table_open(warehouse_c.c_str(), name_c.c_str(), keys.data(),
+                                     values.data(), options.size())
+            : paimon_wire_table_open_with_options(warehouse_c.c_str(), name_c.c_str(),
+                                                  keys.data(), values.data(), options.size(),
+                                                  settings->get());
     detail::throw_if_error(result.error);
     return Table(result.table);
   }

@@ -80,9 +80,9 @@ fn cpp_errors_are_exceptions_with_the_c_error_code() {
     let stdout = run_ok(&cpp_program("errors"), &[warehouse.path()]);
     let ok_lines = stdout.lines().filter(|l| l.starts_with("ok ")).count();
     assert!(stdout.contains("failures=0"), "{stdout}");
-    assert_eq!(ok_lines, 12, "{stdout}");
-    // The twelve errors and the ABI check.
-    assert!(stdout.contains("checks=13 "), "{stdout}");
+    assert_eq!(ok_lines, 17, "{stdout}");
+    // The seventeen errors and the ABI check.
+    assert!(stdout.contains("checks=18 "), "{stdout}");
 }
 
 /// The names of the functions `text` declares in `paimon_wire.h` (a line `... name(` that is

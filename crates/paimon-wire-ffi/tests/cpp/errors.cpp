@@ -95,6 +95,24 @@ int main(int argc, char **argv) {
   expect_error("wrap at version 0", PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION, "",
                [&] { paimon_wire::envelope_wrap(garbage, 0); });
 
+  // Settings refused by the C library, and a decode limit the payload exceeds.
+  expect_error("a blocking pool of no threads", PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "",
+               [&] { paimon_wire::TableOptions().runtime_threads(0, 0); });
+  expect_error("an empty thread name prefix", PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "",
+               [&] { paimon_wire::TableOptions().thread_name_prefix(""); });
+  expect_error("an empty table option key", PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "",
+               [&] { paimon_wire::TableOptions().table_option("", "zstd"); });
+  expect_error("a log level above TRACE", PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "",
+               [&] { paimon_wire::set_log_callback(nullptr, nullptr, 6); });
+  expect_error("a payload beyond the decode limit", PAIMON_WIRE_ERROR_CODE_LIMIT_EXCEEDED, "", [&] {
+    paimon_wire::TableOptions tight;
+    tight.decode_limits(1, 10, 10);
+    paimon_wire::Table limited = paimon_wire::Table::open(warehouse, "db.orders", {}, &tight);
+    paimon_wire::Bytes bytes = prepared.serialize();
+    limited.new_commit("job").deserialize(bytes, paimon_wire::serializer_version());
+  });
+  paimon_wire::set_log_callback(nullptr, nullptr, 0);
+
   // A moved-from owner holds NULL; the library refuses it with NULL_POINTER.
   paimon_wire::TableCommit moved = std::move(commit);
   if (commit.get() != nullptr || moved.get() == nullptr) {

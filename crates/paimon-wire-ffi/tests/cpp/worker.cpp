@@ -19,7 +19,14 @@ int main(int argc, char **argv) {
   int n_partitions = split_commas(argv[6], partitions, 16);
   int64_t first_id = std::atoll(argv[4]), rows = std::atoll(argv[5]);
   try {
-    paimon_wire::Table table = paimon_wire::Table::open(argv[1], argv[2]);
+    // Settings from C++: two runtime worker threads, a capped blocking pool, named threads,
+    // zstd files, full Arrow validation.
+    paimon_wire::TableOptions settings;
+    settings.runtime_threads(2, 4)
+        .thread_name_prefix("pw-worker-")
+        .table_option("file.compression", "zstd")
+        .arrow_validation(true);
+    paimon_wire::Table table = paimon_wire::Table::open(argv[1], argv[2], {}, &settings);
     paimon_wire::WriteBuilder builder = table.new_write_builder(argv[3]);
     paimon_wire::TableWrite write = builder.new_write();
     for (int64_t done = 0; done < rows; done += 64) {
