@@ -2,7 +2,8 @@
  * paimon_wire.hpp: a header-only C++17 layer over the C API of libpaimon_wire (paimon_wire.h).
  *
  * - Every handle has a move-only owner that frees it in its destructor (Table, WriteBuilder,
- *   TableWrite, TableCommit, CommitMessages, Bytes).
+ *   TableWrite, TableCommit, CommitMessages, TableOptions, Bytes).
+ * - Versions: library_version(), library_abi_version(), library_abi_matches_header().
  * - A failed call throws paimon_wire::Error, which carries the C error code (code()) and the
  *   library's message (what()). Nothing else is thrown by this header except std::bad_alloc.
  * - Bytes go in as ByteView (pointer + length, borrowed for the call) and come out as Bytes
