@@ -1,7 +1,8 @@
 //! Threads sharing handles, under ThreadSanitizer: `tests/c/threads.c` (built with
 //! `-fsanitize=thread`) has four threads share one table, one write builder and one table
 //! commit (routing, bucket ids, new writers, decoding), four writers write in parallel, and
-//! the main thread commits once. TSan must report nothing.
+//! the main thread commits once; with the table's runtime driven by the callers, and with two
+//! runtime worker threads. TSan must report nothing.
 //!
 //! What TSan sees: the C program is instrumented; the Rust library is not (stable Rust cannot
 //! be built with `-Zsanitizer=thread`), so TSan checks the C side, the handles and buffers the
@@ -18,8 +19,19 @@ const PARTITIONS: &[&str] = &["2024-01-01", "2024-01-02"];
 const THREADS: usize = 4;
 const ROWS: i64 = 400;
 
+/// The table's runtime is a current-thread runtime (the default): the calling threads drive it.
 #[test]
-fn threads_share_a_table_builder_and_commit_and_write_in_parallel_with_no_tsan_report() {
+fn threads_share_a_table_on_a_current_thread_runtime_with_no_tsan_report() {
+    threads_share_a_table_builder_and_commit_and_write_in_parallel(0);
+}
+
+/// The table's runtime has two worker threads of its own (`paimon_wire_table_options`).
+#[test]
+fn threads_share_a_table_on_a_runtime_with_worker_threads_with_no_tsan_report() {
+    threads_share_a_table_builder_and_commit_and_write_in_parallel(2);
+}
+
+fn threads_share_a_table_builder_and_commit_and_write_in_parallel(runtime_workers: usize) {
     let warehouse = Warehouse::new();
     // Four fixed buckets (bucket key `id`): thread t writes the rows of bucket t.
     warehouse.create_orders("orders", Layout::AppendUnpartitionedBuckets);
@@ -40,6 +52,7 @@ fn threads_share_a_table_builder_and_commit_and_write_in_parallel_with_no_tsan_r
             &threads,
             &rows,
             &partitions,
+            &runtime_workers.to_string(),
         ])
         .env(
             "TSAN_OPTIONS",

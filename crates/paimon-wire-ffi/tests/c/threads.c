@@ -8,7 +8,10 @@
  * The main thread then merges the parts and commits once.
  * Built with -fsanitize=thread by tests/threads.rs.
  *
- * usage: threads WAREHOUSE DATABASE.TABLE COMMIT_USER THREADS ROWS DT,DT,..
+ * usage: threads WAREHOUSE DATABASE.TABLE COMMIT_USER THREADS ROWS DT,DT,.. RUNTIME_WORKERS
+ *
+ * RUNTIME_WORKERS is the table runtime's worker threads (paimon_wire_table_options): 0 for a
+ * current-thread runtime driven by the calling threads, N for N runtime threads of its own.
  */
 #include <pthread.h>
 
@@ -73,8 +76,9 @@ static void *run_thread(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 7) {
-    fprintf(stderr, "usage: %s WAREHOUSE DATABASE.TABLE COMMIT_USER THREADS ROWS DT,..\n", argv[0]);
+  if (argc != 8) {
+    fprintf(stderr, "usage: %s WAREHOUSE DATABASE.TABLE COMMIT_USER THREADS ROWS DT,.. WORKERS\n",
+            argv[0]);
     return 2;
   }
   int threads = atoi(argv[4]);
@@ -85,8 +89,13 @@ int main(int argc, char **argv) {
   const char *partitions[16];
   int n_partitions = split_commas(argv[6], partitions, 16);
 
-  paimon_wire_result_table table = paimon_wire_table_open(argv[1], argv[2], NULL, NULL, 0);
-  check(table.error, "paimon_wire_table_open");
+  paimon_wire_table_options *options = paimon_wire_table_options_new();
+  check(paimon_wire_table_options_set_runtime_threads(options, (size_t)atoi(argv[7]), 8),
+        "paimon_wire_table_options_set_runtime_threads");
+  paimon_wire_result_table table =
+      paimon_wire_table_open_with_options(argv[1], argv[2], NULL, NULL, 0, options);
+  paimon_wire_table_options_free(options);
+  check(table.error, "paimon_wire_table_open_with_options");
   paimon_wire_result_write_builder builder =
       paimon_wire_write_builder_new(table.table, argv[3], false, PAIMON_WIRE_WRITE_KIND_STANDARD);
   check(builder.error, "paimon_wire_write_builder_new");
