@@ -402,9 +402,13 @@ extern "C" {
 // combined with `paimon_wire_table_commit_merge` and committed once with
 // `paimon_wire_table_commit_commit`.
 //
-// Errors: `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for tables or bindings the coordinator cannot commit
-// (format tables, an empty commit user, a fixed-bucket kind on a table that is not a postpone
-// table), `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for an unknown `write_kind`.
+// Errors: `PAIMON_WIRE_ERROR_CODE_NULL_POINTER` / `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND` for
+// the arguments, `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for a commit user that is empty or not
+// a safe file-name segment (as `paimon_wire_write_builder_new`) or an unknown `write_kind`,
+// `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for tables or bindings the coordinator cannot commit
+// (format tables, a fixed-bucket kind on a table that is not a postpone table), and
+// `PAIMON_WIRE_ERROR_CODE_IO` / `PAIMON_WIRE_ERROR_CODE_PAIMON` when the table's state cannot be
+// read.
 //
 // # Safety
 // `table` is NULL or a handle from this library; `commit_user` is NULL or a NUL-terminated
@@ -567,6 +571,8 @@ struct paimon_wire_result_bytes paimon_wire_commit_messages_serialize_version(co
 // bytes (`data_len` bytes at `data`; `data` may be NULL when `data_len` is 0) are borrowed for
 // the call only. Errors: `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION`,
 // `PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD` (with the field and byte offset),
+// `PAIMON_WIRE_ERROR_CODE_LIMIT_EXCEEDED` (a payload beyond the table's decode limits, see
+// `paimon_wire_table_options_set_decode_limits`; the message names the limit),
 // `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (with the message, field and rule; e.g. a payload
 // written for another table), `PAIMON_WIRE_ERROR_CODE_MERGE_CONFLICT`.
 //
@@ -727,11 +733,19 @@ struct paimon_wire_error *paimon_wire_table_bucket_ids(const struct paimon_wire_
 //
 // Every string is NUL-terminated UTF-8, borrowed for the duration of the call only.
 // Returns a table owned by the caller (free with `paimon_wire_table_free`) or an error:
-// `PAIMON_WIRE_ERROR_CODE_TABLE_NOT_FOUND` when the database or table does not exist,
-// `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for a malformed name or option,
-// `PAIMON_WIRE_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED` for a URI whose backend this build lacks
-// (the message names the cargo feature), `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for a URI scheme no
-// backend serves.
+// - `PAIMON_WIRE_ERROR_CODE_NULL_POINTER` for a NULL string or option array (with
+//   `option_count` > 0);
+// - `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for a string that is not UTF-8, a name that is not
+//   `database.table`, or an invalid catalog option;
+// - `PAIMON_WIRE_ERROR_CODE_TABLE_NOT_FOUND` when the database or table does not exist;
+// - `PAIMON_WIRE_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED` for a URI whose backend this build
+//   lacks (the message names the cargo feature);
+// - `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for a URI scheme no backend serves, or a table or
+//   catalog feature the paimon crate does not support;
+// - `PAIMON_WIRE_ERROR_CODE_IO` when the storage cannot be reached or read;
+// - `PAIMON_WIRE_ERROR_CODE_PAIMON` for any other error of the paimon crate (e.g. a corrupt
+//   schema file);
+// - `PAIMON_WIRE_ERROR_CODE_INTERNAL` when the library's runtime cannot start.
 //
 // # Safety
 // Pointer arguments are NULL or valid as described above.
@@ -812,9 +826,18 @@ void paimon_wire_write_builder_free(struct paimon_wire_write_builder *builder);
 // Ownership of `array` and `schema` moves to this function whenever they are non-NULL, even
 // when it fails: on return both are marked released (`release == NULL`) and the caller must
 // not release them. Rows are routed to their partition and bucket.
-// Returns NULL on success or an error owned by the caller: `PAIMON_WIRE_ERROR_CODE_ARROW` when the
-// structs cannot be imported (released, malformed, not a struct array, null rows), and
-// `PAIMON_WIRE_ERROR_CODE_PAIMON` naming the field when the columns do not match the table.
+// Returns NULL on success or an error owned by the caller: `PAIMON_WIRE_ERROR_CODE_NULL_POINTER`
+// / `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND` for the arguments, `PAIMON_WIRE_ERROR_CODE_ARROW`
+// when the structs cannot be imported (released, malformed, not a struct array, null rows),
+// `PAIMON_WIRE_ERROR_CODE_PAIMON` naming the field when the columns do not match the table, and
+// `PAIMON_WIRE_ERROR_CODE_IO` when writing a file fails.
+//
+// After an error, the writer is unusable: part of the batch may already be in its files (a
+// batch is split by partition and bucket and written piece by piece), so neither writing the
+// batch again nor preparing a commit from this writer is correct. Free it (which deletes the
+// files it has not handed out) and write the whole batch again with a new writer. The
+// argument errors (NULL_POINTER, WRONG_HANDLE_KIND, ARROW) are found before anything is written;
+// the writer stays usable after them.
 //
 // # Safety
 // `write` is NULL or a handle from this library, not used by another thread during the call;
@@ -835,6 +858,12 @@ struct paimon_wire_result_commit_messages paimon_wire_table_write_prepare_commit
 // Frees a writer, discarding anything written since the last `paimon_wire_table_write_prepare_commit`
 // (files already handed out in commit messages are left to the coordinator). NULL is a no-op;
 // a handle of another kind is left untouched.
+//
+// This call blocks: it closes the writer's open files and deletes the ones it has not handed
+// out, on the caller's thread (through the table's runtime). A failure to delete them cannot be
+// returned (the paimon crate's writer reports none); the paimon crate logs it as a warning
+// (see `paimon_wire_set_log_callback`), and the files are orphans that Paimon's orphan-file
+// cleanup removes.
 //
 // # Safety
 // `write` is NULL or a handle from this library, not used again after this call.

@@ -18,6 +18,7 @@ use crate::messages::{
 use crate::result::{ffi_return, guard, guard_void};
 use crate::runtime::SharedRuntime;
 use crate::table::paimon_wire_table;
+use crate::write::check_commit_user;
 
 /// Which writer produced the messages. Only matters for postpone tables (`'bucket' = '-2'`).
 #[repr(C)]
@@ -181,9 +182,13 @@ impl From<CoordinatorError> for FfiError {
 /// combined with `paimon_wire_table_commit_merge` and committed once with
 /// `paimon_wire_table_commit_commit`.
 ///
-/// Errors: `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for tables or bindings the coordinator cannot commit
-/// (format tables, an empty commit user, a fixed-bucket kind on a table that is not a postpone
-/// table), `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for an unknown `write_kind`.
+/// Errors: `PAIMON_WIRE_ERROR_CODE_NULL_POINTER` / `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND` for
+/// the arguments, `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for a commit user that is empty or not
+/// a safe file-name segment (as `paimon_wire_write_builder_new`) or an unknown `write_kind`,
+/// `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for tables or bindings the coordinator cannot commit
+/// (format tables, a fixed-bucket kind on a table that is not a postpone table), and
+/// `PAIMON_WIRE_ERROR_CODE_IO` / `PAIMON_WIRE_ERROR_CODE_PAIMON` when the table's state cannot be
+/// read.
 ///
 /// # Safety
 /// `table` is NULL or a handle from this library; `commit_user` is NULL or a NUL-terminated
@@ -255,6 +260,7 @@ unsafe fn table_commit_new(
                 c_str(commit_user, "commit_user")?,
             )
         };
+        check_commit_user(&table.table, commit_user)?;
         let write_kind = write_kind_arg(write_kind)?;
         let binding = Binding {
             write_kind: write_kind.into(),

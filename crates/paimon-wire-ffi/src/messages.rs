@@ -199,6 +199,8 @@ pub unsafe extern "C" fn paimon_wire_commit_messages_serialize_version(
 /// bytes (`data_len` bytes at `data`; `data` may be NULL when `data_len` is 0) are borrowed for
 /// the call only. Errors: `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION`,
 /// `PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD` (with the field and byte offset),
+/// `PAIMON_WIRE_ERROR_CODE_LIMIT_EXCEEDED` (a payload beyond the table's decode limits, see
+/// `paimon_wire_table_options_set_decode_limits`; the message names the limit),
 /// `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (with the message, field and rule; e.g. a payload
 /// written for another table), `PAIMON_WIRE_ERROR_CODE_MERGE_CONFLICT`.
 ///

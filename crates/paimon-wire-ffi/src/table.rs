@@ -70,11 +70,19 @@ ffi_return!(paimon_wire_result_table, table: *mut paimon_wire_table = std::ptr::
 ///
 /// Every string is NUL-terminated UTF-8, borrowed for the duration of the call only.
 /// Returns a table owned by the caller (free with `paimon_wire_table_free`) or an error:
-/// `PAIMON_WIRE_ERROR_CODE_TABLE_NOT_FOUND` when the database or table does not exist,
-/// `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for a malformed name or option,
-/// `PAIMON_WIRE_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED` for a URI whose backend this build lacks
-/// (the message names the cargo feature), `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for a URI scheme no
-/// backend serves.
+/// - `PAIMON_WIRE_ERROR_CODE_NULL_POINTER` for a NULL string or option array (with
+///   `option_count` > 0);
+/// - `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for a string that is not UTF-8, a name that is not
+///   `database.table`, or an invalid catalog option;
+/// - `PAIMON_WIRE_ERROR_CODE_TABLE_NOT_FOUND` when the database or table does not exist;
+/// - `PAIMON_WIRE_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED` for a URI whose backend this build
+///   lacks (the message names the cargo feature);
+/// - `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for a URI scheme no backend serves, or a table or
+///   catalog feature the paimon crate does not support;
+/// - `PAIMON_WIRE_ERROR_CODE_IO` when the storage cannot be reached or read;
+/// - `PAIMON_WIRE_ERROR_CODE_PAIMON` for any other error of the paimon crate (e.g. a corrupt
+///   schema file);
+/// - `PAIMON_WIRE_ERROR_CODE_INTERNAL` when the library's runtime cannot start.
 ///
 /// # Safety
 /// Pointer arguments are NULL or valid as described above.

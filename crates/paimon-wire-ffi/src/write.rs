@@ -114,6 +114,21 @@ pub struct paimon_wire_result_table_write {
 }
 ffi_return!(paimon_wire_result_table_write, write: *mut paimon_wire_table_write = std::ptr::null_mut());
 
+/// Refuses a commit user the paimon crate refuses (empty, not a safe file-name segment) with
+/// `INVALID_ARGUMENT`: the one rule for write builders and table commits.
+pub(crate) fn check_commit_user(table: &Table, commit_user: &str) -> FfiResult<()> {
+    if commit_user.is_empty() {
+        return Err(FfiError::invalid_argument(
+            "argument `commit_user` is empty",
+        ));
+    }
+    table
+        .new_write_builder()
+        .with_commit_user(commit_user)
+        .map(drop)
+        .map_err(WriteBuilderHandle::refused_commit_user)
+}
+
 impl WriteBuilderHandle {
     fn refused_commit_user(e: paimon_wire_core::paimon::Error) -> FfiError {
         FfiError::new(
@@ -183,6 +198,7 @@ pub unsafe extern "C" fn paimon_wire_write_builder_new(
                 c_str(commit_user, "commit_user")?,
             )
         };
+        check_commit_user(&table.table, commit_user)?;
         let handle = WriteBuilderHandle {
             table: table.table.clone(),
             runtime: table.runtime.clone(),
@@ -292,9 +308,18 @@ fn arrow_error(message: &str) -> FfiError {
 /// Ownership of `array` and `schema` moves to this function whenever they are non-NULL, even
 /// when it fails: on return both are marked released (`release == NULL`) and the caller must
 /// not release them. Rows are routed to their partition and bucket.
-/// Returns NULL on success or an error owned by the caller: `PAIMON_WIRE_ERROR_CODE_ARROW` when the
-/// structs cannot be imported (released, malformed, not a struct array, null rows), and
-/// `PAIMON_WIRE_ERROR_CODE_PAIMON` naming the field when the columns do not match the table.
+/// Returns NULL on success or an error owned by the caller: `PAIMON_WIRE_ERROR_CODE_NULL_POINTER`
+/// / `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND` for the arguments, `PAIMON_WIRE_ERROR_CODE_ARROW`
+/// when the structs cannot be imported (released, malformed, not a struct array, null rows),
+/// `PAIMON_WIRE_ERROR_CODE_PAIMON` naming the field when the columns do not match the table, and
+/// `PAIMON_WIRE_ERROR_CODE_IO` when writing a file fails.
+///
+/// After an error, the writer is unusable: part of the batch may already be in its files (a
+/// batch is split by partition and bucket and written piece by piece), so neither writing the
+/// batch again nor preparing a commit from this writer is correct. Free it (which deletes the
+/// files it has not handed out) and write the whole batch again with a new writer. The
+/// argument errors (NULL_POINTER, WRONG_HANDLE_KIND, ARROW) are found before anything is written;
+/// the writer stays usable after them.
 ///
 /// # Safety
 /// `write` is NULL or a handle from this library, not used by another thread during the call;
@@ -347,6 +372,12 @@ pub unsafe extern "C" fn paimon_wire_table_write_prepare_commit(
 /// Frees a writer, discarding anything written since the last `paimon_wire_table_write_prepare_commit`
 /// (files already handed out in commit messages are left to the coordinator). NULL is a no-op;
 /// a handle of another kind is left untouched.
+///
+/// This call blocks: it closes the writer's open files and deletes the ones it has not handed
+/// out, on the caller's thread (through the table's runtime). A failure to delete them cannot be
+/// returned (the paimon crate's writer reports none); the paimon crate logs it as a warning
+/// (see `paimon_wire_set_log_callback`), and the files are orphans that Paimon's orphan-file
+/// cleanup removes.
 ///
 /// # Safety
 /// `write` is NULL or a handle from this library, not used again after this call.

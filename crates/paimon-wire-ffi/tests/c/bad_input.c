@@ -159,6 +159,8 @@ static void write_errors(paimon_wire_table *orders, paimon_wire_table_commit *co
   expect_error(b.error, PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "`write_kind`", "builder kind 7");
   b = paimon_wire_write_builder_new(orders, "a/b", false, 0);
   expect_error(b.error, PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "commit_user", "builder user a/b");
+  b = paimon_wire_write_builder_new(orders, "", false, 0);
+  expect_error(b.error, PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "commit_user", "builder empty user");
   b = paimon_wire_write_builder_new(orders, "job", false, PAIMON_WIRE_WRITE_KIND_POSTPONE_FIXED_BUCKET);
   expect_error(b.error, PAIMON_WIRE_ERROR_CODE_UNSUPPORTED, "bucket=-2", "fixed kind, append table");
   b = paimon_wire_write_builder_new((const paimon_wire_table *)commit, "job", false, 0);
@@ -384,7 +386,9 @@ static void write_kind_errors(const char *warehouse, const paimon_wire_table *or
   paimon_wire_result_table_commit c = paimon_wire_table_commit_new(orders, "job", false, 9);
   expect_error(c.error, PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "`write_kind`", "commit kind 9");
   c = paimon_wire_table_commit_new(orders, "", false, PAIMON_WIRE_WRITE_KIND_STANDARD);
-  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_UNSUPPORTED, "commit user", "commit empty user");
+  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "commit_user", "commit empty user");
+  c = paimon_wire_table_commit_new(orders, "a/b", false, PAIMON_WIRE_WRITE_KIND_STANDARD);
+  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "commit_user", "commit user a/b");
   c = paimon_wire_table_commit_new(orders, "job", false, PAIMON_WIRE_WRITE_KIND_POSTPONE_FIXED_BUCKET);
   expect_error(c.error, PAIMON_WIRE_ERROR_CODE_UNSUPPORTED, NULL, "fixed-bucket commit, append table");
   c = paimon_wire_table_commit_new(NULL, "job", false, PAIMON_WIRE_WRITE_KIND_STANDARD);

@@ -1,0 +1,160 @@
+//! Every error code of the header is provoked through the C API by some C test program, which
+//! checks the code and that the message names the problem. Most are in tests/c/bad_input.c
+//! (run by tests/valgrind.rs and tests/asan.rs); the ones it cannot reach are provoked here,
+//! by tests/c/error_codes.c. A code added to the enum without a C test fails
+//! `every_error_code_has_a_c_test`.
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use support::{c_program, run_ok, Layout, Warehouse};
+
+/// The constants of `enum paimon_wire_error_code` in the checked-in header.
+fn header_error_codes() -> Vec<String> {
+    let header =
+        std::fs::read_to_string(support::crate_dir().join("include/paimon_wire.h")).unwrap();
+    let codes: Vec<String> = header
+        .lines()
+        .map(str::trim)
+        .filter(|line| line.starts_with("PAIMON_WIRE_ERROR_CODE_") && line.contains('='))
+        .map(|line| line.split_whitespace().next().unwrap().to_string())
+        .collect();
+    assert!(codes.len() >= 20, "{codes:?}");
+    codes
+}
+
+/// Codes no C program can provoke, with the test that covers them instead.
+const COVERED_ELSEWHERE: &[(&str, &str)] = &[(
+    // A Rust panic caught at the boundary: no correct input makes the library panic.
+    "PAIMON_WIRE_ERROR_CODE_INTERNAL",
+    "src/result.rs: a_panic_becomes_an_internal_error",
+)];
+
+/// Whether `code` appears in `source` as a middle argument of a call: a comma before it (after
+/// any whitespace) and right after it.
+fn passed_as_argument(source: &str, code: &str) -> bool {
+    source.match_indices(code).any(|(at, _)| {
+        let before = source[..at].trim_end();
+        let after = &source[at + code.len()..];
+        before.ends_with(',') && after.starts_with(',')
+    })
+}
+
+#[test]
+fn every_error_code_has_a_c_test() {
+    let dir = support::crate_dir().join("tests/c");
+    let sources: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "c"))
+        .map(|path| std::fs::read_to_string(path).unwrap())
+        .collect();
+    let untested: Vec<String> = header_error_codes()
+        .into_iter()
+        .filter(|code| !COVERED_ELSEWHERE.iter().any(|(c, _)| c == code))
+        // A C test expects a code by passing the constant to its check: `..., CODE, ...`.
+        .filter(|code| {
+            !sources
+                .iter()
+                .any(|source| passed_as_argument(source, code))
+        })
+        .collect();
+    assert!(
+        untested.is_empty(),
+        "error codes no C test program expects: {untested:?}"
+    );
+}
+
+/// Runs `error_codes CASE` on a fresh warehouse (with `env` set) and returns its stdout.
+fn provoke(case: &str, env: &[(&str, &Path)]) -> String {
+    let warehouse = Warehouse::new();
+    warehouse.create_orders("orders", Layout::AppendPartitioned);
+    warehouse.create_orders("keyed", Layout::PrimaryKeyFixedBuckets);
+    let program = c_program("error_codes");
+    if env.is_empty() {
+        return run_ok(&program, &[case, warehouse.path()]);
+    }
+    let mut command = Command::new(&program);
+    command.args([case, warehouse.path()]);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let output = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+#[test]
+fn limit_exceeded() {
+    let stdout = provoke("limit_exceeded", &[]);
+    assert!(stdout.starts_with("ok LIMIT_EXCEEDED: "), "{stdout}");
+}
+
+#[test]
+fn io() {
+    let stdout = provoke("io", &[]);
+    assert!(stdout.starts_with("ok IO: "), "{stdout}");
+}
+
+#[test]
+fn identifier_superseded() {
+    let stdout = provoke("identifier_superseded", &[]);
+    assert!(stdout.starts_with("ok IDENTIFIER_SUPERSEDED: "), "{stdout}");
+}
+
+#[test]
+fn identifier_reused() {
+    let stdout = provoke("identifier_reused", &[]);
+    assert!(stdout.starts_with("ok IDENTIFIER_REUSED: "), "{stdout}");
+}
+
+#[test]
+fn unrepresentable() {
+    let stdout = provoke("unrepresentable", &[]);
+    assert!(stdout.starts_with("ok UNREPRESENTABLE: "), "{stdout}");
+}
+
+#[test]
+fn merge_conflict() {
+    let stdout = provoke("merge_conflict", &[]);
+    assert!(stdout.starts_with("ok MERGE_CONFLICT: "), "{stdout}");
+}
+
+#[test]
+fn shared_bucket() {
+    let stdout = provoke("shared_bucket", &[]);
+    assert!(stdout.starts_with("ok SHARED_BUCKET: "), "{stdout}");
+}
+
+/// Every snapshot publication loses the race: the LD_PRELOAD shim of the CLI's crash tests
+/// (`crates/paimon-wire-cli/tests/crash/publish_crash.c`, mode `always-lose`).
+#[test]
+fn commit_conflict() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = support::crate_dir().join("../paimon-wire-cli/tests/crash/publish_crash.c");
+    let shim = dir.path().join("libpublish_crash.so");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let status = Command::new(&cc)
+        .args(["-shared", "-fPIC", "-O1", "-o"])
+        .arg(&shim)
+        .arg(&source)
+        .arg("-ldl")
+        .status()
+        .unwrap();
+    assert!(status.success(), "building {}", source.display());
+    let stdout = provoke(
+        "commit_conflict",
+        &[
+            ("LD_PRELOAD", &shim),
+            ("PAIMON_WIRE_CRASH_AT", Path::new("always-lose")),
+        ],
+    );
+    assert!(stdout.starts_with("ok COMMIT_CONFLICT: "), "{stdout}");
+}
