@@ -70,6 +70,11 @@ int main(int argc, char **argv) {
     table.new_write_builder("job", false, static_cast<paimon_wire_write_kind>(42));
   });
 
+  expect_error("an empty commit user for a writer", PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "",
+               [&] { table.new_write_builder(""); });
+  expect_error("an empty commit user for a commit", PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "",
+               [&] { table.new_commit(""); });
+
   paimon_wire::WriteBuilder builder = table.new_write_builder("job");
   paimon_wire::TableWrite write = builder.new_write();
   expect_error("an Arrow batch already released", PAIMON_WIRE_ERROR_CODE_ARROW, "", [&] {
