@@ -524,7 +524,10 @@ void paimon_wire_error_free(struct paimon_wire_error *error);
 // Registers `callback` to receive the library's log records of `max_level` and more severe
 // (a `paimon_wire_log_level`, or 0 for none), with `user_data` passed back on every call.
 // This is process-wide: it replaces the callback registered before, and NULL (or `max_level`
-// 0) turns logging off, the default. Records come from every table and thread.
+// 0) turns logging off, the default. Records come from every table and thread. DEBUG and
+// TRACE records come only from the paimon crate and this library (targets `paimon::...` and
+// `paimon_wire`): the other crates underneath (object-store clients, request signers, TLS)
+// log credentials at those levels; their INFO, WARN and ERROR records are forwarded.
 //
 // The callback may be called from any thread, also from threads of a table's runtime, and
 // from several threads at once: it must be thread-safe, must return (not `longjmp` out), and

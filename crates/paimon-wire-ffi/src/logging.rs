@@ -64,9 +64,20 @@ static SINK: Mutex<Option<Arc<Sink>>> = Mutex::new(None);
 
 struct CallbackLogger;
 
+/// Whether a record of `target` at `level` may reach the callback. DEBUG and TRACE records come
+/// only from the paimon crate and this library: other dependencies log secrets at those levels
+/// (the S3 request signer prints the access key pair it loaded), which must never leave the
+/// library (SECURITY.md).
+fn forwarded(target: &str, level: log::Level) -> bool {
+    level <= log::Level::Info
+        || target == "paimon"
+        || target.starts_with("paimon::")
+        || target.starts_with("paimon_wire")
+}
+
 impl log::Log for CallbackLogger {
     fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-        metadata.level() <= log::max_level()
+        metadata.level() <= log::max_level() && forwarded(metadata.target(), metadata.level())
     }
 
     fn log(&self, record: &log::Record<'_>) {
@@ -105,7 +116,10 @@ static LOGGER: CallbackLogger = CallbackLogger;
 /// Registers `callback` to receive the library's log records of `max_level` and more severe
 /// (a `paimon_wire_log_level`, or 0 for none), with `user_data` passed back on every call.
 /// This is process-wide: it replaces the callback registered before, and NULL (or `max_level`
-/// 0) turns logging off, the default. Records come from every table and thread.
+/// 0) turns logging off, the default. Records come from every table and thread. DEBUG and
+/// TRACE records come only from the paimon crate and this library (targets `paimon::...` and
+/// `paimon_wire`): the other crates underneath (object-store clients, request signers, TLS)
+/// log credentials at those levels; their INFO, WARN and ERROR records are forwarded.
 ///
 /// The callback may be called from any thread, also from threads of a table's runtime, and
 /// from several threads at once: it must be thread-safe, must return (not `longjmp` out), and

@@ -74,7 +74,9 @@ fn provoke(case: &str, env: &[(&str, &Path)]) -> String {
     warehouse.create_orders("keyed", Layout::PrimaryKeyFixedBuckets);
     let program = c_program("error_codes");
     if env.is_empty() {
-        return run_ok(&program, &[case, warehouse.path()]);
+        let stdout = run_ok(&program, &[case, warehouse.path()]);
+        println!("{stdout}");
+        return stdout;
     }
     let mut command = Command::new(&program);
     command.args([case, warehouse.path()]);
@@ -88,6 +90,7 @@ fn provoke(case: &str, env: &[(&str, &Path)]) -> String {
         "{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    println!("{stdout}");
     stdout
 }
 

@@ -19,6 +19,7 @@ fn run_settings(what: &str) -> (Warehouse, String) {
     let warehouse = Warehouse::new();
     warehouse.create_orders("orders", Layout::AppendPartitioned);
     let stdout = run_ok(&c_program("settings"), &[what, warehouse.path()]);
+    println!("settings {what}:\n{stdout}");
     (warehouse, stdout)
 }
 
@@ -97,6 +98,19 @@ fn the_log_callback_receives_the_librarys_and_the_paimon_crates_records() {
         "{stdout}"
     );
     assert_eq!(value(&stdout, "s3_open_failed"), "1");
+    // The S3 secret key given to the open never reaches the callback (the request signer
+    // logs it at DEBUG; only the paimon crate's and this library's DEBUG records pass).
+    assert!(!stdout.contains("s3cr3t-value"), "{stdout}");
+    for record in &records {
+        let target = record.split("target=").nth(1).unwrap_or("");
+        assert!(
+            record.starts_with("record level=1")
+                || record.starts_with("record level=2")
+                || record.starts_with("record level=3")
+                || target.starts_with("paimon"),
+            "{record}"
+        );
+    }
     assert!(stdout.contains("records_after_unregister=0"), "{stdout}");
 }
 

@@ -144,7 +144,7 @@ static void log_records(const char *warehouse) {
    * open then fails: nothing listens on the endpoint). */
   const char *keys[] = {"s3.endpoint", "s3.region", "s3.access-key", "s3.secret-key",
                         "user-agent.module"};
-  const char *values[] = {"http://127.0.0.1:9", "us-east-1", "key", "secret", "bad\nagent"};
+  const char *values[] = {"http://127.0.0.1:9", "us-east-1", "key", "s3cr3t-value", "bad\nagent"};
   paimon_wire_result_table s3 = paimon_wire_table_open("s3://bucket/warehouse", "db.orders", keys, values, 5);
   printf("s3_open_failed=%d\n", s3.error != NULL);
   paimon_wire_error_free(s3.error);
