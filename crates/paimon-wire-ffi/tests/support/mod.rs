@@ -84,6 +84,70 @@ pub fn c_program(name: &str) -> PathBuf {
     build_c_program(name, "", &[])
 }
 
+/// Compiles `tests/cpp/<name>.cpp` as C++17 (`CXX`, default `c++`, with `-Wall -Wextra
+/// -Werror`) against the checked-in headers (`paimon_wire.hpp` over `paimon_wire.h`) and links
+/// it with the static library. Built once per test process.
+pub fn cpp_program(name: &str) -> PathBuf {
+    build_program(Language::Cpp, Link::Static, name, "", &[])
+}
+
+/// [`c_program`] built with ThreadSanitizer (`-fsanitize=thread`) and linked to the shared
+/// library (`libpaimon_wire.so`, found through an rpath), so that TSan can tell the library's
+/// calls from the program's (`called_from_lib:` in `tests/tsan.supp`). The C side is
+/// instrumented; the Rust library is not (stable Rust cannot build it with TSan).
+pub fn c_program_tsan(name: &str) -> PathBuf {
+    build_program(
+        Language::C,
+        Link::Shared,
+        name,
+        "-tsan",
+        &["-fsanitize=thread", "-fno-omit-frame-pointer"],
+    )
+}
+
+/// How a test program links libpaimon_wire.
+#[derive(Clone, Copy, PartialEq)]
+enum Link {
+    /// `libpaimon_wire.a` and the system libraries it needs: the program runs from anywhere.
+    Static,
+    /// `libpaimon_wire.so`, loaded from a directory next to the program (see
+    /// [`shared_library_dir`]).
+    Shared,
+}
+
+/// A directory holding the shared library under its file name and under its SONAME (which
+/// the dynamic loader looks for), for programs linked with [`Link::Shared`].
+fn shared_library_dir(out_dir: &Path) -> PathBuf {
+    let library = shared_library();
+    let dir = out_dir.join("shared-lib");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&library, dir.join("libpaimon_wire.so"))
+        .unwrap_or_else(|e| panic!("cannot copy {}: {e}", library.display()));
+    let dynamic = Command::new("readelf")
+        .arg("-d")
+        .arg(&library)
+        .output()
+        .expect("readelf (binutils) runs");
+    let dynamic = String::from_utf8_lossy(&dynamic.stdout);
+    if let Some(soname) = dynamic
+        .lines()
+        .find_map(|line| line.split("Library soname: [").nth(1))
+        .and_then(|rest| rest.split(']').next())
+    {
+        if soname != "libpaimon_wire.so" {
+            std::fs::copy(&library, dir.join(soname)).unwrap();
+        }
+    }
+    dir
+}
+
+/// The language of a test program, and so its compiler, standard and source directory.
+#[derive(Clone, Copy)]
+enum Language {
+    C,
+    Cpp,
+}
+
 /// Compiler flags of the AddressSanitizer builds (gcc and clang both take them). LeakSanitizer
 /// is part of AddressSanitizer on Linux.
 const ASAN_FLAGS: &[&str] = &["-fsanitize=address", "-fno-omit-frame-pointer"];
@@ -97,8 +161,21 @@ pub fn c_program_asan(name: &str) -> PathBuf {
 }
 
 fn build_c_program(name: &str, suffix: &str, extra_flags: &[&str]) -> PathBuf {
+    build_program(Language::C, Link::Static, name, suffix, extra_flags)
+}
+
+fn build_program(
+    language: Language,
+    link: Link,
+    name: &str,
+    suffix: &str,
+    extra_flags: &[&str],
+) -> PathBuf {
     static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
-    let key = format!("{name}{suffix}");
+    let key = match language {
+        Language::C => format!("{name}{suffix}"),
+        Language::Cpp => format!("cpp-{name}{suffix}"),
+    };
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, path)) = built.iter().find(|(n, _)| *n == key) {
         return path.clone();
@@ -107,11 +184,19 @@ fn build_c_program(name: &str, suffix: &str, extra_flags: &[&str]) -> PathBuf {
     let out_dir = profile_dir().join("paimon-wire-c-tests");
     std::fs::create_dir_all(&out_dir).unwrap();
     let out = out_dir.join(&key);
-    let source = crate_dir().join("tests/c").join(format!("{name}.c"));
-    let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let output = Command::new(&compiler)
+    let (directory, extension, compiler_variable, default_compiler, standard) = match language {
+        Language::C => ("tests/c", "c", "CC", "cc", "-std=c11"),
+        Language::Cpp => ("tests/cpp", "cpp", "CXX", "c++", "-std=c++17"),
+    };
+    let source = crate_dir()
+        .join(directory)
+        .join(format!("{name}.{extension}"));
+    let compiler =
+        std::env::var(compiler_variable).unwrap_or_else(|_| default_compiler.to_string());
+    let mut command = Command::new(&compiler);
+    command
         .args([
-            "-std=c11",
+            standard,
             "-D_POSIX_C_SOURCE=200809L",
             "-Wall",
             "-Wextra",
@@ -123,9 +208,19 @@ fn build_c_program(name: &str, suffix: &str, extra_flags: &[&str]) -> PathBuf {
         .arg(crate_dir().join("include"))
         .arg("-I")
         .arg(crate_dir().join("tests/c"))
-        .arg(&source)
-        .arg(library)
-        .args(NATIVE_STATIC_LIBS)
+        .arg(&source);
+    match link {
+        Link::Static => command.arg(library).args(NATIVE_STATIC_LIBS),
+        Link::Shared => {
+            let dir = shared_library_dir(&out_dir);
+            command
+                .arg("-L")
+                .arg(&dir)
+                .arg("-lpaimon_wire")
+                .arg(format!("-Wl,-rpath,{}", dir.display()))
+        }
+    };
+    let output = command
         .arg("-Wl,--gc-sections")
         .arg("-o")
         .arg(&out)
