@@ -14,13 +14,17 @@
 //! `run` prints one line, the same format as the Java harness's `commit-bench`:
 //! `commit-bench impl=paimon-wire kind=K payloads=P files=F iterations=N median_ns=T min_ns=T
 //! max_ns=T vmhwm_kb=R`, where `files` counts the data files committed and `vmhwm_kb` is the
-//! process's peak resident set size (`VmHWM` of /proc/self/status) at the end. One process
+//! process's peak resident set size (`VmHWM` of /proc/self/status) at the end. The time of
+//! each stage of each iteration goes to stderr. One process
 //! per workload and size, so peaks do not mix.
 //!
-//! Timed per iteration: opening the table and binding the coordinator, reading every payload
+//! Before the timer, the data and changelog files the payloads add are created empty in the
+//! fresh table (from `DIR/files.list`, which `write` makes): the commit checks that they exist,
+//! in Java as in the paimon crate. Timed per iteration: opening the table and binding the coordinator, reading every payload
 //! file, `Coordinator::deserialize` of each, `merge`, and `commit` (which checks the table's
 //! state first). Not timed: creating the empty table and deleting the warehouse afterwards.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -55,10 +59,18 @@ fn write(args: &[String]) -> Result<(), Error> {
     std::fs::create_dir_all(&dir)?;
     let version = SerializerVersion::V12;
     let mut bytes = 0usize;
+    let mut list = std::io::BufWriter::new(std::fs::File::create(dir.join(FILE_LIST))?);
     let mut write_one = |i: usize, messages: Vec<paimon_wire::CommitMessage>| {
         let payload = serialize_list(&messages, version)?;
         bytes += payload.len();
         std::fs::write(dir.join(format!("{i:07}.bin")), payload)?;
+        for m in &messages {
+            // The workloads' partition rows are one INT (`dt`): arity, null bits, the slot.
+            let dt = i32::from_le_bytes(m.partition[12..16].try_into()?);
+            for f in m.new_files.iter().chain(&m.new_changelog_files) {
+                writeln!(list, "dt={dt}/bucket-{}/{}", m.bucket, f.file_name)?;
+            }
+        }
         Ok::<_, Error>(())
     };
     let count = match kind.as_str() {
@@ -81,6 +93,7 @@ fn write(args: &[String]) -> Result<(), Error> {
         }
         _ => return Err(format!("unknown workload {kind}").into()),
     };
+    list.flush()?;
     println!(
         "{}: {count} payloads at v{version}, {bytes} bytes",
         dir.display()
@@ -104,10 +117,32 @@ fn payload_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     Ok(files)
 }
 
+/// The list `write` makes of every data and changelog file the payloads add, one path
+/// relative to the table directory a line.
+const FILE_LIST: &str = "files.list";
+
+/// Creates every file of `dir`'s file list, empty, under `table_dir`: the commit checks that
+/// the files it adds exist (the paimon crate's filter-and-commit path, as Java's
+/// `filterAndCommit` does), and workers would have written them.
+fn create_listed_files(dir: &Path, table_dir: &Path) -> Result<(), Error> {
+    let list = std::fs::read_to_string(dir.join(FILE_LIST))?;
+    let mut made = std::collections::HashSet::new();
+    for line in list.lines() {
+        let path = table_dir.join(line);
+        let parent = path.parent().ok_or("a listed file without a directory")?;
+        if made.insert(parent.to_path_buf()) {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::File::create(&path)?;
+    }
+    Ok(())
+}
+
 /// One commit of every payload file on a fresh table: the timed part and the data files
 /// committed.
 async fn commit_once(
     kind: &str,
+    dir: &Path,
     files: &[PathBuf],
     version: SerializerVersion,
 ) -> Result<(Duration, usize), Error> {
@@ -118,6 +153,7 @@ async fn commit_once(
         "pk" => create_pk_table(path).await?,
         _ => return Err(format!("unknown workload {kind}").into()),
     };
+    create_listed_files(dir, &warehouse.path().join("db.db").join(&name[3..]))?;
     let start = Instant::now();
     let table = open_table(path, name).await?;
     let coordinator = Coordinator::bind(table, Binding::append("coordinator-e2e")).await?;
@@ -126,10 +162,18 @@ async fn commit_once(
         let payload = std::fs::read(file)?;
         parts.push(coordinator.deserialize(version, &payload)?);
     }
+    let decoded = start.elapsed();
     let merged = coordinator.merge(parts)?;
     let data_files = merged.data_file_count();
+    let merged_at = start.elapsed();
     let outcome = coordinator.commit(merged, 1).await?;
     let elapsed = start.elapsed();
+    eprintln!(
+        "stages: open+bind+read+decode+validate {:.3} s, merge {:.3} s, commit {:.3} s",
+        decoded.as_secs_f64(),
+        (merged_at - decoded).as_secs_f64(),
+        (elapsed - merged_at).as_secs_f64()
+    );
     if outcome != (CommitOutcome::Committed { snapshot_id: 1 }) {
         return Err(format!("expected snapshot 1 committed, got {outcome:?}").into());
     }
@@ -176,7 +220,8 @@ fn run(args: &[String]) -> Result<(), Error> {
     let mut times = Vec::with_capacity(iterations);
     let mut data_files = 0;
     for i in 0..warmup + iterations {
-        let (elapsed, committed) = runtime.block_on(commit_once(kind, &files, version))?;
+        let (elapsed, committed) =
+            runtime.block_on(commit_once(kind, Path::new(dir), &files, version))?;
         data_files = committed;
         if i >= warmup {
             times.push(elapsed);

@@ -33,8 +33,9 @@ import java.util.stream.Stream;
  * commit-bench --kind append|pk [--version 12] [--warmup-seconds 20] [--iterations 5] DIR
  * </pre>
  *
- * <p>Every iteration makes a fresh table in a new temp warehouse (not timed; the same schema as
- * the Rust side's {@code create_w3_table} / {@code create_pk_table}), then times: opening the
+ * <p>Every iteration makes a fresh table in a new temp warehouse and creates the data and
+ * changelog files the payloads add, empty, from {@code DIR/files.list} (not timed; the same
+ * schema as the Rust side's {@code create_w3_table} / {@code create_pk_table}), then times: opening the
  * table, a {@code StreamTableCommit}, reading every {@code DIR/*.bin} payload file and
  * {@code CommitMessageSerializer.deserializeList} of each, and one {@code filterAndCommit} of all
  * messages under identifier 1 (which writes the manifests and snapshot 1). {@code
@@ -130,6 +131,9 @@ final class CommitBench {
                 Identifier id = Identifier.create("db", kind.equals("pk") ? "pk" : "w3");
                 catalog.createDatabase("db", true);
                 catalog.createTable(id, schema(kind), false);
+                createListedFiles(
+                        files.get(0).getParent(),
+                        warehouse.resolve("db.db").resolve(id.getObjectName()));
 
                 long start = System.nanoTime();
                 Table table = catalog.getTable(id);
@@ -166,6 +170,22 @@ final class CommitBench {
             try (Stream<Path> walk = Files.walk(warehouse)) {
                 walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
+        }
+    }
+
+    /**
+     * Creates every file of {@code DIR/files.list} (written by {@code coordinator-e2e write}: the
+     * data and changelog files the payloads add, relative to the table directory), empty:
+     * filterAndCommit checks that the files it adds exist, and workers would have written them.
+     */
+    private static void createListedFiles(Path dir, Path tableDir) throws IOException {
+        java.util.Set<Path> made = new java.util.HashSet<>();
+        for (String line : Files.readAllLines(dir.resolve("files.list"))) {
+            Path file = tableDir.resolve(line);
+            if (made.add(file.getParent())) {
+                Files.createDirectories(file.getParent());
+            }
+            Files.createFile(file);
         }
     }
 
