@@ -32,6 +32,9 @@ struct Row {
     load: String,
 }
 
+/// One line of a plot: its name, its colour and its (x, y) points.
+type Series<'a> = (&'a str, &'a str, Vec<(f64, f64)>);
+
 fn parse_rows(text: &str) -> Result<Vec<Row>, Error> {
     let mut rows = Vec::new();
     for line in text.lines().filter(|l| l.starts_with("commit-bench ")) {
@@ -136,7 +139,7 @@ fn panel(
     (x0, y0, w, h): (f64, f64, f64, f64),
     title: &str,
     unit: &str,
-    series: &[(&str, &str, Vec<(f64, f64)>)],
+    series: &[Series],
 ) {
     let points = series.iter().flat_map(|s| s.2.iter());
     let (mut x_min, mut x_max, mut y_min, mut y_max) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
@@ -250,7 +253,7 @@ fn scale_svg(rows: &[Row], caption: &str) -> String {
     let mut implementations: Vec<&str> = rows.iter().map(|r| r.implementation.as_str()).collect();
     implementations.dedup();
     let colours = ["#1f77b4", "#d62728", "#2ca02c"];
-    let series = |value: fn(&Row) -> f64| -> Vec<(&str, &str, Vec<(f64, f64)>)> {
+    let series = |value: fn(&Row) -> f64| -> Vec<Series> {
         implementations
             .iter()
             .zip(colours.iter().cycle())
