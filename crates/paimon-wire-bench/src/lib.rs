@@ -165,10 +165,84 @@ pub const W3_WORKERS: usize = 1_000;
 /// new files (100,000 files in all, every name distinct). The messages fit the table
 /// [`create_w3_table`] makes, so validation passes.
 pub fn w3_workers() -> Vec<Vec<CommitMessage>> {
+    append_workers(W3_WORKERS).collect()
+}
+
+/// What `workers` workers of one append job send the coordinator, one payload (one message
+/// of 100 new files, for the [`create_w3_table`] table) at a time, so a caller can write
+/// millions of files without holding them. The first 1,000 payloads are W3's.
+pub fn append_workers(workers: usize) -> impl Iterator<Item = Vec<CommitMessage>> {
     let mut rng = Seeded::new(3);
-    (0..W3_WORKERS)
-        .map(|i| vec![append_message(&mut rng, i)])
-        .collect()
+    (0..workers).map(move |i| vec![append_message(&mut rng, i)])
+}
+
+/// Payloads of the primary-key coordinator workload (`pk`).
+pub const PK_WORKERS: usize = 1_000;
+/// Buckets of the [`create_pk_table`] table.
+pub const PK_BUCKETS: usize = 16;
+/// Columns of the [`create_pk_table`] table (all have value statistics).
+pub const PK_VALUE_COLUMNS: usize = 10;
+
+/// The primary-key coordinator workload: what 1,000 workers of a job writing a fixed-bucket
+/// primary-key table ([`create_pk_table`]) send, W2-style files (key statistics on 2 columns,
+/// value statistics on 10) but only what a fresh table can take: each payload is one message
+/// of 8 new level-0 data files and 4 changelog files for its own partition and bucket
+/// (payload `i` writes `dt = 20260000 + i / 16`, bucket `i % 16`), so no two payloads write
+/// one bucket. W2's compaction and deletion-vector files are left out: they name files that
+/// must already be live in the table.
+pub fn pk_workers() -> impl Iterator<Item = Vec<CommitMessage>> {
+    let mut rng = Seeded::new(4);
+    (0..PK_WORKERS).map(move |i| {
+        let files = |n: usize, kind: &str, rng: &mut Seeded| -> Vec<DataFileMeta> {
+            (0..n)
+                .map(|_| {
+                    let name = file_name(rng, kind);
+                    data_file(rng, name, PK_VALUE_COLUMNS, 2)
+                })
+                .collect()
+        };
+        let mut m = CommitMessage::new(
+            partition_row(W1_FIRST_DAY + (i / PK_BUCKETS) as i32),
+            (i % PK_BUCKETS) as i32,
+            files(8, "data", &mut rng),
+        );
+        m.new_changelog_files = files(4, "changelog", &mut rng);
+        vec![m]
+    })
+}
+
+/// Creates the `pk` workload's table `db.pk` in a filesystem warehouse at `warehouse` and
+/// returns its name: `dt INT, k0 BIGINT, k1 BIGINT, v0 .. v6 BIGINT` (10 columns), primary key
+/// `(dt, k0, k1)`, partitioned by `dt`, 16 fixed buckets. Java's `commit-bench` makes the same
+/// table.
+pub async fn create_pk_table(warehouse: &str) -> paimon_wire::paimon::Result<&'static str> {
+    use paimon_wire::paimon::catalog::{Catalog, Identifier};
+    use paimon_wire::paimon::spec::{BigIntType, DataType, IntType, Schema};
+    use paimon_wire::paimon::{CatalogOptions, FileSystemCatalog, Options};
+
+    let mut options = Options::new();
+    options.set(CatalogOptions::WAREHOUSE, warehouse);
+    let catalog = FileSystemCatalog::new(options)?;
+    catalog
+        .create_database("db", true, std::collections::HashMap::new())
+        .await?;
+    let bigint = || DataType::BigInt(BigIntType::with_nullable(false));
+    let mut schema = Schema::builder()
+        .column("dt", DataType::Int(IntType::with_nullable(false)))
+        .column("k0", bigint())
+        .column("k1", bigint());
+    for c in 0..PK_VALUE_COLUMNS - 3 {
+        schema = schema.column(format!("v{c}"), DataType::BigInt(BigIntType::new()));
+    }
+    let schema = schema
+        .partition_keys(["dt"])
+        .primary_key(["dt", "k0", "k1"])
+        .option("bucket", PK_BUCKETS.to_string())
+        .build()?;
+    catalog
+        .create_table(&Identifier::new("db", "pk"), schema, false)
+        .await?;
+    Ok("db.pk")
 }
 
 /// Creates the W3 table `db.w3` in a filesystem warehouse at `warehouse` and returns the

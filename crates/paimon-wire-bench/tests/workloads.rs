@@ -57,3 +57,51 @@ fn w3_payloads_validate_and_merge_against_the_w3_table() {
     assert_eq!(merged.len(), 40);
     assert_eq!(merged.data_file_count(), 40 * 100);
 }
+
+/// The primary-key workload of `coordinator-e2e` commits on the table `create_pk_table` makes:
+/// its payloads pass validation, no two write one bucket, and the commit makes snapshot 1
+/// (otherwise the end-to-end benchmark would time an error path). Its first 48 payloads: three
+/// partitions of 16 buckets, with the files they add created empty.
+#[test]
+fn pk_payloads_commit_on_the_pk_table() {
+    use paimon_wire::coordinator::CommitOutcome;
+    use paimon_wire_bench::{create_pk_table, pk_workers, PK_WORKERS};
+
+    let workers: Vec<_> = pk_workers().collect();
+    assert_eq!(workers.len(), PK_WORKERS);
+    let version = SerializerVersion::V12;
+    let warehouse = tempfile::tempdir().unwrap();
+    let path = warehouse.path().to_str().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let outcome = runtime.block_on(async {
+        let name = create_pk_table(path).await.unwrap();
+        // The commit checks that the files it adds exist: create them empty, as
+        // `coordinator-e2e` does.
+        for m in workers[..48].iter().flatten() {
+            let dt = i32::from_le_bytes(m.partition[12..16].try_into().unwrap());
+            let bucket_dir = warehouse
+                .path()
+                .join(format!("db.db/pk/dt={dt}/bucket-{}", m.bucket));
+            std::fs::create_dir_all(&bucket_dir).unwrap();
+            for f in m.new_files.iter().chain(&m.new_changelog_files) {
+                std::fs::File::create(bucket_dir.join(&f.file_name)).unwrap();
+            }
+        }
+        let table = open_table(path, name).await.unwrap();
+        let coordinator = Coordinator::bind(table, Binding::append("pk-test"))
+            .await
+            .unwrap();
+        let parts = workers[..48].iter().map(|messages| {
+            let payload = serialize_list(messages, version).unwrap();
+            coordinator.deserialize(version, &payload).unwrap()
+        });
+        let merged = coordinator.merge(parts).unwrap();
+        assert_eq!(merged.len(), 48);
+        assert_eq!(merged.data_file_count(), 48 * 8);
+        coordinator.commit(merged, 1).await.unwrap()
+    });
+    assert_eq!(outcome, CommitOutcome::Committed { snapshot_id: 1 });
+}

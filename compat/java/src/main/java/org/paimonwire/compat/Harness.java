@@ -27,6 +27,7 @@ import java.util.Properties;
  * verify --batch LIST          (LIST lines: "VERSION SEED COUNT SHAPE FILE", '#' comments)
  * reserialize --version V IN.bin OUT.bin
  * bench --version V [--warmup-seconds S] [--iterations N] [--min-iteration-ms MS] F.bin ...
+ * commit-bench --kind append|pk [--version V] [--warmup-seconds S] [--iterations N] DIR   (2.0.0)
  * </pre>
  */
 public final class Harness {
@@ -72,8 +73,11 @@ public final class Harness {
                                 Long.parseLong(a.opt("--min-iteration-ms", "300")),
                                 a.positional);
                 break;
+            case "commit-bench": // CommitBench.java, 2.0 only: the coordinator end to end
+                rc = releaseCommand("org.paimonwire.compat.CommitBench", cmd, a);
+                break;
             default:
-                rc = tableCommand(cmd, a);
+                rc = releaseCommand("org.paimonwire.compat.TableOps", cmd, a);
         }
         System.out.flush();
         System.exit(rc);
@@ -269,11 +273,14 @@ public final class Harness {
 
     // ------------------------------------------------------------------ table commands
 
-    /** Runs a whole-table command of the release's TableOps, if it has one, or prints usage. */
-    private static int tableCommand(String cmd, Args a) throws Exception {
+    /**
+     * Runs a command of a release-specific class (TableOps, CommitBench), if the release has it,
+     * or prints usage.
+     */
+    private static int releaseCommand(String className, String cmd, Args a) throws Exception {
         Class<?> ops;
         try {
-            ops = Class.forName("org.paimonwire.compat.TableOps");
+            ops = Class.forName(className);
         } catch (ClassNotFoundException e) {
             usage();
             return 2;

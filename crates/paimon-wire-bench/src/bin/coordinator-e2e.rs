@@ -1,0 +1,241 @@
+//! The coordinator's whole job, end to end, on payload files (issue 15): read each worker's
+//! payload file, decode and validate it (`Coordinator::deserialize`), merge, and commit once
+//! (manifests, manifest lists and the snapshot written) on a fresh real local table.
+//!
+//! ```text
+//! coordinator-e2e write append|pk DIR [PAYLOADS]
+//!     writes the workload's payload files DIR/NNNNNNN.bin at version 12 (the version Paimon
+//!     2.0.0 reads): `append` = W3-style payloads (one message of 100 new files each; 1,000
+//!     payloads by default, i.e. W3), `pk` = the primary-key workload (1,000 payloads)
+//! coordinator-e2e run append|pk DIR [--iterations N] [--warmup N] [--version V]
+//!     times N commits (after N warm-up ones), each on a fresh table in a new temp warehouse
+//! ```
+//!
+//! `run` prints one line, the same format as the Java harness's `commit-bench`:
+//! `commit-bench impl=paimon-wire kind=K payloads=P files=F iterations=N median_ns=T min_ns=T
+//! max_ns=T vmhwm_kb=R`, where `files` counts the data files committed and `vmhwm_kb` is the
+//! process's peak resident set size (`VmHWM` of /proc/self/status) at the end. The time of
+//! each stage of each iteration goes to stderr. One process
+//! per workload and size, so peaks do not mix.
+//!
+//! Before the timer, the data and changelog files the payloads add are created empty in the
+//! fresh table (from `DIR/files.list`, which `write` makes): the commit checks that they exist,
+//! in Java as in the paimon crate. Timed per iteration: opening the table and binding the coordinator, reading every payload
+//! file, `Coordinator::deserialize` of each, `merge`, and `commit` (which checks the table's
+//! state first). Not timed: creating the empty table and deleting the warehouse afterwards.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use paimon_wire::coordinator::{open_table, Binding, CommitOutcome, Coordinator};
+use paimon_wire::{serialize_list, SerializerVersion};
+use paimon_wire_bench::{append_workers, create_pk_table, create_w3_table, pk_workers};
+
+/// With the `mimalloc` feature the whole process allocates through mimalloc.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+type Error = Box<dyn std::error::Error>;
+
+const USAGE: &str = "usage: coordinator-e2e write append|pk DIR [PAYLOADS] | \
+    coordinator-e2e run append|pk DIR [--iterations N] [--warmup N] [--version V]";
+
+fn main() -> Result<(), Error> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("write") => write(&args[1..]),
+        Some("run") => run(&args[1..]),
+        _ => Err(USAGE.into()),
+    }
+}
+
+fn write(args: &[String]) -> Result<(), Error> {
+    let [kind, dir, rest @ ..] = args else {
+        return Err(USAGE.into());
+    };
+    let dir = PathBuf::from(dir);
+    std::fs::create_dir_all(&dir)?;
+    let version = SerializerVersion::V12;
+    let mut bytes = 0usize;
+    let mut list = std::io::BufWriter::new(std::fs::File::create(dir.join(FILE_LIST))?);
+    let mut write_one = |i: usize, messages: Vec<paimon_wire::CommitMessage>| {
+        let payload = serialize_list(&messages, version)?;
+        bytes += payload.len();
+        std::fs::write(dir.join(format!("{i:07}.bin")), payload)?;
+        for m in &messages {
+            // The workloads' partition rows are one INT (`dt`): arity, null bits, the slot.
+            let dt = i32::from_le_bytes(m.partition[12..16].try_into()?);
+            for f in m.new_files.iter().chain(&m.new_changelog_files) {
+                writeln!(list, "dt={dt}/bucket-{}/{}", m.bucket, f.file_name)?;
+            }
+        }
+        Ok::<_, Error>(())
+    };
+    let count = match kind.as_str() {
+        "append" => {
+            let payloads = match rest {
+                [] => paimon_wire_bench::W3_WORKERS,
+                [n] => n.parse()?,
+                _ => return Err(USAGE.into()),
+            };
+            for (i, messages) in append_workers(payloads).enumerate() {
+                write_one(i, messages)?;
+            }
+            payloads
+        }
+        "pk" => {
+            for (i, messages) in pk_workers().enumerate() {
+                write_one(i, messages)?;
+            }
+            paimon_wire_bench::PK_WORKERS
+        }
+        _ => return Err(format!("unknown workload {kind}").into()),
+    };
+    list.flush()?;
+    println!(
+        "{}: {count} payloads at v{version}, {bytes} bytes",
+        dir.display()
+    );
+    Ok(())
+}
+
+/// The payload files of `dir`, in name order.
+fn payload_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .filter(|p| {
+            p.as_ref()
+                .map_or(true, |p| p.extension() == Some("bin".as_ref()))
+        })
+        .collect::<Result<_, _>>()?;
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("no payload files (*.bin) in {}", dir.display()).into());
+    }
+    Ok(files)
+}
+
+/// The list `write` makes of every data and changelog file the payloads add, one path
+/// relative to the table directory a line.
+const FILE_LIST: &str = "files.list";
+
+/// Creates every file of `dir`'s file list, empty, under `table_dir`: the commit checks that
+/// the files it adds exist (the paimon crate's filter-and-commit path, as Java's
+/// `filterAndCommit` does), and workers would have written them.
+fn create_listed_files(dir: &Path, table_dir: &Path) -> Result<(), Error> {
+    let list = std::fs::read_to_string(dir.join(FILE_LIST))?;
+    let mut made = std::collections::HashSet::new();
+    for line in list.lines() {
+        let path = table_dir.join(line);
+        let parent = path.parent().ok_or("a listed file without a directory")?;
+        if made.insert(parent.to_path_buf()) {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::File::create(&path)?;
+    }
+    Ok(())
+}
+
+/// One commit of every payload file on a fresh table: the timed part and the data files
+/// committed.
+async fn commit_once(
+    kind: &str,
+    dir: &Path,
+    files: &[PathBuf],
+    version: SerializerVersion,
+) -> Result<(Duration, usize), Error> {
+    let warehouse = tempfile::tempdir()?;
+    let path = warehouse.path().to_str().ok_or("temp dir is not UTF-8")?;
+    let name = match kind {
+        "append" => create_w3_table(path).await?,
+        "pk" => create_pk_table(path).await?,
+        _ => return Err(format!("unknown workload {kind}").into()),
+    };
+    create_listed_files(dir, &warehouse.path().join("db.db").join(&name[3..]))?;
+    let start = Instant::now();
+    let table = open_table(path, name).await?;
+    let coordinator = Coordinator::bind(table, Binding::append("coordinator-e2e")).await?;
+    let mut parts = Vec::with_capacity(files.len());
+    for file in files {
+        let payload = std::fs::read(file)?;
+        parts.push(coordinator.deserialize(version, &payload)?);
+    }
+    let decoded = start.elapsed();
+    let merged = coordinator.merge(parts)?;
+    let data_files = merged.data_file_count();
+    let merged_at = start.elapsed();
+    let outcome = coordinator.commit(merged, 1).await?;
+    let elapsed = start.elapsed();
+    eprintln!(
+        "stages: open+bind+read+decode+validate {:.3} s, merge {:.3} s, commit {:.3} s",
+        decoded.as_secs_f64(),
+        (merged_at - decoded).as_secs_f64(),
+        (elapsed - merged_at).as_secs_f64()
+    );
+    if outcome != (CommitOutcome::Committed { snapshot_id: 1 }) {
+        return Err(format!("expected snapshot 1 committed, got {outcome:?}").into());
+    }
+    Ok((elapsed, data_files))
+}
+
+/// The peak resident set size of this process so far, in KiB (`VmHWM`).
+fn peak_rss_kib() -> Result<u64, Error> {
+    let status = std::fs::read_to_string("/proc/self/status")?;
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .ok_or("no VmHWM in /proc/self/status")?;
+    Ok(line
+        .trim_start_matches("VmHWM:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()?)
+}
+
+fn run(args: &[String]) -> Result<(), Error> {
+    let [kind, dir, options @ ..] = args else {
+        return Err(USAGE.into());
+    };
+    let (mut iterations, mut warmup, mut version) = (5usize, 1usize, SerializerVersion::V12);
+    let mut options = options.iter();
+    while let Some(option) = options.next() {
+        let value = options.next().ok_or(USAGE)?;
+        match option.as_str() {
+            "--iterations" => iterations = value.parse()?,
+            "--warmup" => warmup = value.parse()?,
+            "--version" => version = SerializerVersion::try_from(value.parse::<i32>()?)?,
+            _ => return Err(USAGE.into()),
+        }
+    }
+    if iterations == 0 {
+        return Err("--iterations must be at least 1".into());
+    }
+    let files = payload_files(Path::new(dir))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let mut times = Vec::with_capacity(iterations);
+    let mut data_files = 0;
+    for i in 0..warmup + iterations {
+        let (elapsed, committed) =
+            runtime.block_on(commit_once(kind, Path::new(dir), &files, version))?;
+        data_files = committed;
+        if i >= warmup {
+            times.push(elapsed);
+        }
+    }
+    times.sort();
+    println!(
+        "commit-bench impl=paimon-wire kind={kind} payloads={} files={data_files} iterations={iterations} \
+         median_ns={} min_ns={} max_ns={} vmhwm_kb={}",
+        files.len(),
+        times[times.len() / 2].as_nanos(),
+        times[0].as_nanos(),
+        times[times.len() - 1].as_nanos(),
+        peak_rss_kib()?
+    );
+    Ok(())
+}

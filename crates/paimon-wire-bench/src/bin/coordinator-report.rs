@@ -1,0 +1,332 @@
+//! The end-to-end coordinator tables and the scale-curve plot (issue 15) from the
+//! `commit-bench` lines of `coordinator-e2e run` (Rust) and the Java harness's `commit-bench`:
+//!
+//! ```text
+//! coordinator-report --e2e FILE --scale FILE [--svg OUT.svg]
+//! ```
+//!
+//! Each line is `commit-bench impl=I kind=K payloads=P files=F iterations=N median_ns=T
+//! min_ns=T max_ns=T vmhwm_kb=R load=L1/L5/L15` (`scripts/bench` appends the load average
+//! read right after the process ended). Prints two Markdown tables: the end-to-end rows of
+//! `--e2e` with the ratio of Java's median to paimon-wire's for the same workload, and the
+//! scale curve of `--scale`. With `--svg`, also draws the scale curve (time and peak RSS
+//! against files, both axes logarithmic) as a self-contained SVG.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+type Error = Box<dyn std::error::Error>;
+
+/// One `commit-bench` line.
+#[derive(Debug, Clone)]
+struct Row {
+    implementation: String,
+    kind: String,
+    payloads: u64,
+    files: u64,
+    iterations: u64,
+    median_s: f64,
+    min_s: f64,
+    max_s: f64,
+    peak_rss_mb: f64,
+    load: String,
+}
+
+/// One line of a plot: its name, its colour and its (x, y) points.
+type Series<'a> = (&'a str, &'a str, Vec<(f64, f64)>);
+
+fn parse_rows(text: &str) -> Result<Vec<Row>, Error> {
+    let mut rows = Vec::new();
+    for line in text.lines().filter(|l| l.starts_with("commit-bench ")) {
+        let fields: BTreeMap<&str, &str> = line
+            .split_whitespace()
+            .skip(1)
+            .filter_map(|f| f.split_once('='))
+            .collect();
+        let get = |k: &str| {
+            fields
+                .get(k)
+                .copied()
+                .ok_or_else(|| format!("no {k}= in {line:?}"))
+        };
+        let number = |k: &str| -> Result<u64, Error> { Ok(get(k)?.parse()?) };
+        let seconds = |k: &str| -> Result<f64, Error> { Ok(number(k)? as f64 / 1e9) };
+        rows.push(Row {
+            implementation: get("impl")?.to_string(),
+            kind: get("kind")?.to_string(),
+            payloads: number("payloads")?,
+            files: number("files")?,
+            iterations: number("iterations")?,
+            median_s: seconds("median_ns")?,
+            min_s: seconds("min_ns")?,
+            max_s: seconds("max_ns")?,
+            // VmHWM is in KiB; MB = 10^6 bytes as in the rest of BENCHMARKS.md.
+            peak_rss_mb: number("vmhwm_kb")? as f64 * 1024.0 / 1e6,
+            load: fields.get("load").unwrap_or(&"?").replace('/', " / "),
+        });
+    }
+    Ok(rows)
+}
+
+fn workload_name(kind: &str) -> &str {
+    match kind {
+        "append" => "W3 (append)",
+        "pk" => "PK (16 buckets)",
+        other => other,
+    }
+}
+
+fn e2e_table(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| workload | implementation | payloads | data files | iterations | median s | min s | max s | peak RSS MB | paimon-wire speed-up vs Java | load average |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+    );
+    for row in rows {
+        let java = rows.iter().find(|r| {
+            r.kind == row.kind && r.files == row.files && r.implementation.starts_with("java")
+        });
+        let ratio = match java {
+            Some(java) if row.implementation == "paimon-wire" => {
+                format!("{:.2}×", java.median_s / row.median_s)
+            }
+            Some(_) => "1×".to_string(),
+            None => "—".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.0} | {ratio} | {} |",
+            workload_name(&row.kind),
+            row.implementation,
+            row.payloads,
+            row.files,
+            row.iterations,
+            row.median_s,
+            row.min_s,
+            row.max_s,
+            row.peak_rss_mb,
+            row.load
+        );
+    }
+    out
+}
+
+fn scale_table(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| data files | payloads | implementation | iterations | median s | µs per file | peak RSS MB | KB per file | load average |\n\
+         |---:|---:|---|---:|---:|---:|---:|---:|---|\n",
+    );
+    for row in rows {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {:.3} | {:.1} | {:.0} | {:.2} | {} |",
+            row.files,
+            row.payloads,
+            row.implementation,
+            row.iterations,
+            row.median_s,
+            row.median_s * 1e6 / row.files as f64,
+            row.peak_rss_mb,
+            row.peak_rss_mb * 1e3 / row.files as f64,
+            row.load
+        );
+    }
+    out
+}
+
+/// A log-log panel of `series` (name, colour, points) at (`x0`, `y0`) of `w` × `h` pixels.
+fn panel(
+    svg: &mut String,
+    (x0, y0, w, h): (f64, f64, f64, f64),
+    title: &str,
+    unit: &str,
+    series: &[Series],
+) {
+    let points = series.iter().flat_map(|s| s.2.iter());
+    let (mut x_min, mut x_max, mut y_min, mut y_max) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for &(x, y) in points {
+        x_min = x_min.min(x);
+        x_max = x_max.max(x);
+        y_min = y_min.min(y);
+        y_max = y_max.max(y);
+    }
+    if x_min > x_max {
+        return;
+    }
+    // Whole decades around the data.
+    let (lx0, lx1) = (
+        x_min.log10().floor(),
+        x_max.log10().ceil().max(x_min.log10().floor() + 1.0),
+    );
+    let (ly0, ly1) = (
+        y_min.log10().floor(),
+        y_max.log10().ceil().max(y_min.log10().floor() + 1.0),
+    );
+    let px = |x: f64| x0 + (x.log10() - lx0) / (lx1 - lx0) * w;
+    let py = |y: f64| y0 + h - (y.log10() - ly0) / (ly1 - ly0) * h;
+    let _ = writeln!(
+        svg,
+        r#"<text x="{}" y="{}" font-size="14" text-anchor="middle">{title}</text>"#,
+        x0 + w / 2.0,
+        y0 - 10.0
+    );
+    let _ = writeln!(
+        svg,
+        r##"<rect x="{x0}" y="{y0}" width="{w}" height="{h}" fill="none" stroke="#444"/>"##
+    );
+    let mut decade = lx0;
+    while decade <= lx1 {
+        let x = px(10f64.powf(decade));
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{x}" y1="{y0}" x2="{x}" y2="{}" stroke="#ddd"/><text x="{x}" y="{}" font-size="11" text-anchor="middle">10^{decade}</text>"##,
+            y0 + h,
+            y0 + h + 15.0
+        );
+        decade += 1.0;
+    }
+    let mut decade = ly0;
+    while decade <= ly1 {
+        let y = py(10f64.powf(decade));
+        let label = format_decade(decade);
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{x0}" y1="{y}" x2="{}" y2="{y}" stroke="#ddd"/><text x="{}" y="{}" font-size="11" text-anchor="end">{label}</text>"##,
+            x0 + w,
+            x0 - 5.0,
+            y + 4.0
+        );
+        decade += 1.0;
+    }
+    let _ = writeln!(
+        svg,
+        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle">data files committed</text>"#,
+        x0 + w / 2.0,
+        y0 + h + 32.0
+    );
+    let _ = writeln!(
+        svg,
+        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle" transform="rotate(-90 {} {})">{unit}</text>"#,
+        x0 - 45.0,
+        y0 + h / 2.0,
+        x0 - 45.0,
+        y0 + h / 2.0
+    );
+    for (i, (name, colour, points)) in series.iter().enumerate() {
+        let path: Vec<String> = points
+            .iter()
+            .map(|&(x, y)| format!("{:.1},{:.1}", px(x), py(y)))
+            .collect();
+        let _ = writeln!(
+            svg,
+            r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2"/>"#,
+            path.join(" ")
+        );
+        for &(x, y) in points {
+            let _ = writeln!(
+                svg,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{colour}"/>"#,
+                px(x),
+                py(y)
+            );
+        }
+        let _ = writeln!(
+            svg,
+            r#"<text x="{}" y="{}" font-size="11" fill="{colour}">{name}</text>"#,
+            x0 + 8.0,
+            y0 + 16.0 + 14.0 * i as f64
+        );
+    }
+}
+
+fn format_decade(decade: f64) -> String {
+    let value = 10f64.powf(decade);
+    if (0.0..4.0).contains(&decade) {
+        format!("{value:.0}")
+    } else if decade < 0.0 {
+        format!("{value}")
+    } else {
+        format!("10^{decade}")
+    }
+}
+
+fn scale_svg(rows: &[Row], caption: &str) -> String {
+    let mut implementations: Vec<&str> = rows.iter().map(|r| r.implementation.as_str()).collect();
+    implementations.dedup();
+    let colours = ["#1f77b4", "#d62728", "#2ca02c"];
+    let series = |value: fn(&Row) -> f64| -> Vec<Series> {
+        implementations
+            .iter()
+            .zip(colours.iter().cycle())
+            .map(|(name, colour)| {
+                let points = rows
+                    .iter()
+                    .filter(|r| r.implementation == *name)
+                    .map(|r| (r.files as f64, value(r)))
+                    .collect();
+                (*name, *colour, points)
+            })
+            .collect()
+    };
+    let mut svg = String::from(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="900" height="420" font-family="sans-serif">
+<rect width="900" height="420" fill="white"/>
+"#,
+    );
+    panel(
+        &mut svg,
+        (80.0, 40.0, 330.0, 290.0),
+        "coordinator time (decode, validate, merge, commit)",
+        "seconds (median)",
+        &series(|r| r.median_s),
+    );
+    panel(
+        &mut svg,
+        (530.0, 40.0, 330.0, 290.0),
+        "peak resident memory",
+        "MB (VmHWM)",
+        &series(|r| r.peak_rss_mb),
+    );
+    let _ = writeln!(
+        svg,
+        r#"<text x="450" y="405" font-size="11" text-anchor="middle">{}</text>"#,
+        caption.replace('&', "&amp;").replace('<', "&lt;")
+    );
+    svg.push_str("</svg>\n");
+    svg
+}
+
+fn main() -> Result<(), Error> {
+    let mut args = std::env::args().skip(1);
+    let (mut e2e, mut scale, mut svg) = (None, None, None);
+    while let Some(flag) = args.next() {
+        let value = args.next().ok_or("a flag without its value")?;
+        match flag.as_str() {
+            "--e2e" => e2e = Some(value),
+            "--scale" => scale = Some(value),
+            "--svg" => svg = Some(value),
+            _ => {
+                return Err("usage: coordinator-report --e2e FILE --scale FILE [--svg OUT]".into())
+            }
+        }
+    }
+    if let Some(path) = e2e {
+        let rows = parse_rows(&std::fs::read_to_string(path)?)?;
+        println!("### The coordinator end to end\n");
+        println!("{}", e2e_table(&rows));
+    }
+    if let Some(path) = scale {
+        let rows = parse_rows(&std::fs::read_to_string(path)?)?;
+        println!("### Scale curve (append table, 100 files per payload)\n");
+        println!("{}", scale_table(&rows));
+        if let Some(out) = svg {
+            let loads: Vec<&str> = rows.iter().map(|r| r.load.as_str()).collect();
+            let caption = format!(
+                "paimon-wire coordinator, fresh local table per run; load averages during the runs: {}",
+                loads.join("; ")
+            );
+            std::fs::write(&out, scale_svg(&rows, &caption))?;
+            println!("Plot: `{out}`\n");
+        }
+    }
+    Ok(())
+}
