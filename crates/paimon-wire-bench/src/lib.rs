@@ -323,3 +323,11 @@ pub fn w2() -> Vec<CommitMessage> {
         })
         .collect()
 }
+
+/// The `key=value` fields of one line of a benchmark's output (words without `=` are skipped),
+/// as the report binaries read the Java harness's and `coordinator-e2e`'s lines.
+pub fn key_value_fields(line: &str) -> std::collections::BTreeMap<&str, &str> {
+    line.split_whitespace()
+        .filter_map(|field| field.split_once('='))
+        .collect()
+}

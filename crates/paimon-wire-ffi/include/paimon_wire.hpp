@@ -87,8 +87,16 @@ class Owner {
   T *handle_ = nullptr;
 };
 
-/// NUL-terminated copies of string_views, kept alive for one C call.
-inline std::string c_string(std::string_view text) { return std::string(text); }
+/// NUL-terminated copies of string_views, kept alive for one C call. A view holding a NUL
+/// byte throws INVALID_ARGUMENT: C would see only the part before it (a commit user cut
+/// short would silently differ from the workers').
+inline std::string c_string(std::string_view text) {
+  if (text.find('\0') != std::string_view::npos) {
+    throw Error(PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT,
+                "a string argument contains a NUL byte: \"" + std::string(text.substr(0, text.find('\0'))) + "\\0...\"");
+  }
+  return std::string(text);
+}
 
 }  // namespace detail
 
@@ -398,9 +406,15 @@ class Table {
   /// The bucket of every row of a batch of a fixed-bucket table. Takes ownership of the
   /// Arrow structs, even when it throws.
   std::vector<int32_t> bucket_ids(ArrowArray *array, ArrowSchema *schema) const {
-    std::vector<int32_t> buckets(array != nullptr && array->length > 0
-                                     ? static_cast<size_t>(array->length)
-                                     : 0);
+    std::vector<int32_t> buckets;
+    try {
+      buckets.resize(array != nullptr && array->length > 0 ? static_cast<size_t>(array->length) : 0);
+    } catch (...) {
+      // The C call takes ownership of the structs; it was never reached, so release them here.
+      if (array != nullptr && array->release != nullptr) array->release(array);
+      if (schema != nullptr && schema->release != nullptr) schema->release(schema);
+      throw;
+    }
     detail::throw_if_error(
         paimon_wire_table_bucket_ids(handle_.get(), array, schema, buckets.data(), buckets.size()));
     return buckets;

@@ -5,7 +5,7 @@
 //! library; it forwards each record to the callback registered last.
 
 use std::ffi::{c_char, c_void, CString};
-use std::sync::{Arc, Mutex, Once};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::{paimon_wire_error, paimon_wire_error_code, FfiError};
 use crate::result::guard;
@@ -152,15 +152,15 @@ pub unsafe extern "C" fn paimon_wire_set_log_callback(
                 )))
             }
         };
-        static INSTALL: Once = Once::new();
-        let mut installed = Ok(());
-        INSTALL.call_once(|| installed = log::set_logger(&LOGGER));
-        installed.map_err(|_| {
-            FfiError::new(
+        // Whether this library's logger is the process's `log` logger, decided once: every
+        // later call sees the same answer (another logger installed first stays in place).
+        static INSTALLED: OnceLock<bool> = OnceLock::new();
+        if !*INSTALLED.get_or_init(|| log::set_logger(&LOGGER).is_ok()) {
+            return Err(FfiError::new(
                 paimon_wire_error_code::Unsupported,
                 "another `log` logger is installed in this copy of the library",
-            )
-        })?;
+            ));
+        }
         let sink = callback.map(|callback| {
             Arc::new(Sink {
                 callback,
@@ -172,7 +172,10 @@ pub unsafe extern "C" fn paimon_wire_set_log_callback(
         } else {
             log::LevelFilter::Off
         };
-        *SINK.lock().unwrap_or_else(|e| e.into_inner()) = sink;
+        // The sink and the level change together, so two threads registering at once leave
+        // one thread's pair.
+        let mut current = SINK.lock().unwrap_or_else(|e| e.into_inner());
+        *current = sink;
         log::set_max_level(filter);
         Ok(())
     })

@@ -111,7 +111,10 @@ pub unsafe extern "C" fn paimon_wire_table_options_set_decode_limits(
 /// `target-file-size`, `commit.max-retries`, ...) for this process's use of the table, as a
 /// job's dynamic options do in Paimon Java; the table's schema is not changed. Setting a key
 /// twice keeps the last value. Returns NULL on success, or `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT`
-/// for an empty key.
+/// for an empty key or one that fixes the table's layout or key order (`bucket`,
+/// `bucket-key`, `primary-key`, `partition`, `partition.default-name`, `merge-engine`,
+/// `sequence.field`, `rowkind.field`, `data-file.path-directory`,
+/// `index-file-in-data-file-dir`, `type`).
 ///
 /// # Safety
 /// `options` is NULL or a handle from this library; `key` and `value` are NULL or
@@ -133,6 +136,12 @@ pub unsafe extern "C" fn paimon_wire_table_options_set_table_option(
         };
         if key.is_empty() {
             return Err(FfiError::invalid_argument("argument `key` is empty"));
+        }
+        if paimon_wire_core::coordinator::is_fixed_table_option(key) {
+            return Err(FfiError::invalid_argument(format!(
+                "table option {key:?} fixes the table's layout or key order and cannot be \
+                 overridden for one job"
+            )));
         }
         settings
             .table_options
@@ -200,7 +209,7 @@ pub unsafe extern "C" fn paimon_wire_table_options_set_thread_name_prefix(
 }
 
 /// Turns the full validation of every Arrow batch given to `paimon_wire_table_write_arrow_batch`
-/// and `paimon_wire_table_bucket_ids` on (the default) or off. The validation reads every
+/// on (the default) or off (`paimon_wire_table_bucket_ids` always validates). The validation reads every
 /// value (offsets in range, UTF-8 strings, ...) to refuse a malformed batch with
 /// `PAIMON_WIRE_ERROR_CODE_ARROW`. Turn it off only for batches from a producer that already
 /// guarantees the Arrow format (an Arrow library's own arrays): with it off, a malformed
@@ -220,4 +229,52 @@ pub unsafe extern "C" fn paimon_wire_table_options_set_arrow_validation(
         settings.validate_arrow = validate;
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::{CStr, CString};
+
+    use super::*;
+    use crate::error::{paimon_wire_error_code, paimon_wire_error_free};
+
+    /// Sets `key` on fresh options: the error's code and message, or None.
+    fn set(key: &str) -> Option<(paimon_wire_error_code, String)> {
+        let options = paimon_wire_table_options_new();
+        let (key, value) = (CString::new(key).unwrap(), CString::new("8").unwrap());
+        // SAFETY: a live handle and NUL-terminated strings; the error and handle are freed once.
+        unsafe {
+            let error =
+                paimon_wire_table_options_set_table_option(options, key.as_ptr(), value.as_ptr());
+            paimon_wire_table_options_free(options);
+            if error.is_null() {
+                return None;
+            }
+            let seen = (
+                (*error).code,
+                CStr::from_ptr((*error).message)
+                    .to_string_lossy()
+                    .into_owned(),
+            );
+            paimon_wire_error_free(error);
+            Some(seen)
+        }
+    }
+
+    #[test]
+    fn options_that_fix_the_tables_layout_or_key_order_are_refused() {
+        for key in [
+            "bucket",
+            "primary-key",
+            "sequence.field",
+            "partition.default-name",
+        ] {
+            let (code, message) = set(key).expect("refused");
+            assert_eq!(code, paimon_wire_error_code::InvalidArgument);
+            assert!(message.contains(key), "{message}");
+        }
+        for key in ["file.format", "target-file-size", "commit.max-retries"] {
+            assert_eq!(set(key), None, "{key} is a job's own option");
+        }
+    }
 }

@@ -85,29 +85,6 @@ fn cpp_errors_are_exceptions_with_the_c_error_code() {
     assert!(stdout.contains("checks=20 "), "{stdout}");
 }
 
-/// The names of the functions `text` declares in `paimon_wire.h` (a line `... name(` that is
-/// not a comment).
-fn declared_functions(header: &str) -> BTreeSet<String> {
-    let mut names = BTreeSet::new();
-    for line in header.lines() {
-        let line = line.trim_start();
-        if line.starts_with("//") || line.starts_with('*') || line.starts_with("/*") {
-            continue;
-        }
-        let Some(open) = line.find('(') else { continue };
-        let before = &line[..open];
-        let name_start = before
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map_or(0, |i| i + 1);
-        let name = &before[name_start..];
-        // A declaration: `<type> name(` with the name right before the parenthesis.
-        if name.starts_with("paimon_") && name_start > 0 {
-            names.insert(name.to_string());
-        }
-    }
-    names
-}
-
 /// The identifiers of C++ source `text`, comments left out (`//` to the end of a line, and
 /// `/* ... */`).
 fn code_identifiers(text: &str) -> BTreeSet<String> {
@@ -142,9 +119,8 @@ fn code_identifiers(text: &str) -> BTreeSet<String> {
 #[test]
 fn the_cpp_header_calls_every_function_of_the_c_header() {
     let include = crate_dir().join("include");
-    let header = std::fs::read_to_string(include.join("paimon_wire.h")).unwrap();
     let wrapper = std::fs::read_to_string(include.join("paimon_wire.hpp")).unwrap();
-    let functions = declared_functions(&header);
+    let functions = support::header_functions();
     // The header declares about thirty functions; a parser that found few is broken.
     assert!(functions.len() >= 25, "{functions:?}");
     let used = code_identifiers(&wrapper);

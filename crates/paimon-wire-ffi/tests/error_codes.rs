@@ -9,21 +9,7 @@ mod support;
 use std::path::Path;
 use std::process::Command;
 
-use support::{c_program, run_ok, Layout, Warehouse};
-
-/// The constants of `enum paimon_wire_error_code` in the checked-in header.
-fn header_error_codes() -> Vec<String> {
-    let header =
-        std::fs::read_to_string(support::crate_dir().join("include/paimon_wire.h")).unwrap();
-    let codes: Vec<String> = header
-        .lines()
-        .map(str::trim)
-        .filter(|line| line.starts_with("PAIMON_WIRE_ERROR_CODE_") && line.contains('='))
-        .map(|line| line.split_whitespace().next().unwrap().to_string())
-        .collect();
-    assert!(codes.len() >= 20, "{codes:?}");
-    codes
-}
+use support::{c_program, run_ok_with_env, Layout, Warehouse};
 
 /// Codes no C program can provoke, with the test that covers them instead.
 const COVERED_ELSEWHERE: &[(&str, &str)] = &[(
@@ -51,7 +37,12 @@ fn every_error_code_has_a_c_test() {
         .filter(|path| path.extension().is_some_and(|e| e == "c"))
         .map(|path| std::fs::read_to_string(path).unwrap())
         .collect();
-    let untested: Vec<String> = header_error_codes()
+    let codes: Vec<String> = support::header_error_codes()
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    assert!(codes.len() >= 20, "{codes:?}");
+    let untested: Vec<String> = codes
         .into_iter()
         .filter(|code| !COVERED_ELSEWHERE.iter().any(|(c, _)| c == code))
         // A C test expects a code by passing the constant to its check: `..., CODE, ...`.
@@ -72,24 +63,7 @@ fn provoke(case: &str, env: &[(&str, &Path)]) -> String {
     let warehouse = Warehouse::new();
     warehouse.create_orders("orders", Layout::AppendPartitioned);
     warehouse.create_orders("keyed", Layout::PrimaryKeyFixedBuckets);
-    let program = c_program("error_codes");
-    if env.is_empty() {
-        let stdout = run_ok(&program, &[case, warehouse.path()]);
-        println!("{stdout}");
-        return stdout;
-    }
-    let mut command = Command::new(&program);
-    command.args([case, warehouse.path()]);
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    let output = command.output().unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
-    assert!(
-        output.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let stdout = run_ok_with_env(&c_program("error_codes"), &[case, warehouse.path()], env);
     println!("{stdout}");
     stdout
 }

@@ -25,21 +25,11 @@ fn run_settings(what: &str) -> (Warehouse, String) {
 
 /// The header's value of an error-code constant.
 fn error_code(name: &str) -> String {
-    let header =
-        std::fs::read_to_string(support::crate_dir().join("include/paimon_wire.h")).unwrap();
-    let line = header
-        .lines()
-        .find(|line| {
-            line.trim_start()
-                .starts_with(&format!("PAIMON_WIRE_ERROR_CODE_{name} ="))
-        })
-        .unwrap_or_else(|| panic!("no PAIMON_WIRE_ERROR_CODE_{name}"));
-    line.split('=')
-        .nth(1)
-        .unwrap()
-        .trim()
-        .trim_end_matches(',')
-        .to_string()
+    let constant = format!("PAIMON_WIRE_ERROR_CODE_{name}");
+    support::header_error_codes()
+        .into_iter()
+        .find_map(|(n, value)| (n == constant).then_some(value))
+        .unwrap_or_else(|| panic!("no {constant}"))
 }
 
 #[test]

@@ -52,10 +52,9 @@ fn exported_symbols() -> BTreeSet<String> {
 /// Names the checked-in header declares at file scope: `(functions, every name)`, every name
 /// being the functions, typedef names, enum constants and macros.
 fn header_names() -> (BTreeSet<String>, BTreeSet<String>) {
-    let header = std::fs::read_to_string(support::crate_dir().join("include/paimon_wire.h"))
-        .expect("header is readable");
+    let header = support::header();
     let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    let mut functions = BTreeSet::new();
+    let functions = support::header_functions();
     let mut names = BTreeSet::new();
     for line in header.lines() {
         let line = line.trim();
@@ -75,16 +74,6 @@ fn header_names() -> (BTreeSet<String>, BTreeSet<String>) {
                 names.insert(name.to_string());
             }
             _ => {}
-        }
-        // A function declaration: `<return type> name(`.
-        if let Some(open) = line.find('(') {
-            let name = line[..open]
-                .split(|c| !is_word(c))
-                .next_back()
-                .unwrap_or("");
-            if name.starts_with("paimon") {
-                functions.insert(name.to_string());
-            }
         }
         // The name closing a typedef: `} name;`.
         if let Some(name) = line

@@ -7,19 +7,6 @@ use std::process::Command;
 
 use support::{c_program, run_ok};
 
-/// The workspace's `version = "..."` (the crate takes `version.workspace = true`).
-fn cargo_version() -> String {
-    let manifest = std::fs::read_to_string(support::crate_dir().join("../../Cargo.toml"))
-        .expect("the workspace Cargo.toml is readable");
-    let line = manifest
-        .lines()
-        .find(|line| line.starts_with("version = "))
-        .expect("the workspace declares a version");
-    line.trim_start_matches("version = ")
-        .trim_matches('"')
-        .to_string()
-}
-
 /// The `key=value` fields of the version program's output.
 fn field<'a>(stdout: &'a str, key: &str) -> &'a str {
     stdout
@@ -31,7 +18,8 @@ fn field<'a>(stdout: &'a str, key: &str) -> &'a str {
 #[test]
 fn header_macros_and_library_report_the_cargo_version_and_one_abi() {
     let stdout = run_ok(&c_program("version"), &[]);
-    let version = cargo_version();
+    // The crate takes `version.workspace = true`: this is the workspace's version.
+    let version = env!("CARGO_PKG_VERSION").to_string();
     assert_eq!(field(&stdout, "header"), version, "{stdout}");
     assert_eq!(field(&stdout, "library"), version, "{stdout}");
     assert_eq!(

@@ -16,7 +16,6 @@
 //! and the `paimon` crate version 14; paimon-wire is measured at both, and the target checks
 //! use the same bytes as the reference (v12 against Java, v14 against the crate).
 
-use std::collections::BTreeMap;
 use std::error::Error;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -104,13 +103,6 @@ fn criterion_rows(dir: &Path, memory: &'static str) -> Result<Vec<Row>, Box<dyn 
     Ok(rows)
 }
 
-/// `key=value` fields of a line.
-fn fields(line: &str) -> BTreeMap<&str, &str> {
-    line.split_whitespace()
-        .filter_map(|field| field.split_once('='))
-        .collect()
-}
-
 /// The Java harness's `bench release=R version=V file=wN-... op=OP bytes=N messages=M
 /// median_ns=T ...` lines.
 fn java_rows(path: &Path) -> Result<Vec<Row>, Box<dyn Error>> {
@@ -119,7 +111,7 @@ fn java_rows(path: &Path) -> Result<Vec<Row>, Box<dyn Error>> {
         if !line.starts_with("bench ") {
             continue;
         }
-        let f = fields(line);
+        let f = paimon_wire_bench::key_value_fields(line);
         let get = |key: &str| {
             f.get(key)
                 .copied()
@@ -335,7 +327,7 @@ fn report<'r>(rows: &'r [Row], memory: &str) -> String {
         }
     }
     for line in memory.lines().filter(|l| l.starts_with("memory ")) {
-        let f = fields(line);
+        let f = paimon_wire_bench::key_value_fields(line);
         let number = |key: &str| f.get(key).and_then(|v| v.parse::<f64>().ok());
         if let (Some(bytes), Some(peak), Some(retained)) =
             (number("bytes"), number("peak_extra"), number("retained"))

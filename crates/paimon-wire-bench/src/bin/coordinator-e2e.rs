@@ -153,7 +153,8 @@ async fn commit_once(
         "pk" => create_pk_table(path).await?,
         _ => return Err(format!("unknown workload {kind}").into()),
     };
-    create_listed_files(dir, &warehouse.path().join("db.db").join(&name[3..]))?;
+    let table_dir = name.split_once('.').map_or(name, |(_, table)| table);
+    create_listed_files(dir, &warehouse.path().join("db.db").join(table_dir))?;
     let start = Instant::now();
     let table = open_table(path, name).await?;
     let coordinator = Coordinator::bind(table, Binding::append("coordinator-e2e")).await?;

@@ -12,7 +12,6 @@
 //! scale curve of `--scale`. With `--svg`, also draws the scale curve (time and peak RSS
 //! against files, both axes logarithmic) as a self-contained SVG.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 type Error = Box<dyn std::error::Error>;
@@ -38,11 +37,7 @@ type Series<'a> = (&'a str, &'a str, Vec<(f64, f64)>);
 fn parse_rows(text: &str) -> Result<Vec<Row>, Error> {
     let mut rows = Vec::new();
     for line in text.lines().filter(|l| l.starts_with("commit-bench ")) {
-        let fields: BTreeMap<&str, &str> = line
-            .split_whitespace()
-            .skip(1)
-            .filter_map(|f| f.split_once('='))
-            .collect();
+        let fields = paimon_wire_bench::key_value_fields(line);
         let get = |k: &str| {
             fields
                 .get(k)
@@ -251,6 +246,7 @@ fn format_decade(decade: f64) -> String {
 
 fn scale_svg(rows: &[Row], caption: &str) -> String {
     let mut implementations: Vec<&str> = rows.iter().map(|r| r.implementation.as_str()).collect();
+    implementations.sort_unstable();
     implementations.dedup();
     let colours = ["#1f77b4", "#d62728", "#2ca02c"];
     let series = |value: fn(&Row) -> f64| -> Vec<Series> {

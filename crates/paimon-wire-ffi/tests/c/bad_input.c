@@ -45,28 +45,6 @@ static void expect(bool condition, const char *what) {
 
 static const char *const PARTS[] = {"2024-01-01", "2024-01-02"};
 
-/* Writes `rows` rows into `table` and returns the serialized messages (current version). */
-static paimon_wire_bytes prepare_payload(const paimon_wire_table *table, int32_t write_kind,
-                                    int64_t first_id, int64_t rows,
-                                    paimon_wire_commit_messages **prepared_out) {
-  paimon_wire_result_write_builder builder = paimon_wire_write_builder_new(table, "job", false, write_kind);
-  check(builder.error, "paimon_wire_write_builder_new");
-  paimon_wire_result_table_write write = paimon_wire_write_builder_new_write(builder.builder);
-  check(write.error, "paimon_wire_write_builder_new_write");
-  write_orders(write.write, first_id, rows, PARTS, 2);
-  paimon_wire_result_commit_messages messages = paimon_wire_table_write_prepare_commit(write.write);
-  check(messages.error, "paimon_wire_table_write_prepare_commit");
-  paimon_wire_result_bytes payload = paimon_wire_commit_messages_serialize(messages.messages);
-  check(payload.error, "paimon_wire_commit_messages_serialize");
-  if (prepared_out != NULL)
-    *prepared_out = messages.messages;
-  else
-    paimon_wire_commit_messages_free(messages.messages);
-  paimon_wire_table_write_free(write.write);
-  paimon_wire_write_builder_free(builder.builder);
-  return payload.bytes;
-}
-
 static paimon_wire_table *open_table(const char *warehouse, const char *name) {
   paimon_wire_result_table table = paimon_wire_table_open(warehouse, name, NULL, NULL, 0);
   check(table.error, name);
@@ -396,9 +374,9 @@ static void write_kind_errors(const char *warehouse, const paimon_wire_table *or
 
   /* A postpone table: each coordinator takes only the messages of its own write kind. */
   paimon_wire_table *postponed = open_table(warehouse, "db.postponed");
-  paimon_wire_bytes standard = prepare_payload(postponed, PAIMON_WIRE_WRITE_KIND_STANDARD, 0, 10, NULL);
+  paimon_wire_bytes standard = write_payload(postponed, "job", PAIMON_WIRE_WRITE_KIND_STANDARD, 0, 10, PARTS, NULL);
   paimon_wire_bytes fixed =
-      prepare_payload(postponed, PAIMON_WIRE_WRITE_KIND_POSTPONE_FIXED_BUCKET, 100, 10, NULL);
+      write_payload(postponed, "job", PAIMON_WIRE_WRITE_KIND_POSTPONE_FIXED_BUCKET, 100, 10, PARTS, NULL);
   paimon_wire_table_commit *standard_commit =
       new_commit(postponed, "job", PAIMON_WIRE_WRITE_KIND_STANDARD);
   paimon_wire_table_commit *fixed_commit =
@@ -470,7 +448,7 @@ int main(int argc, char **argv) {
   paimon_wire_table *orders = open_table(warehouse, "db.orders");
   paimon_wire_table_commit *commit = new_commit(orders, "job", PAIMON_WIRE_WRITE_KIND_STANDARD);
   paimon_wire_commit_messages *prepared = NULL;
-  paimon_wire_bytes payload = prepare_payload(orders, PAIMON_WIRE_WRITE_KIND_STANDARD, 0, 20, &prepared);
+  paimon_wire_bytes payload = write_payload(orders, "job", PAIMON_WIRE_WRITE_KIND_STANDARD, 0, 20, PARTS, &prepared);
 
   table_open_errors(warehouse);
   write_errors(orders, commit);

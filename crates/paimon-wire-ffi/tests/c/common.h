@@ -94,6 +94,31 @@ static inline void write_orders(paimon_wire_table_write *write, int64_t first_id
   }
 }
 
+/* Writes `rows` rows from first_id on, over the two partitions `partitions`, with a new writer of
+ * `table` made as `user` and `write_kind`, and returns the serialized messages (current
+ * version). With `prepared_out` the prepared messages are handed out too, else freed. */
+static inline paimon_wire_bytes write_payload(const paimon_wire_table *table, const char *user,
+                                              int32_t write_kind, int64_t first_id, int64_t rows,
+                                              const char *const *partitions,
+                                              paimon_wire_commit_messages **prepared_out) {
+  paimon_wire_result_write_builder builder = paimon_wire_write_builder_new(table, user, false, write_kind);
+  check(builder.error, "paimon_wire_write_builder_new");
+  paimon_wire_result_table_write write = paimon_wire_write_builder_new_write(builder.builder);
+  check(write.error, "paimon_wire_write_builder_new_write");
+  write_orders(write.write, first_id, rows, partitions, 2);
+  paimon_wire_result_commit_messages messages = paimon_wire_table_write_prepare_commit(write.write);
+  check(messages.error, "paimon_wire_table_write_prepare_commit");
+  paimon_wire_result_bytes payload = paimon_wire_commit_messages_serialize(messages.messages);
+  check(payload.error, "paimon_wire_commit_messages_serialize");
+  if (prepared_out != NULL)
+    *prepared_out = messages.messages;
+  else
+    paimon_wire_commit_messages_free(messages.messages);
+  paimon_wire_table_write_free(write.write);
+  paimon_wire_write_builder_free(builder.builder);
+  return payload.bytes;
+}
+
 /* Of rows first_id.., writes only those whose bucket (paimon_wire_table_bucket_ids) is `worker`
  * modulo `workers`: an engine routing every bucket of a primary-key table to one writer.
  * Returns the number of rows written. */

@@ -38,24 +38,6 @@ static paimon_wire_table *open_table(const char *warehouse, const char *name,
   return table.table;
 }
 
-/* Writes rows first..first+rows-1 with one new writer and returns the serialized messages. */
-static paimon_wire_bytes write_rows(const paimon_wire_table *table, int64_t first, int64_t rows) {
-  paimon_wire_result_write_builder builder =
-      paimon_wire_write_builder_new(table, "codes", false, PAIMON_WIRE_WRITE_KIND_STANDARD);
-  check(builder.error, "paimon_wire_write_builder_new");
-  paimon_wire_result_table_write write = paimon_wire_write_builder_new_write(builder.builder);
-  check(write.error, "paimon_wire_write_builder_new_write");
-  write_orders(write.write, first, rows, PARTS, 2);
-  paimon_wire_result_commit_messages messages = paimon_wire_table_write_prepare_commit(write.write);
-  check(messages.error, "paimon_wire_table_write_prepare_commit");
-  paimon_wire_result_bytes payload = paimon_wire_commit_messages_serialize(messages.messages);
-  check(payload.error, "paimon_wire_commit_messages_serialize");
-  paimon_wire_commit_messages_free(messages.messages);
-  paimon_wire_table_write_free(write.write);
-  paimon_wire_write_builder_free(builder.builder);
-  return payload.bytes;
-}
-
 static paimon_wire_commit_messages *decode(const paimon_wire_table_commit *commit, paimon_wire_bytes payload) {
   paimon_wire_result_commit_messages decoded = paimon_wire_commit_messages_deserialize(
       commit, payload.data, payload.len, paimon_wire_commit_messages_serializer_version());
@@ -90,7 +72,7 @@ int main(int argc, char **argv) {
     paimon_wire_table *limited = open_table(warehouse, "db.orders", options);
     paimon_wire_table_options_free(options);
     /* Two partitions: two messages, one more than the limit. */
-    paimon_wire_bytes payload = write_rows(limited, 0, 10);
+    paimon_wire_bytes payload = write_payload(limited, "codes", PAIMON_WIRE_WRITE_KIND_STANDARD, 0, 10, PARTS, NULL);
     paimon_wire_result_table_commit commit =
         paimon_wire_table_commit_new(limited, "codes", false, PAIMON_WIRE_WRITE_KIND_STANDARD);
     check(commit.error, "paimon_wire_table_commit_new");
@@ -109,8 +91,8 @@ int main(int argc, char **argv) {
     expect_code(table.error, PAIMON_WIRE_ERROR_CODE_IO, "IO", "127.0.0.1:9");
   } else if (strcmp(what, "identifier_superseded") == 0 || strcmp(what, "identifier_reused") == 0) {
     paimon_wire_table *table = open_table(warehouse, "db.orders", NULL);
-    paimon_wire_bytes first = write_rows(table, 0, 10);
-    paimon_wire_bytes second = write_rows(table, 10, 10);
+    paimon_wire_bytes first = write_payload(table, "codes", PAIMON_WIRE_WRITE_KIND_STANDARD, 0, 10, PARTS, NULL);
+    paimon_wire_bytes second = write_payload(table, "codes", PAIMON_WIRE_WRITE_KIND_STANDARD, 10, 10, PARTS, NULL);
     check(commit_payload(table, first, 5), "commit the first payload as 5");
     if (strcmp(what, "identifier_superseded") == 0) {
       expect_code(commit_payload(table, second, 3), PAIMON_WIRE_ERROR_CODE_IDENTIFIER_SUPERSEDED,
@@ -130,7 +112,7 @@ int main(int argc, char **argv) {
           "min-retry-wait");
     paimon_wire_table *table = open_table(warehouse, "db.orders", options);
     paimon_wire_table_options_free(options);
-    paimon_wire_bytes payload = write_rows(table, 0, 10);
+    paimon_wire_bytes payload = write_payload(table, "codes", PAIMON_WIRE_WRITE_KIND_STANDARD, 0, 10, PARTS, NULL);
     expect_code(commit_payload(table, payload, 1), PAIMON_WIRE_ERROR_CODE_COMMIT_CONFLICT,
                 "COMMIT_CONFLICT", "2 retries");
     paimon_wire_bytes_free(payload);
@@ -138,8 +120,8 @@ int main(int argc, char **argv) {
   } else if (strcmp(what, "shared_bucket") == 0) {
     /* Two writers of one primary-key table write the same buckets. */
     paimon_wire_table *table = open_table(warehouse, "db.keyed", NULL);
-    paimon_wire_bytes first = write_rows(table, 0, 10);
-    paimon_wire_bytes second = write_rows(table, 10, 10);
+    paimon_wire_bytes first = write_payload(table, "codes", PAIMON_WIRE_WRITE_KIND_STANDARD, 0, 10, PARTS, NULL);
+    paimon_wire_bytes second = write_payload(table, "codes", PAIMON_WIRE_WRITE_KIND_STANDARD, 10, 10, PARTS, NULL);
     paimon_wire_result_table_commit commit =
         paimon_wire_table_commit_new(table, "codes", false, PAIMON_WIRE_WRITE_KIND_STANDARD);
     check(commit.error, "paimon_wire_table_commit_new");
@@ -183,10 +165,9 @@ int main(int argc, char **argv) {
         }
       }
     } else {
-      /* The same files twice, the second time with another row count: two writers claim one
-       * file with different metadata. The row count of the first file is patched in the
-       * serialized bytes, found by its value (10 rows split over 2 partitions and 2 buckets:
-       * a count below 10, stored as a big-endian 8-byte integer after the file size). */
+      /* The same files twice, the second time with other metadata: two writers claim one
+       * file. The second copy flips the low bit of one byte of the serialized bytes at a
+       * time, until a variant decodes and its merge with the first is a MERGE_CONFLICT. */
       paimon_wire_result_bytes payload = paimon_wire_commit_messages_serialize(messages.messages);
       check(payload.error, "paimon_wire_commit_messages_serialize");
       paimon_wire_result_table_commit commit =

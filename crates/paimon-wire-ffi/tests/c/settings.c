@@ -20,24 +20,6 @@ static paimon_wire_table *open_with(const char *warehouse, const paimon_wire_tab
   return table.table;
 }
 
-/* Writes rows 0..rows-1 with a new writer of `table` and returns their serialized messages. */
-static paimon_wire_bytes write_rows(const paimon_wire_table *table, const char *user, int64_t rows) {
-  paimon_wire_result_write_builder builder =
-      paimon_wire_write_builder_new(table, user, false, PAIMON_WIRE_WRITE_KIND_STANDARD);
-  check(builder.error, "paimon_wire_write_builder_new");
-  paimon_wire_result_table_write write = paimon_wire_write_builder_new_write(builder.builder);
-  check(write.error, "paimon_wire_write_builder_new_write");
-  write_orders(write.write, 0, rows, PARTS, 2);
-  paimon_wire_result_commit_messages messages = paimon_wire_table_write_prepare_commit(write.write);
-  check(messages.error, "paimon_wire_table_write_prepare_commit");
-  paimon_wire_result_bytes payload = paimon_wire_commit_messages_serialize(messages.messages);
-  check(payload.error, "paimon_wire_commit_messages_serialize");
-  paimon_wire_commit_messages_free(messages.messages);
-  paimon_wire_table_write_free(write.write);
-  paimon_wire_write_builder_free(builder.builder);
-  return payload.bytes;
-}
-
 /* Decodes `payload` through a table commit of `table`; prints `<label>_code=` (0 when decoded)
  * and `<label>_message=`, and commits it when `commit_id` > 0. */
 static void decode(const paimon_wire_table *table, const char *user, paimon_wire_bytes payload,
@@ -71,7 +53,7 @@ static void limit(const char *warehouse) {
   paimon_wire_table *limited = open_with(warehouse, options);
   paimon_wire_table_options_free(options);
   paimon_wire_table *plain = open_with(warehouse, NULL);
-  paimon_wire_bytes payload = write_rows(plain, "limit", 10);
+  paimon_wire_bytes payload = write_payload(plain, "limit", PAIMON_WIRE_WRITE_KIND_STANDARD, 0, 10, PARTS, NULL);
   printf("payload_bytes=%zu\n", payload.len);
   decode(limited, "limit", payload, "limited", 0);
   decode(plain, "limit", payload, "default", 0);
@@ -111,7 +93,7 @@ static void threads(const char *warehouse) {
   printf("named_before_open=%d\n", threads_named("pwthr-"));
   paimon_wire_table *table = open_with(warehouse, options);
   paimon_wire_table_options_free(options);
-  paimon_wire_bytes payload = write_rows(table, "threads", 10);
+  paimon_wire_bytes payload = write_payload(table, "threads", PAIMON_WIRE_WRITE_KIND_STANDARD, 0, 10, PARTS, NULL);
   printf("named_while_open=%d\n", threads_named("pwthr-"));
   paimon_wire_bytes_free(payload);
   paimon_wire_table_free(table);
@@ -168,7 +150,7 @@ static void format(const char *warehouse) {
   paimon_wire_error_free(refused);
   paimon_wire_table *table = open_with(warehouse, options);
   paimon_wire_table_options_free(options);
-  paimon_wire_bytes payload = write_rows(table, "format", 10);
+  paimon_wire_bytes payload = write_payload(table, "format", PAIMON_WIRE_WRITE_KIND_STANDARD, 0, 10, PARTS, NULL);
   decode(table, "format", payload, "orc", 1);
   paimon_wire_bytes_free(payload);
   paimon_wire_table_free(table);

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "paimon_wire.hpp"
@@ -41,6 +43,9 @@ int main(int argc, char **argv) {
   } catch (const paimon_wire::Error &error) {
     std::cerr << "error " << static_cast<int>(error.code()) << ": " << error.what() << "\n";
     return 1;
+  } catch (const std::exception &error) {
+    std::cerr << "error: " << error.what() << "\n";
+    return 2;
   }
   return 0;
 }

@@ -16,6 +16,50 @@ use paimon_wire_core::paimon::spec::{BigIntType, DataType, IntType, Schema, VarC
 use paimon_wire_core::paimon::table::Table;
 use paimon_wire_core::paimon::{CatalogOptions, FileSystemCatalog, Options};
 
+/// The checked-in C header, `include/paimon_wire.h`.
+pub fn header() -> String {
+    std::fs::read_to_string(crate_dir().join("include/paimon_wire.h")).expect("header is readable")
+}
+
+/// The constants of `enum paimon_wire_error_code` in the header, as (name, value), in order:
+/// `("PAIMON_WIRE_ERROR_CODE_ARROW", "10")`.
+pub fn header_error_codes() -> Vec<(String, String)> {
+    header()
+        .lines()
+        .map(str::trim)
+        .filter(|line| line.starts_with("PAIMON_WIRE_ERROR_CODE_"))
+        .filter_map(|line| line.split_once('='))
+        .map(|(name, value)| {
+            (
+                name.trim().to_string(),
+                value.trim().trim_end_matches(',').to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The names of the functions the header declares: a line `<type> paimon_...(` that is not a
+/// comment.
+pub fn header_functions() -> std::collections::BTreeSet<String> {
+    let mut names = std::collections::BTreeSet::new();
+    for line in header().lines() {
+        let line = line.trim_start();
+        if line.starts_with("//") || line.starts_with('*') || line.starts_with("/*") {
+            continue;
+        }
+        let Some(open) = line.find('(') else { continue };
+        let before = &line[..open];
+        let name_start = before
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(0, |i| i + 1);
+        let name = &before[name_start..];
+        if name.starts_with("paimon_") && name_start > 0 {
+            names.insert(name.to_string());
+        }
+    }
+    names
+}
+
 /// The crate directory.
 pub fn crate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -246,7 +290,16 @@ pub fn run(program: &Path, args: &[&str]) -> Output {
 
 /// Runs a program that must succeed; returns its stdout.
 pub fn run_ok(program: &Path, args: &[&str]) -> String {
-    let output = run(program, args);
+    run_ok_with_env(program, args, &[])
+}
+
+/// [`run_ok`] with environment variables `env` set for the program.
+pub fn run_ok_with_env(program: &Path, args: &[&str], env: &[(&str, &Path)]) -> String {
+    let output = Command::new(program)
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
     assert!(
         output.status.success(),
         "{} {:?} failed with {}:\nstdout:\n{}\nstderr:\n{}",

@@ -171,7 +171,7 @@ pub use error::{
     ValidationError,
 };
 pub use one_writer::SharedBucket;
-pub use table::{open_table, open_table_with_options, parse_table_name};
+pub use table::{is_fixed_table_option, open_table, open_table_with_options, parse_table_name};
 pub use validate::BucketMode;
 
 use validate::TableRules;

@@ -7,6 +7,30 @@ use crate::warehouse::{open_catalog, paimon_error, WarehouseOptions};
 
 use super::error::{CoordinatorError, CoordinatorResult};
 
+/// Table options that fix how the table's files are laid out or how a key's rows are ordered:
+/// a job must not override them for its own use of the table (as Paimon Java refuses them
+/// as dynamic options), since writers would then put files where the table does not expect
+/// them, and the coordinator would check them against the overridden rules.
+const FIXED_TABLE_OPTIONS: [&str; 11] = [
+    "bucket",
+    "bucket-key",
+    "primary-key",
+    "partition",
+    "partition.default-name",
+    "merge-engine",
+    "sequence.field",
+    "rowkind.field",
+    "data-file.path-directory",
+    "index-file-in-data-file-dir",
+    "type",
+];
+
+/// Whether `key` is a table option a job may not override for its own use of the table
+/// (the table's layout and key order; see the list in the source).
+pub fn is_fixed_table_option(key: &str) -> bool {
+    FIXED_TABLE_OPTIONS.contains(&key)
+}
+
 /// Splits `database.table` into an [`Identifier`]. Exactly one dot, both sides non-empty.
 pub fn parse_table_name(name: &str) -> CoordinatorResult<Identifier> {
     let invalid = |reason: &str| CoordinatorError::InvalidTableName {

@@ -66,6 +66,15 @@ pub(crate) fn partition_key(partitioned: bool, partition: &[u8]) -> &[u8] {
     }
 }
 
+/// `bucket B of its partition` (or `of the table`), for error messages.
+fn bucket_name(partitioned: bool, bucket: i32) -> String {
+    if partitioned {
+        format!("bucket {bucket} of its partition")
+    } else {
+        format!("bucket {bucket} of the table")
+    }
+}
+
 fn refuse(message_index: usize, field: String, rule: Rule, reason: String) -> CoordinatorError {
     CoordinatorError::Validation(ValidationError {
         message_index,
@@ -125,17 +134,7 @@ pub(crate) async fn check(
     }
     for (index, message) in messages.iter().enumerate() {
         let key = bucket_key(partitioned, &message.partition, message.bucket);
-        let where_ = || {
-            format!(
-                "bucket {} of {}",
-                message.bucket,
-                if partitioned {
-                    "its partition"
-                } else {
-                    "the table"
-                }
-            )
-        };
+        let where_ = || bucket_name(partitioned, message.bucket);
         let upgraded: HashSet<&str> = message
             .compact_before
             .iter()
@@ -461,13 +460,6 @@ fn check_sequence_numbers(
     if !coordinator.rules.orders_by_sequence_number() {
         return Ok(());
     }
-    let bucket_name = |message: &CommitMessage| {
-        if partitioned {
-            format!("bucket {} of its partition", message.bucket)
-        } else {
-            format!("bucket {} of the table", message.bucket)
-        }
-    };
     match coordinator.binding.mode {
         super::CommitMode::Append => {
             for (index, message) in messages.iter().enumerate() {
@@ -490,7 +482,7 @@ fn check_sequence_numbers(
                                  or write again with a new writer",
                                 file.min_sequence_number,
                                 file.file_name,
-                                bucket_name(message)
+                                bucket_name(partitioned, message.bucket)
                             ),
                         ));
                     }
@@ -498,39 +490,39 @@ fn check_sequence_numbers(
             }
         }
         super::CommitMode::Overwrite => {
-            // The lowest sequence number of each bucket's new files, and where it is.
-            let mut lowest: HashMap<BucketKey, (i64, usize, usize)> = HashMap::new();
+            // An overwrite writer's files start each bucket at 0: refuse the first file that
+            // is the lowest of its bucket and starts above 0.
+            let mut lowest: HashMap<BucketKey, i64> = HashMap::new();
+            for message in messages {
+                let key = bucket_key(partitioned, &message.partition, message.bucket);
+                for file in &message.new_files {
+                    let sequence = lowest.entry(key.clone()).or_insert(i64::MAX);
+                    *sequence = (*sequence).min(file.min_sequence_number);
+                }
+            }
             for (index, message) in messages.iter().enumerate() {
                 let key = bucket_key(partitioned, &message.partition, message.bucket);
                 for (i, file) in message.new_files.iter().enumerate() {
-                    let entry =
-                        lowest
-                            .entry(key.clone())
-                            .or_insert((file.min_sequence_number, index, i));
-                    if file.min_sequence_number < entry.0 {
-                        *entry = (file.min_sequence_number, index, i);
+                    let sequence = file.min_sequence_number;
+                    if sequence > 0 && lowest.get(&key) == Some(&sequence) {
+                        return Err(refuse(
+                            index,
+                            format!("new_files[{i}].min_sequence_number"),
+                            Rule::SequenceNumbers,
+                            format!(
+                                "{sequence} for {:?}, the lowest of {}'s new files: an \
+                                 overwrite writer starts every bucket at 0, so these files were \
+                                 written by an append writer, whose rows were meant to merge \
+                                 with the rows this overwrite would delete (or by an overwrite \
+                                 writer reused after a payload). Commit an append writer's \
+                                 payload with an append coordinator, or write again with a new \
+                                 overwrite writer",
+                                file.file_name,
+                                bucket_name(partitioned, message.bucket)
+                            ),
+                        ));
                     }
                 }
-            }
-            let mut starts_late: Vec<_> = lowest.into_values().filter(|(s, ..)| *s > 0).collect();
-            starts_late.sort_unstable_by_key(|&(_, index, i)| (index, i));
-            if let Some(&(sequence, index, i)) = starts_late.first() {
-                let message = &messages[index];
-                return Err(refuse(
-                    index,
-                    format!("new_files[{i}].min_sequence_number"),
-                    Rule::SequenceNumbers,
-                    format!(
-                        "{sequence} for {:?}, the lowest of {}'s new files: an overwrite writer \
-                         starts every bucket at 0, so these files were written by an append \
-                         writer, whose rows were meant to merge with the rows this overwrite \
-                         would delete (or by an overwrite writer reused after a payload). Commit \
-                         an append writer's payload with an append coordinator, or write again \
-                         with a new overwrite writer",
-                        message.new_files[i].file_name,
-                        bucket_name(message)
-                    ),
-                ));
             }
         }
     }

@@ -21,8 +21,8 @@ import java.util.function.Function;
  *
  * <p>What a release's API forces is in the release-specific classes, one of each per build, from
  * the source folders {@code pom.xml} selects for the release ({@code src/paimon-X.Y} for one
- * release family, {@code src/paimon-A-B} for every release from A to B): {@code Release}
- * (features), {@code Messages} (the increments of a CommitMessage), {@code DataFiles}
+ * release family, {@code src/paimon-A-B} for every release from A to B): {@code Messages}
+ * (the increments of a CommitMessage), {@code DataFiles}
  * (DataFileMeta), {@code Stats} (SimpleStats or BinaryTableStats) and {@code IndexFiles}
  * (IndexFileMeta).
  */
@@ -30,9 +30,12 @@ final class Adapter {
 
     private Adapter() {}
 
-    /** The model features the release has. */
+    /**
+     * The model features the release has: what the serializer version it writes carries
+     * ({@link Feature#ofWireVersion}, the same rule the reader side uses).
+     */
     static EnumSet<Feature> features() {
-        return Release.features();
+        return Feature.ofWireVersion(Codec.currentVersion(), Codec.isLegacyLayoutRelease());
     }
 
     // ------------------------------------------------------------------ model -> Paimon

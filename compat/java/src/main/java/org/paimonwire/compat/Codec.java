@@ -141,7 +141,7 @@ final class Codec {
     }
 
     /** The 0.5-0.7 releases write version 2 in the legacy layout and have no LegacyV2 class. */
-    private static boolean isLegacyLayoutRelease() {
+    static boolean isLegacyLayoutRelease() {
         return currentVersion() == 2 && legacyClass() == null;
     }
 

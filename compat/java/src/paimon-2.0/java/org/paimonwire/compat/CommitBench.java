@@ -57,7 +57,7 @@ final class CommitBench {
         if (!"commit-bench".equals(cmd)) {
             return null;
         }
-        String kind = required(named, "--kind");
+        String kind = TableOps.req(named, "--kind");
         if (!kind.equals("append") && !kind.equals("pk")) {
             throw new IllegalArgumentException("--kind is append or pk, not " + kind);
         }
@@ -111,14 +111,6 @@ final class CommitBench {
                         + " vmhwm_kb="
                         + peakRssKib());
         return 0;
-    }
-
-    private static String required(Map<String, String> named, String key) {
-        String value = named.get(key);
-        if (value == null) {
-            throw new IllegalArgumentException("missing " + key);
-        }
-        return value;
     }
 
     /** One commit on a fresh table: {time in ns, new data files committed}. */

@@ -179,6 +179,9 @@ final class TableOps {
         // An INSERT OVERWRITE writer: Java's batch write builder with overwrite, whose writers
         // ignore the table's previous files (sequence numbers start at 0 in every bucket).
         boolean overwrite = Boolean.parseBoolean(named.getOrDefault("--overwrite", "false"));
+        if (overwrite && compact) {
+            throw new IllegalArgumentException("--overwrite and --compact are exclusive");
+        }
         List<CommitMessage> messages;
         int compactionFiles = 0;
         int written = 0;
