@@ -634,7 +634,10 @@ struct paimon_wire_error *paimon_wire_table_options_set_decode_limits(struct pai
 // `target-file-size`, `commit.max-retries`, ...) for this process's use of the table, as a
 // job's dynamic options do in Paimon Java; the table's schema is not changed. Setting a key
 // twice keeps the last value. Returns NULL on success, or `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT`
-// for an empty key.
+// for an empty key or one that fixes the table's layout or key order (`bucket`,
+// `bucket-key`, `primary-key`, `partition`, `partition.default-name`, `merge-engine`,
+// `sequence.field`, `rowkind.field`, `data-file.path-directory`,
+// `index-file-in-data-file-dir`, `type`).
 //
 // # Safety
 // `options` is NULL or a handle from this library; `key` and `value` are NULL or
@@ -668,7 +671,7 @@ struct paimon_wire_error *paimon_wire_table_options_set_thread_name_prefix(struc
                                                                            const char *prefix);
 
 // Turns the full validation of every Arrow batch given to `paimon_wire_table_write_arrow_batch`
-// and `paimon_wire_table_bucket_ids` on (the default) or off. The validation reads every
+// on (the default) or off (`paimon_wire_table_bucket_ids` always validates). The validation reads every
 // value (offsets in range, UTF-8 strings, ...) to refuse a malformed batch with
 // `PAIMON_WIRE_ERROR_CODE_ARROW`. Turn it off only for batches from a producer that already
 // guarantees the Arrow format (an Arrow library's own arrays): with it off, a malformed
