@@ -182,6 +182,49 @@ async fn committed_files_sent_again_at_another_level_are_refused() {
     before.assert_still(&table, "level 1 resend").await;
 }
 
+/// A payload naming a data file that is not in storage (a worker that lost it, or claims a
+/// file it never wrote) would commit a snapshot no reader can read. The commit checks every
+/// added file's existence (concurrently, in the paimon crate's recovery check) and refuses,
+/// naming the missing file, whichever of many payloads it is in.
+#[tokio::test]
+async fn a_payload_naming_a_file_not_in_storage_is_refused() {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("events", Kind::PartitionedAppend).await;
+    let coordinator = append_coordinator(&table).await;
+    let mut parts = Vec::new();
+    let mut names = Vec::new();
+    for worker in 0..12 {
+        let rows = [(worker, "a"), (100 + worker, "b")];
+        let messages = worker_messages(&table, &rows).await;
+        names.extend(
+            messages
+                .iter()
+                .flat_map(|m| &m.new_files)
+                .map(|f| f.file_name.clone()),
+        );
+        parts.push(
+            coordinator
+                .deserialize(V, &serialize_list(&messages, V).unwrap())
+                .unwrap(),
+        );
+    }
+    assert_eq!(names.len(), 24, "one file per partition per worker");
+    let missing = &names[17];
+    let found = find_files(warehouse.dir.path(), missing);
+    assert_eq!(found.len(), 1, "{missing}: {found:?}");
+    std::fs::remove_file(&found[0]).unwrap();
+
+    let merged = coordinator.merge(parts).unwrap();
+    let error = coordinator.commit(merged, 1).await.unwrap_err();
+    assert!(
+        error.to_string().contains(missing.as_str())
+            && error.to_string().contains("does not exist"),
+        "{error}"
+    );
+    assert_eq!(snapshot_count(&table).await, 0);
+    assert_eq!(read_rows(&table).await, Vec::new());
+}
+
 #[tokio::test]
 async fn committed_data_files_sent_as_changelog_files_are_refused() {
     let warehouse = Warehouse::new();

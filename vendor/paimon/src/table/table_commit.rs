@@ -27,8 +27,9 @@ use crate::spec::{
     bucket_path, bucket_path_under, extract_datum, merge_active_entries, BinaryRow,
     BinaryRowBuilder, CommitKind, CoreOptions, DataFileMeta, DataType, Datum,
     GlobalIndexColumnUpdateAction, IndexManifest, IndexManifestEntry, Manifest, ManifestEntry,
-    ManifestFileMeta, ManifestList, PartitionComputer, PartitionStatistics, Predicate, Snapshot,
-    EMPTY_SERIALIZED_ROW, MANIFEST_ENTRY_SCHEMA, POSTPONE_BUCKET,
+    ManifestEntryAvroRecord, ManifestFileMeta, ManifestList, PartitionComputer,
+    PartitionStatistics, Predicate, Snapshot, EMPTY_SERIALIZED_ROW, MANIFEST_ENTRY_SCHEMA,
+    POSTPONE_BUCKET,
 };
 use crate::table::commit_message::CommitMessage;
 use crate::table::format_table_commit::FormatTableCommit;
@@ -38,10 +39,16 @@ use crate::table::partition_filter::PartitionFilter;
 use crate::table::snapshot_commit::SnapshotCommit;
 use crate::table::{SnapshotManager, Table, TableScan};
 use crate::Result;
-use apache_avro::{to_value, Schema};
+use apache_avro::Schema;
+use futures::StreamExt;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
+
+/// How many file existence checks a commit keeps in flight when it verifies that the files of
+/// a commit it is about to replay (its identifier not yet in the table) still exist. Each check
+/// is a metadata call (`stat` locally, `HEAD` on an object store), so they are I/O-bound.
+const RECOVERY_EXISTENCE_CHECKS_IN_FLIGHT: usize = 32;
 
 /// Batch commit identifier (i64::MAX), same as Python's BATCH_COMMIT_IDENTIFIER.
 const BATCH_COMMIT_IDENTIFIER: i64 = i64::MAX;
@@ -1228,8 +1235,18 @@ impl TableCommit {
                 &entry.index_file,
             ));
         }
-        for path in paths {
-            if !self.table.file_io().exists(&path).await? {
+        // One existence check per file, RECOVERY_EXISTENCE_CHECKS_IN_FLIGHT at a time: on an
+        // object store each is a round trip, so checking a large commit one file after another
+        // took (files x latency).
+        let file_io = self.table.file_io();
+        let mut checks = futures::stream::iter(paths)
+            .map(|path| async move {
+                let exists = file_io.exists(&path).await;
+                (path, exists)
+            })
+            .buffer_unordered(RECOVERY_EXISTENCE_CHECKS_IN_FLIGHT);
+        while let Some((path, exists)) = checks.next().await {
+            if !exists? {
                 return Err(crate::Error::DataInvalid {
                     message: format!("Cannot recover commit: file '{path}' does not exist"),
                     source: None,
@@ -1573,8 +1590,9 @@ impl TableCommit {
         )?;
 
         for (idx, entry) in entries.iter().enumerate() {
-            let value = to_value(entry).and_then(|value| value.resolve(&schema))?;
-            writer.append(value)?;
+            // Straight against the schema, as the record branch of its top-level
+            // `["null", record]` union (see `ManifestEntryAvroRecord`).
+            writer.append_ser(Some(ManifestEntryAvroRecord(entry)))?;
             let record_count = idx + 1;
             if record_count % CHECK_ROLLING_RECORD_COUNT == 0
                 && writer.get_ref().len() >= target_size
@@ -6775,6 +6793,66 @@ mod tests {
         assert!(min_row.is_null_at(0));
         assert!(max_row.is_null_at(0));
         assert_eq!(stats.null_counts(), &vec![Some(1)]);
+    }
+
+    /// `write_manifest_files` serializes each entry straight against the manifest schema
+    /// (`Writer::append_ser`). Java reads the bytes the generic path writes (`to_value`, then
+    /// `Value::resolve`), so the direct path must write exactly those bytes, for every optional
+    /// field both absent and present.
+    #[test]
+    fn manifest_entries_serialize_as_their_resolved_values() {
+        let schema = Schema::parse_str(MANIFEST_ENTRY_SCHEMA).unwrap();
+        let plain = test_data_file("plain.parquet", 10);
+        let mut absent = test_data_file("absent.parquet", 0);
+        absent.creation_time = None;
+        absent.delete_row_count = None;
+        let mut full = test_data_file("full.parquet", 7);
+        full.min_key = vec![1, 2, 3];
+        full.max_key = vec![4, 5, 6, 7];
+        full.key_stats = BinaryTableStats::new(vec![8], vec![9], vec![Some(0), None, Some(3)]);
+        full.value_stats = BinaryTableStats::new(vec![10, 11], vec![12], vec![]);
+        full.min_sequence_number = 5;
+        full.max_sequence_number = i64::MAX;
+        full.schema_id = 3;
+        full.level = 5;
+        full.extra_files = vec!["extra-1".into(), "extra-2".into()];
+        full.delete_row_count = Some(2);
+        full.embedded_index = Some(vec![0xff, 0]);
+        full.file_source = Some(1);
+        full.value_stats_cols = Some(vec!["a".into(), "b".into()]);
+        full.external_path = Some("s3://bucket/elsewhere/full.parquet".into());
+        full.first_row_id = Some(100);
+        full.write_cols = Some(vec!["a".into()]);
+        full.column_max_sequence_numbers = Some(vec![42]);
+        let mut empty_lists = test_data_file("empty-lists.parquet", 1);
+        empty_lists.value_stats_cols = Some(vec![]);
+        empty_lists.write_cols = Some(vec![]);
+        empty_lists.column_max_sequence_numbers = Some(vec![]);
+        empty_lists.embedded_index = Some(vec![]);
+        let entries = [
+            ManifestEntry::new(FileKind::Add, vec![], 0, 1, plain, 2),
+            ManifestEntry::new(FileKind::Delete, vec![0, 0, 0, 1, 9], -2, -1, absent, 2),
+            ManifestEntry::new(FileKind::Add, vec![7; 24], 12, 16, full, 2),
+            ManifestEntry::new(FileKind::Add, vec![1], i32::MAX, i32::MIN, empty_lists, 2),
+        ];
+        let marker = [7u8; 16];
+        let mut generic = apache_avro::Writer::append_to(&schema, Vec::new(), marker);
+        let mut direct = apache_avro::Writer::append_to(&schema, Vec::new(), marker);
+        for entry in &entries {
+            generic
+                .append(
+                    apache_avro::to_value(entry)
+                        .and_then(|value| value.resolve(&schema))
+                        .unwrap(),
+                )
+                .unwrap();
+            direct
+                .append_ser(Some(ManifestEntryAvroRecord(entry)))
+                .unwrap();
+        }
+        let generic = generic.into_inner().unwrap();
+        assert!(generic.len() > 200, "{} bytes", generic.len());
+        assert_eq!(direct.into_inner().unwrap(), generic);
     }
 
     #[tokio::test]
