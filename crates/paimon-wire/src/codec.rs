@@ -8,8 +8,8 @@ use paimon::table::CommitMessage;
 use crate::binary::input::Input;
 use crate::error::{CodecError, CodecErrorKind, CodecResult};
 use crate::layout::EncodeContext;
-use crate::limits::{file_count, DecodeLimits, Limit, LimitExceeded};
-use crate::message;
+use crate::limits::{DecodeLimits, Limit, LimitExceeded};
+use crate::message::{self, MessageView};
 use crate::options::EncodeOptions;
 use crate::version::{SerializerVersion, VersionLayouts};
 
@@ -103,19 +103,8 @@ pub fn deserialize_list_with_limits(
     bytes: &[u8],
     limits: &DecodeLimits,
 ) -> CodecResult<Vec<CommitMessage>> {
-    let decode = || {
-        limits
-            .check(Limit::PayloadBytes, bytes.len())
-            .map_err(|e| limit_error(e, "payload", 0))?;
-        let first = decode_all(bytes, version.layouts(), limits);
-        match first {
-            Err(e) if version == SerializerVersion::V2 => {
-                decode_all(bytes, SerializerVersion::legacy_v2_layouts(), limits).map_err(|_| e)
-            }
-            other => other,
-        }
-    };
-    decode().map_err(|e| e.with_version(version.as_i32()))
+    // Each message is checked, then copied out while its bytes are still in cache.
+    parse_list(version, bytes, limits, |message| message.to_message())
 }
 
 /// Decodes one message written by Java's `serialize(CommitMessage)` at `version`.
@@ -130,11 +119,43 @@ pub fn deserialize_message(version: SerializerVersion, bytes: &[u8]) -> CodecRes
     .map_err(|e| e.with_version(version.as_i32()))
 }
 
-fn decode_all(
-    bytes: &[u8],
+/// Checks a payload (Java's `serializeList`) at `version` within `limits`, handing each
+/// message to `each` as soon as it is checked: the one walk behind both the owned decoder and
+/// [`crate::view::PayloadView`], so both accept and refuse exactly the same bytes.
+///
+/// Version 2 has two historical layouts; the newer one is tried first and the legacy one
+/// (Paimon 0.5–0.7) if that fails, reporting the first error.
+pub(crate) fn parse_list<'a, T>(
+    version: SerializerVersion,
+    bytes: &'a [u8],
+    limits: &DecodeLimits,
+    mut each: impl FnMut(MessageView<'a>) -> T,
+) -> CodecResult<Vec<T>> {
+    let mut parse = || {
+        limits
+            .check(Limit::PayloadBytes, bytes.len())
+            .map_err(|e| limit_error(e, "payload", 0))?;
+        let first = walk_list(bytes, version.layouts(), limits, &mut each);
+        match first {
+            Err(e) if version == SerializerVersion::V2 => walk_list(
+                bytes,
+                SerializerVersion::legacy_v2_layouts(),
+                limits,
+                &mut each,
+            )
+            .map_err(|_| e),
+            other => other,
+        }
+    };
+    parse().map_err(|e| e.with_version(version.as_i32()))
+}
+
+fn walk_list<'a, T>(
+    bytes: &'a [u8],
     layouts: VersionLayouts,
     limits: &DecodeLimits,
-) -> CodecResult<Vec<CommitMessage>> {
+    each: &mut impl FnMut(MessageView<'a>) -> T,
+) -> CodecResult<Vec<T>> {
     let mut input = Input::new(bytes);
     let count = input.read_count("messages", message::MIN_ENCODED_BYTES)?;
     limits
@@ -144,15 +165,15 @@ fn decode_all(
     let mut files = 0usize;
     for i in 0..count {
         let start = input.position();
-        let decoded =
-            message::decode(&mut input, layouts).map_err(|e| e.at_index(i).within("messages"))?;
-        files = files.saturating_add(file_count(&decoded));
+        let parsed = MessageView::parse(&mut input, layouts)
+            .map_err(|e| e.at_index(i).within("messages"))?;
+        files = files.saturating_add(parsed.file_count());
         limits.check(Limit::Files, files).map_err(|e| {
             limit_error(e, "files", start)
                 .at_index(i)
                 .within("messages")
         })?;
-        messages.push(decoded);
+        messages.push(each(parsed));
     }
     finish(&input)?;
     Ok(messages)
@@ -173,9 +194,9 @@ fn limit_error(e: LimitExceeded, field: &'static str, offset: usize) -> CodecErr
 
 fn decode_one(bytes: &[u8], layouts: VersionLayouts) -> CodecResult<CommitMessage> {
     let mut input = Input::new(bytes);
-    let message = message::decode(&mut input, layouts)?;
+    let message = MessageView::parse(&mut input, layouts)?;
     finish(&input)?;
-    Ok(message)
+    Ok(message.to_message())
 }
 
 fn finish(input: &Input<'_>) -> CodecResult<()> {

@@ -56,6 +56,7 @@ mod options;
 pub mod routing;
 mod stats;
 mod version;
+pub mod view;
 pub mod warehouse;
 
 pub use codec::{

@@ -8,8 +8,6 @@
 
 use std::fmt;
 
-use paimon::table::CommitMessage;
-
 /// Upper bounds on one payload, checked by [`crate::deserialize_list_with_limits`] before
 /// the bytes are decoded (size), right after the message count is read (messages), and
 /// after each message (files, counted over all its file lists).
@@ -113,22 +111,4 @@ pub(crate) struct LimitExceeded {
     pub(crate) limit: Limit,
     pub(crate) found: usize,
     pub(crate) max: usize,
-}
-
-/// Every file a message names, over all its file lists.
-pub(crate) fn file_count(message: &CommitMessage) -> usize {
-    [
-        message.new_files.len(),
-        message.deleted_files.len(),
-        message.new_changelog_files.len(),
-        message.new_index_files.len(),
-        message.deleted_index_files.len(),
-        message.compact_before.len(),
-        message.compact_after.len(),
-        message.compact_changelog_files.len(),
-        message.compact_new_index_files.len(),
-        message.compact_deleted_index_files.len(),
-    ]
-    .iter()
-    .sum()
 }

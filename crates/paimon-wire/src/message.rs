@@ -8,7 +8,9 @@ use paimon::table::CommitMessage;
 use crate::binary::input::Input;
 use crate::binary::row::fixed_part_size;
 use crate::error::{CodecError, CodecErrorKind, CodecResult};
-use crate::layout::{check_serialized_row, data_file, index_file, lossy, EncodeContext};
+use crate::layout::data_file::{self, DataFileLayout, DataFileView};
+use crate::layout::index_file::{self, IndexFileLayout, IndexFileView};
+use crate::layout::{check_serialized_row, lossy, EncodeContext};
 use crate::options::LossyField;
 use crate::version::{MessageLayout, VersionLayouts};
 
@@ -21,86 +23,264 @@ const EMPTY_SERIALIZED_ROW: [u8; 12] = [0; 12];
 /// allocating.
 pub(crate) const MIN_ENCODED_BYTES: usize = 16 + 4 + 6 * 4;
 
-/// Decodes one message body.
-pub(crate) fn decode(input: &mut Input<'_>, layouts: VersionLayouts) -> CodecResult<CommitMessage> {
-    let (partition, offset) = input.read_sized("partition")?;
-    check_serialized_row(partition, "partition", offset)?;
-    let bucket = input.read_i32("bucket")?;
-    let data_files = |input: &mut Input<'_>, name| read_data_files(input, layouts, name);
-    let index_files = |input: &mut Input<'_>, name| read_index_files(input, layouts, name);
-
-    let mut message = CommitMessage::new(partition.to_vec(), bucket, Vec::new());
-    match layouts.message {
-        MessageLayout::Split {
-            has_check_from_snapshot,
-        } => {
-            message.total_buckets = read_optional_i32(input, "total_buckets")?;
-            message.new_files = data_files(input, "new_files")?;
-            message.deleted_files = data_files(input, "deleted_files")?;
-            message.new_changelog_files = data_files(input, "new_changelog_files")?;
-            message.new_index_files = index_files(input, "new_index_files")?;
-            message.deleted_index_files = index_files(input, "deleted_index_files")?;
-            message.compact_before = data_files(input, "compact_before")?;
-            message.compact_after = data_files(input, "compact_after")?;
-            message.compact_changelog_files = data_files(input, "compact_changelog_files")?;
-            message.compact_new_index_files = index_files(input, "compact_new_index_files")?;
-            message.compact_deleted_index_files =
-                index_files(input, "compact_deleted_index_files")?;
-            if has_check_from_snapshot {
-                message.check_from_snapshot = if input.read_bool("check_from_snapshot")? {
-                    Some(input.read_i64("check_from_snapshot")?)
-                } else {
-                    None
-                };
-            }
-        }
-        MessageLayout::Routed {
-            has_total_buckets,
-            has_deleted_index_files,
-        } => {
-            if has_total_buckets {
-                message.total_buckets = read_optional_i32(input, "total_buckets")?;
-            }
-            message.new_files = data_files(input, "new_files")?;
-            message.deleted_files = data_files(input, "deleted_files")?;
-            message.new_changelog_files = data_files(input, "new_changelog_files")?;
-            message.compact_before = data_files(input, "compact_before")?;
-            message.compact_after = data_files(input, "compact_after")?;
-            message.compact_changelog_files = data_files(input, "compact_changelog_files")?;
-            let new_index = index_files(input, "new_index_files")?;
-            let deleted_index = if has_deleted_index_files {
-                index_files(input, "deleted_index_files")?
-            } else {
-                Vec::new()
-            };
-            route_index_files(&mut message, new_index, deleted_index);
-        }
-        MessageLayout::LegacyV2 => {
-            message.new_files = data_files(input, "new_files")?;
-            message.new_changelog_files = data_files(input, "new_changelog_files")?;
-            message.compact_before = data_files(input, "compact_before")?;
-            message.compact_after = data_files(input, "compact_after")?;
-            message.compact_changelog_files = data_files(input, "compact_changelog_files")?;
-            let new_index = index_files(input, "new_index_files")?;
-            route_index_files(&mut message, new_index, Vec::new());
-        }
-    }
-    Ok(message)
+/// One commit message read in place from a payload: partition, bucket and the ten file
+/// lists, every row of which was checked when the message was parsed.
+#[derive(Clone, Copy)]
+pub struct MessageView<'a> {
+    partition: &'a [u8],
+    bucket: i32,
+    total_buckets: Option<i32>,
+    check_from_snapshot: Option<i64>,
+    new_files: DataFiles<'a>,
+    deleted_files: DataFiles<'a>,
+    new_changelog_files: DataFiles<'a>,
+    compact_before: DataFiles<'a>,
+    compact_after: DataFiles<'a>,
+    compact_changelog_files: DataFiles<'a>,
+    new_index_files: IndexFiles<'a>,
+    deleted_index_files: IndexFiles<'a>,
+    compact_new_index_files: IndexFiles<'a>,
+    compact_deleted_index_files: IndexFiles<'a>,
 }
 
-/// Before version 10 a message had one pair of index lists. Java puts them in the compact
-/// increment when that increment has files, and in the data increment otherwise.
-fn route_index_files(
-    message: &mut CommitMessage,
-    new_index: Vec<IndexFileMeta>,
-    deleted_index: Vec<IndexFileMeta>,
-) {
-    if has_compact_files(message) {
-        message.compact_new_index_files = new_index;
-        message.compact_deleted_index_files = deleted_index;
-    } else {
-        message.new_index_files = new_index;
-        message.deleted_index_files = deleted_index;
+impl<'a> MessageView<'a> {
+    /// Checks one message body and views it; `input` moves past it.
+    pub(crate) fn parse(input: &mut Input<'a>, layouts: VersionLayouts) -> CodecResult<Self> {
+        let (partition, offset) = input.read_sized("partition")?;
+        check_serialized_row(partition, "partition", offset)?;
+        let bucket = input.read_i32("bucket")?;
+        let data_files = |input: &mut Input<'a>, name| DataFiles::parse(input, layouts, name);
+        let index_files = |input: &mut Input<'a>, name| IndexFiles::parse(input, layouts, name);
+
+        let no_data = DataFiles::empty(layouts);
+        let no_index = IndexFiles::empty(layouts);
+        let mut m = Self {
+            partition,
+            bucket,
+            total_buckets: None,
+            check_from_snapshot: None,
+            new_files: no_data,
+            deleted_files: no_data,
+            new_changelog_files: no_data,
+            compact_before: no_data,
+            compact_after: no_data,
+            compact_changelog_files: no_data,
+            new_index_files: no_index,
+            deleted_index_files: no_index,
+            compact_new_index_files: no_index,
+            compact_deleted_index_files: no_index,
+        };
+        match layouts.message {
+            MessageLayout::Split {
+                has_check_from_snapshot,
+            } => {
+                m.total_buckets = read_optional_i32(input, "total_buckets")?;
+                m.new_files = data_files(input, "new_files")?;
+                m.deleted_files = data_files(input, "deleted_files")?;
+                m.new_changelog_files = data_files(input, "new_changelog_files")?;
+                m.new_index_files = index_files(input, "new_index_files")?;
+                m.deleted_index_files = index_files(input, "deleted_index_files")?;
+                m.compact_before = data_files(input, "compact_before")?;
+                m.compact_after = data_files(input, "compact_after")?;
+                m.compact_changelog_files = data_files(input, "compact_changelog_files")?;
+                m.compact_new_index_files = index_files(input, "compact_new_index_files")?;
+                m.compact_deleted_index_files = index_files(input, "compact_deleted_index_files")?;
+                if has_check_from_snapshot {
+                    m.check_from_snapshot = if input.read_bool("check_from_snapshot")? {
+                        Some(input.read_i64("check_from_snapshot")?)
+                    } else {
+                        None
+                    };
+                }
+            }
+            MessageLayout::Routed {
+                has_total_buckets,
+                has_deleted_index_files,
+            } => {
+                if has_total_buckets {
+                    m.total_buckets = read_optional_i32(input, "total_buckets")?;
+                }
+                m.new_files = data_files(input, "new_files")?;
+                m.deleted_files = data_files(input, "deleted_files")?;
+                m.new_changelog_files = data_files(input, "new_changelog_files")?;
+                m.compact_before = data_files(input, "compact_before")?;
+                m.compact_after = data_files(input, "compact_after")?;
+                m.compact_changelog_files = data_files(input, "compact_changelog_files")?;
+                let new_index = index_files(input, "new_index_files")?;
+                let deleted_index = if has_deleted_index_files {
+                    index_files(input, "deleted_index_files")?
+                } else {
+                    no_index
+                };
+                m.route_index_files(new_index, deleted_index);
+            }
+            MessageLayout::LegacyV2 => {
+                m.new_files = data_files(input, "new_files")?;
+                m.new_changelog_files = data_files(input, "new_changelog_files")?;
+                m.compact_before = data_files(input, "compact_before")?;
+                m.compact_after = data_files(input, "compact_after")?;
+                m.compact_changelog_files = data_files(input, "compact_changelog_files")?;
+                let new_index = index_files(input, "new_index_files")?;
+                m.route_index_files(new_index, no_index);
+            }
+        }
+        Ok(m)
+    }
+
+    /// Before version 10 a message had one pair of index lists. Java puts them in the compact
+    /// increment when that increment has files, and in the data increment otherwise.
+    fn route_index_files(&mut self, new_index: IndexFiles<'a>, deleted_index: IndexFiles<'a>) {
+        let has_compact_files = !(self.compact_before.is_empty()
+            && self.compact_after.is_empty()
+            && self.compact_changelog_files.is_empty());
+        if has_compact_files {
+            self.compact_new_index_files = new_index;
+            self.compact_deleted_index_files = deleted_index;
+        } else {
+            self.new_index_files = new_index;
+            self.deleted_index_files = deleted_index;
+        }
+    }
+
+    /// The partition, a serialized `BinaryRow` (Java's `BinaryRow.EMPTY_ROW` for an
+    /// unpartitioned table).
+    pub fn partition(&self) -> &'a [u8] {
+        self.partition
+    }
+
+    /// The bucket.
+    pub fn bucket(&self) -> i32 {
+        self.bucket
+    }
+
+    /// The table's bucket count when the writer knew it (versions 5+).
+    pub fn total_buckets(&self) -> Option<i32> {
+        self.total_buckets
+    }
+
+    /// The snapshot a row-tracking conflict check starts from (versions 13+).
+    pub fn check_from_snapshot(&self) -> Option<i64> {
+        self.check_from_snapshot
+    }
+
+    /// Data increment: new data files.
+    pub fn new_files(&self) -> DataFiles<'a> {
+        self.new_files
+    }
+
+    /// Data increment: deleted data files.
+    pub fn deleted_files(&self) -> DataFiles<'a> {
+        self.deleted_files
+    }
+
+    /// Data increment: new changelog files.
+    pub fn new_changelog_files(&self) -> DataFiles<'a> {
+        self.new_changelog_files
+    }
+
+    /// Compact increment: files the compaction replaced.
+    pub fn compact_before(&self) -> DataFiles<'a> {
+        self.compact_before
+    }
+
+    /// Compact increment: files the compaction wrote.
+    pub fn compact_after(&self) -> DataFiles<'a> {
+        self.compact_after
+    }
+
+    /// Compact increment: changelog files the compaction wrote.
+    pub fn compact_changelog_files(&self) -> DataFiles<'a> {
+        self.compact_changelog_files
+    }
+
+    /// Data increment: new index files.
+    pub fn new_index_files(&self) -> IndexFiles<'a> {
+        self.new_index_files
+    }
+
+    /// Data increment: deleted index files.
+    pub fn deleted_index_files(&self) -> IndexFiles<'a> {
+        self.deleted_index_files
+    }
+
+    /// Compact increment: new index files.
+    pub fn compact_new_index_files(&self) -> IndexFiles<'a> {
+        self.compact_new_index_files
+    }
+
+    /// Compact increment: deleted index files.
+    pub fn compact_deleted_index_files(&self) -> IndexFiles<'a> {
+        self.compact_deleted_index_files
+    }
+
+    /// The six data file lists with their wire names, data increment first.
+    pub fn data_file_lists(&self) -> [(&'static str, DataFiles<'a>); 6] {
+        [
+            ("new_files", self.new_files),
+            ("deleted_files", self.deleted_files),
+            ("new_changelog_files", self.new_changelog_files),
+            ("compact_before", self.compact_before),
+            ("compact_after", self.compact_after),
+            ("compact_changelog_files", self.compact_changelog_files),
+        ]
+    }
+
+    /// The four index file lists with their wire names, data increment first.
+    pub fn index_file_lists(&self) -> [(&'static str, IndexFiles<'a>); 4] {
+        [
+            ("new_index_files", self.new_index_files),
+            ("deleted_index_files", self.deleted_index_files),
+            ("compact_new_index_files", self.compact_new_index_files),
+            (
+                "compact_deleted_index_files",
+                self.compact_deleted_index_files,
+            ),
+        ]
+    }
+
+    /// Files of every list, data and index.
+    pub fn file_count(&self) -> usize {
+        let data: usize = self.data_file_lists().iter().map(|(_, l)| l.len()).sum();
+        let index: usize = self.index_file_lists().iter().map(|(_, l)| l.len()).sum();
+        data + index
+    }
+
+    /// The owned message, equal to what [`crate::deserialize_list`] returns for it.
+    pub fn to_message(&self) -> CommitMessage {
+        let mut message = CommitMessage::new(
+            self.partition.to_vec(),
+            self.bucket,
+            self.new_files.to_metas(),
+        );
+        message.total_buckets = self.total_buckets;
+        message.check_from_snapshot = self.check_from_snapshot;
+        message.deleted_files = self.deleted_files.to_metas();
+        message.new_changelog_files = self.new_changelog_files.to_metas();
+        message.compact_before = self.compact_before.to_metas();
+        message.compact_after = self.compact_after.to_metas();
+        message.compact_changelog_files = self.compact_changelog_files.to_metas();
+        message.new_index_files = self.new_index_files.to_metas();
+        message.deleted_index_files = self.deleted_index_files.to_metas();
+        message.compact_new_index_files = self.compact_new_index_files.to_metas();
+        message.compact_deleted_index_files = self.compact_deleted_index_files.to_metas();
+        message
+    }
+}
+
+impl std::fmt::Debug for MessageView<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut s = f.debug_struct("MessageView");
+        s.field("partition", &self.partition)
+            .field("bucket", &self.bucket)
+            .field("total_buckets", &self.total_buckets)
+            .field("check_from_snapshot", &self.check_from_snapshot);
+        for (name, list) in self.data_file_lists() {
+            s.field(name, &list.len());
+        }
+        for (name, list) in self.index_file_lists() {
+            s.field(name, &list.len());
+        }
+        s.finish()
     }
 }
 
@@ -118,48 +298,177 @@ fn read_optional_i32(input: &mut Input<'_>, field: &'static str) -> CodecResult<
     })
 }
 
-fn read_data_files(
-    input: &mut Input<'_>,
-    layouts: VersionLayouts,
-    list: &'static str,
-) -> CodecResult<Vec<DataFileMeta>> {
-    let min_row = fixed_part_size(layouts.data_file.arity());
-    read_rows(input, list, min_row, |row, base| {
-        data_file::decode(row, base, layouts.data_file)
-    })
+/// The rows of one checked file list: `int` length + row, one after another, as Java's
+/// `ObjectSerializer.serializeList` writes them (the count is kept beside them).
+#[derive(Clone, Copy)]
+struct Rows<'a> {
+    data: &'a [u8],
+    /// Payload offset of `data[0]`.
+    base: usize,
+    count: usize,
 }
 
-fn read_index_files(
-    input: &mut Input<'_>,
-    layouts: VersionLayouts,
-    list: &'static str,
-) -> CodecResult<Vec<IndexFileMeta>> {
-    let min_row = fixed_part_size(layouts.index_file.arity());
-    read_rows(input, list, min_row, |row, base| {
-        index_file::decode(row, base, layouts.index_file)
-    })
-}
+impl<'a> Rows<'a> {
+    const EMPTY: Rows<'static> = Rows {
+        data: &[],
+        base: 0,
+        count: 0,
+    };
 
-/// Reads an `int` count, then each row as `int` length + bytes, like Java's
-/// `ObjectSerializer.deserializeList`. Every row takes at least its length and `min_row`
-/// bytes, so a count that can't fit is refused before anything is allocated.
-fn read_rows<T>(
-    input: &mut Input<'_>,
-    list: &'static str,
-    min_row: usize,
-    decode_row: impl Fn(&[u8], usize) -> CodecResult<T>,
-) -> CodecResult<Vec<T>> {
-    let count = input.read_count(list, 4 + min_row)?;
-    let mut rows = Vec::with_capacity(count);
-    for i in 0..count {
-        let decoded = input
-            .read_sized("length")
-            .and_then(|(row, base)| decode_row(row, base));
-        rows.push(decoded.map_err(|e| e.at_index(i).within(list))?);
+    /// Reads an `int` count, then each row as `int` length + bytes, checking each with
+    /// `check_row`. Every row takes at least its length and `min_row` bytes, so a count
+    /// that can't fit is refused before anything is looked at.
+    fn parse(
+        input: &mut Input<'a>,
+        list: &'static str,
+        min_row: usize,
+        check_row: impl Fn(&'a [u8], usize) -> CodecResult<()>,
+    ) -> CodecResult<Self> {
+        let count = input.read_count(list, 4 + min_row)?;
+        let base = input.position();
+        for i in 0..count {
+            input
+                .read_sized("length")
+                .and_then(|(row, at)| check_row(row, at))
+                .map_err(|e| e.at_index(i).within(list))?;
+        }
+        Ok(Self {
+            data: input.since(base),
+            base,
+            count,
+        })
     }
-    Ok(rows)
+
+    /// Each row's bytes and payload offset. The list was checked, so every length is in
+    /// bounds; a broken invariant ends the iteration (and fails a debug assertion) instead of
+    /// panicking.
+    fn iter(self) -> impl Iterator<Item = (&'a [u8], usize)> + 'a {
+        let mut at = 0usize;
+        let mut left = self.count;
+        std::iter::from_fn(move || {
+            if left == 0 {
+                return None;
+            }
+            left -= 1;
+            let row = self.data.get(at..at + 4).and_then(|length| {
+                let length = i32::from_be_bytes([length[0], length[1], length[2], length[3]]);
+                let start = at + 4;
+                let end = start.checked_add(usize::try_from(length).ok()?)?;
+                Some((self.data.get(start..end)?, start, end))
+            });
+            debug_assert!(row.is_some(), "a checked list's row is out of bounds");
+            let (row, start, end) = row?;
+            at = end;
+            Some((row, self.base + start))
+        })
+    }
 }
 
+/// One checked list of `DataFileMeta` rows, read in place.
+#[derive(Clone, Copy)]
+pub struct DataFiles<'a> {
+    rows: Rows<'a>,
+    layout: DataFileLayout,
+}
+
+impl<'a> DataFiles<'a> {
+    fn empty(layouts: VersionLayouts) -> Self {
+        Self {
+            rows: Rows::EMPTY,
+            layout: layouts.data_file,
+        }
+    }
+
+    fn parse(
+        input: &mut Input<'a>,
+        layouts: VersionLayouts,
+        list: &'static str,
+    ) -> CodecResult<Self> {
+        let layout = layouts.data_file;
+        let rows = Rows::parse(input, list, fixed_part_size(layout.arity()), |row, at| {
+            DataFileView::parse(row, at, layout).map(drop)
+        })?;
+        Ok(Self { rows, layout })
+    }
+
+    /// How many files.
+    pub fn len(&self) -> usize {
+        self.rows.count
+    }
+
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.rows.count == 0
+    }
+
+    /// The files, in payload order.
+    pub fn iter(&self) -> impl Iterator<Item = DataFileView<'a>> + 'a {
+        let layout = self.layout;
+        self.rows
+            .iter()
+            .filter_map(move |(row, at)| DataFileView::checked(row, at, layout))
+    }
+
+    /// The owned `DataFileMeta`s.
+    pub fn to_metas(&self) -> Vec<DataFileMeta> {
+        let mut metas = Vec::with_capacity(self.len());
+        metas.extend(self.iter().map(|file| file.to_meta()));
+        metas
+    }
+}
+
+/// One checked list of `IndexFileMeta` rows, read in place.
+#[derive(Clone, Copy)]
+pub struct IndexFiles<'a> {
+    rows: Rows<'a>,
+    layout: IndexFileLayout,
+}
+
+impl<'a> IndexFiles<'a> {
+    fn empty(layouts: VersionLayouts) -> Self {
+        Self {
+            rows: Rows::EMPTY,
+            layout: layouts.index_file,
+        }
+    }
+
+    fn parse(
+        input: &mut Input<'a>,
+        layouts: VersionLayouts,
+        list: &'static str,
+    ) -> CodecResult<Self> {
+        let layout = layouts.index_file;
+        let rows = Rows::parse(input, list, fixed_part_size(layout.arity()), |row, at| {
+            IndexFileView::parse(row, at, layout).map(drop)
+        })?;
+        Ok(Self { rows, layout })
+    }
+
+    /// How many index files.
+    pub fn len(&self) -> usize {
+        self.rows.count
+    }
+
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.rows.count == 0
+    }
+
+    /// The index files, in payload order.
+    pub fn iter(&self) -> impl Iterator<Item = IndexFileView<'a>> + 'a {
+        let layout = self.layout;
+        self.rows
+            .iter()
+            .filter_map(move |(row, at)| IndexFileView::checked(row, at, layout))
+    }
+
+    /// The owned `IndexFileMeta`s.
+    pub fn to_metas(&self) -> Vec<IndexFileMeta> {
+        let mut metas = Vec::with_capacity(self.len());
+        metas.extend(self.iter().map(|file| file.to_meta()));
+        metas
+    }
+}
 /// Appends one message body in `ctx`'s layouts.
 pub(crate) fn encode(
     message: &CommitMessage,

@@ -62,6 +62,17 @@ impl<'a> ArrayView<'a> {
         })
     }
 
+    /// An array of no elements, for the fallback of a view's accessor (see
+    /// `crate::view::validated`).
+    pub(crate) const fn empty(element_size: usize) -> ArrayView<'static> {
+        ArrayView {
+            data: &[0; 4],
+            base: 0,
+            len: 0,
+            element_size,
+        }
+    }
+
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.len
@@ -208,16 +219,6 @@ pub(crate) fn write_strings<S: AsRef<str>>(out: &mut Vec<u8>, values: &[S]) {
     }
 }
 
-/// Reads an `ARRAY<STRING NOT NULL>`.
-pub(crate) fn read_strings(array: ArrayView<'_>, field: &'static str) -> CodecResult<Vec<String>> {
-    let mut values = Vec::with_capacity(array.len());
-    for i in 0..array.len() {
-        array.require(i, field)?;
-        values.push(array.string(i, field)?.to_owned());
-    }
-    Ok(values)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,7 +238,8 @@ mod tests {
         write_strings(&mut out, &values);
         assert_eq!(out.len() % 8, 0);
         let view = ArrayView::new(&out, 8, 0, "t").unwrap();
-        assert_eq!(read_strings(view, "t").unwrap(), values);
+        let strings = crate::view::StringsView::parse(view, "t").unwrap();
+        assert_eq!(strings.to_vec(), values);
     }
 
     #[test]

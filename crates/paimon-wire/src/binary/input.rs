@@ -19,6 +19,11 @@ impl<'a> Input<'a> {
         self.pos
     }
 
+    /// The bytes read since absolute offset `start` (at most the current position).
+    pub(crate) fn since(&self, start: usize) -> &'a [u8] {
+        &self.data[start.min(self.pos)..self.pos]
+    }
+
     /// Bytes not read yet.
     pub(crate) fn remaining(&self) -> usize {
         self.data.len() - self.pos

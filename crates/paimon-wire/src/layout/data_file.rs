@@ -6,15 +6,14 @@
 //! `None`, the way Java's legacy serializers pass `null`; writing a layout that lacks a field
 //! the message sets is refused unless the caller lets that field go.
 
-use chrono::DateTime;
+use chrono::{DateTime, Utc};
 use paimon::spec::DataFileMeta;
 
-use super::{
-    check_serialized_row, lossy, read_long_array, write_long_array, EncodeContext, LossyField,
-};
-use crate::binary::array::{read_strings, write_strings, ArrayBuilder};
+use super::{check_serialized_row, lossy, write_long_array, EncodeContext, LossyField};
+use crate::binary::array::{write_strings, ArrayBuilder};
 use crate::binary::row::{RowBuilder, RowView};
 use crate::error::CodecResult;
+use crate::view::{validated, LongsView, StatsView, StringsView};
 
 /// One historical `DataFileMeta` row layout, named after the Java class that reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,104 +75,319 @@ const FIRST_ROW_ID: usize = 18;
 const WRITE_COLS: usize = 19;
 const WRITE_COLS_SEQUENCES: usize = 20;
 
-/// Decodes one `DataFileMeta` row of `layout` (without its length prefix) found at payload
-/// offset `base`.
-pub(crate) fn decode(
-    data: &[u8],
-    base: usize,
-    layout: DataFileLayout,
-) -> CodecResult<DataFileMeta> {
-    let arity = layout.arity();
-    let row = RowView::new(data, arity, base, "DataFileMeta")?;
-    for (pos, name) in [
-        (FILE_NAME, "_FILE_NAME"),
-        (MIN_KEY, "_MIN_KEY"),
-        (MAX_KEY, "_MAX_KEY"),
-        (KEY_STATS, "_KEY_STATS"),
-        (VALUE_STATS, "_VALUE_STATS"),
-        (EXTRA_FILES, "_EXTRA_FILES"),
-    ] {
-        row.require(pos, name)?;
+/// A `DataFileMeta` row read in place from a payload: every accessor reads its field from the
+/// payload's bytes, nothing is copied until [`DataFileView::to_meta`].
+///
+/// A view exists only for a row that [`DataFileView::parse`] checked completely (every
+/// field an accessor reads is in bounds, well-formed UTF-8 where it is a string, `NOT NULL`
+/// where the schema says so), so the accessors cannot fail.
+#[derive(Clone, Copy)]
+pub struct DataFileView<'a> {
+    row: RowView<'a>,
+    arity: usize,
+}
+
+impl<'a> DataFileView<'a> {
+    /// Checks one `DataFileMeta` row of `layout` (without its length prefix) found at payload
+    /// offset `base`, in the order the owned decoder always checked it, so a bad row fails
+    /// with the same error either way.
+    pub(crate) fn parse(data: &'a [u8], base: usize, layout: DataFileLayout) -> CodecResult<Self> {
+        let arity = layout.arity();
+        let row = RowView::new(data, arity, base, "DataFileMeta")?;
+        for (pos, name) in [
+            (FILE_NAME, "_FILE_NAME"),
+            (MIN_KEY, "_MIN_KEY"),
+            (MAX_KEY, "_MAX_KEY"),
+            (KEY_STATS, "_KEY_STATS"),
+            (VALUE_STATS, "_VALUE_STATS"),
+            (EXTRA_FILES, "_EXTRA_FILES"),
+        ] {
+            row.require(pos, name)?;
+        }
+        let view = Self { row, arity };
+        view.try_key(MIN_KEY, "_MIN_KEY")?;
+        view.try_key(MAX_KEY, "_MAX_KEY")?;
+        view.try_creation_time()?;
+        view.try_file_source()?;
+        view.try_file_name()?;
+        view.try_stats(KEY_STATS, "_KEY_STATS")?;
+        view.try_stats(VALUE_STATS, "_VALUE_STATS")?;
+        view.try_strings(EXTRA_FILES, "_EXTRA_FILES")?;
+        view.try_embedded_index()?;
+        view.try_optional_strings(VALUE_STATS_COLS, "_VALUE_STATS_COLS")?;
+        view.try_external_path()?;
+        view.try_optional_strings(WRITE_COLS, "_WRITE_COLS")?;
+        view.try_write_cols_sequences()?;
+        Ok(view)
     }
-    let has = |pos: usize| pos < arity && !row.is_null(pos);
 
-    let min_key = row.bytes(MIN_KEY, "_MIN_KEY")?;
-    check_serialized_row(min_key, "_MIN_KEY", row.offset_of(MIN_KEY))?;
-    let max_key = row.bytes(MAX_KEY, "_MAX_KEY")?;
-    check_serialized_row(max_key, "_MAX_KEY", row.offset_of(MAX_KEY))?;
+    /// Views a row that `parse` already accepted, without checking its fields again: what a
+    /// list's iterator yields. `None` (and a failed debug assertion) only if that invariant
+    /// is broken.
+    pub(crate) fn checked(data: &'a [u8], base: usize, layout: DataFileLayout) -> Option<Self> {
+        let row = RowView::new(data, layout.arity(), base, "DataFileMeta");
+        debug_assert!(row.is_ok(), "a checked row no longer fits");
+        Some(Self {
+            row: row.ok()?,
+            arity: layout.arity(),
+        })
+    }
 
-    let creation_time = if has(CREATION_TIME) {
-        let millis = row.long(CREATION_TIME);
-        Some(DateTime::from_timestamp_millis(millis).ok_or_else(|| {
-            crate::binary::invalid(
-                "_CREATION_TIME",
-                row.offset_of(CREATION_TIME),
-                format!("{millis} ms since the epoch is outside the supported date range"),
-            )
-        })?)
-    } else {
-        None
-    };
-    let file_source = if has(FILE_SOURCE) {
-        Some(decode_file_source(
-            row.byte(FILE_SOURCE),
-            row.offset_of(FILE_SOURCE),
-        )?)
-    } else {
-        None
-    };
+    /// Whether the layout has field `pos` and it is set.
+    #[inline]
+    fn has(&self, pos: usize) -> bool {
+        pos < self.arity && !self.row.is_null(pos)
+    }
 
-    Ok(DataFileMeta {
-        file_name: row.string(FILE_NAME, "_FILE_NAME")?.to_owned(),
-        file_size: row.long(FILE_SIZE),
-        row_count: row.long(ROW_COUNT),
-        min_key: min_key.to_vec(),
-        max_key: max_key.to_vec(),
-        key_stats: decode_stats(row.row(KEY_STATS, 3, "_KEY_STATS")?, "_KEY_STATS")?,
-        value_stats: decode_stats(row.row(VALUE_STATS, 3, "_VALUE_STATS")?, "_VALUE_STATS")?,
-        min_sequence_number: row.long(MIN_SEQUENCE_NUMBER),
-        max_sequence_number: row.long(MAX_SEQUENCE_NUMBER),
-        schema_id: row.long(SCHEMA_ID),
-        level: row.int(LEVEL),
-        extra_files: read_strings(row.array(EXTRA_FILES, 8, "_EXTRA_FILES")?, "_EXTRA_FILES")?,
-        creation_time,
-        delete_row_count: has(DELETE_ROW_COUNT).then(|| row.long(DELETE_ROW_COUNT)),
-        embedded_index: if has(EMBEDDED_FILE_INDEX) {
-            Some(
-                row.bytes(EMBEDDED_FILE_INDEX, "_EMBEDDED_FILE_INDEX")?
-                    .to_vec(),
-            )
+    fn try_key(&self, pos: usize, field: &'static str) -> CodecResult<&'a [u8]> {
+        let key = self.row.bytes(pos, field)?;
+        check_serialized_row(key, field, self.row.offset_of(pos))?;
+        Ok(key)
+    }
+
+    fn try_creation_time(&self) -> CodecResult<Option<DateTime<Utc>>> {
+        if !self.has(CREATION_TIME) {
+            return Ok(None);
+        }
+        let millis = self.row.long(CREATION_TIME);
+        DateTime::from_timestamp_millis(millis)
+            .map(Some)
+            .ok_or_else(|| {
+                crate::binary::invalid(
+                    "_CREATION_TIME",
+                    self.row.offset_of(CREATION_TIME),
+                    format!("{millis} ms since the epoch is outside the supported date range"),
+                )
+            })
+    }
+
+    fn try_file_source(&self) -> CodecResult<Option<i32>> {
+        if !self.has(FILE_SOURCE) {
+            return Ok(None);
+        }
+        decode_file_source(self.row.byte(FILE_SOURCE), self.row.offset_of(FILE_SOURCE)).map(Some)
+    }
+
+    fn try_file_name(&self) -> CodecResult<&'a str> {
+        self.row.string(FILE_NAME, "_FILE_NAME")
+    }
+
+    /// `SimpleStats.SCHEMA`: min values, max values (serialized `BinaryRow`s), null counts.
+    fn try_stats(&self, pos: usize, field: &'static str) -> CodecResult<StatsView<'a>> {
+        let row = self.row.row(pos, 3, field)?;
+        row.require(0, field)?;
+        row.require(1, field)?;
+        row.require(2, field)?;
+        let min_values = row.bytes(0, "_MIN_VALUES").map_err(|e| e.within(field))?;
+        check_serialized_row(min_values, "_MIN_VALUES", row.offset_of(0))
+            .map_err(|e| e.within(field))?;
+        let max_values = row.bytes(1, "_MAX_VALUES").map_err(|e| e.within(field))?;
+        check_serialized_row(max_values, "_MAX_VALUES", row.offset_of(1))
+            .map_err(|e| e.within(field))?;
+        let null_counts = row
+            .array(2, 8, "_NULL_COUNTS")
+            .map_err(|e| e.within(field))?;
+        Ok(StatsView {
+            min_values,
+            max_values,
+            null_counts,
+        })
+    }
+
+    fn try_strings(&self, pos: usize, field: &'static str) -> CodecResult<StringsView<'a>> {
+        StringsView::parse(self.row.array(pos, 8, field)?, field)
+    }
+
+    fn try_optional_strings(
+        &self,
+        pos: usize,
+        field: &'static str,
+    ) -> CodecResult<Option<StringsView<'a>>> {
+        if self.has(pos) {
+            self.try_strings(pos, field).map(Some)
         } else {
-            None
-        },
-        file_source,
-        value_stats_cols: if has(VALUE_STATS_COLS) {
-            let array = row.array(VALUE_STATS_COLS, 8, "_VALUE_STATS_COLS")?;
-            Some(read_strings(array, "_VALUE_STATS_COLS")?)
+            Ok(None)
+        }
+    }
+
+    fn try_embedded_index(&self) -> CodecResult<Option<&'a [u8]>> {
+        if self.has(EMBEDDED_FILE_INDEX) {
+            self.row
+                .bytes(EMBEDDED_FILE_INDEX, "_EMBEDDED_FILE_INDEX")
+                .map(Some)
         } else {
-            None
-        },
-        external_path: if has(EXTERNAL_PATH) {
-            Some(row.string(EXTERNAL_PATH, "_EXTERNAL_PATH")?.to_owned())
+            Ok(None)
+        }
+    }
+
+    fn try_external_path(&self) -> CodecResult<Option<&'a str>> {
+        if self.has(EXTERNAL_PATH) {
+            self.row.string(EXTERNAL_PATH, "_EXTERNAL_PATH").map(Some)
         } else {
-            None
-        },
-        first_row_id: has(FIRST_ROW_ID).then(|| row.long(FIRST_ROW_ID)),
-        write_cols: if has(WRITE_COLS) {
-            Some(read_strings(
-                row.array(WRITE_COLS, 8, "_WRITE_COLS")?,
-                "_WRITE_COLS",
-            )?)
-        } else {
-            None
-        },
-        column_max_sequence_numbers: if has(WRITE_COLS_SEQUENCES) {
-            let array = row.array(WRITE_COLS_SEQUENCES, 8, "_WRITE_COLS_SEQUENCES")?;
-            Some(read_long_array(array, "_WRITE_COLS_SEQUENCES")?)
-        } else {
-            None
-        },
-    })
+            Ok(None)
+        }
+    }
+
+    fn try_write_cols_sequences(&self) -> CodecResult<Option<LongsView<'a>>> {
+        if !self.has(WRITE_COLS_SEQUENCES) {
+            return Ok(None);
+        }
+        let array = self
+            .row
+            .array(WRITE_COLS_SEQUENCES, 8, "_WRITE_COLS_SEQUENCES")?;
+        for i in 0..array.len() {
+            array.require(i, "_WRITE_COLS_SEQUENCES")?;
+        }
+        Ok(Some(LongsView { array }))
+    }
+
+    /// The data file's name (`_FILE_NAME`).
+    pub fn file_name(&self) -> &'a str {
+        validated(self.try_file_name())
+    }
+
+    /// The file's size in bytes (`_FILE_SIZE`).
+    pub fn file_size(&self) -> i64 {
+        self.row.long(FILE_SIZE)
+    }
+
+    /// The file's row count (`_ROW_COUNT`).
+    pub fn row_count(&self) -> i64 {
+        self.row.long(ROW_COUNT)
+    }
+
+    /// The smallest key, a serialized `BinaryRow` (`_MIN_KEY`).
+    pub fn min_key(&self) -> &'a [u8] {
+        validated(self.try_key(MIN_KEY, "_MIN_KEY"))
+    }
+
+    /// The largest key, a serialized `BinaryRow` (`_MAX_KEY`).
+    pub fn max_key(&self) -> &'a [u8] {
+        validated(self.try_key(MAX_KEY, "_MAX_KEY"))
+    }
+
+    /// Statistics of the key columns (`_KEY_STATS`).
+    pub fn key_stats(&self) -> StatsView<'a> {
+        validated(self.try_stats(KEY_STATS, "_KEY_STATS"))
+    }
+
+    /// Statistics of the value columns (`_VALUE_STATS`).
+    pub fn value_stats(&self) -> StatsView<'a> {
+        validated(self.try_stats(VALUE_STATS, "_VALUE_STATS"))
+    }
+
+    /// The smallest sequence number of the file's rows.
+    pub fn min_sequence_number(&self) -> i64 {
+        self.row.long(MIN_SEQUENCE_NUMBER)
+    }
+
+    /// The largest sequence number of the file's rows.
+    pub fn max_sequence_number(&self) -> i64 {
+        self.row.long(MAX_SEQUENCE_NUMBER)
+    }
+
+    /// The id of the schema the file was written with.
+    pub fn schema_id(&self) -> i64 {
+        self.row.long(SCHEMA_ID)
+    }
+
+    /// The LSM level (0 for new files).
+    pub fn level(&self) -> i32 {
+        self.row.int(LEVEL)
+    }
+
+    /// Names of the file's extra files (`_EXTRA_FILES`).
+    pub fn extra_files(&self) -> StringsView<'a> {
+        validated(self.try_strings(EXTRA_FILES, "_EXTRA_FILES"))
+    }
+
+    /// When the file was written; `None` if the row does not say.
+    pub fn creation_time(&self) -> Option<DateTime<Utc>> {
+        validated(self.try_creation_time())
+    }
+
+    /// Rows the file deletes; `None` in layouts before Paimon 0.8 or when unset.
+    pub fn delete_row_count(&self) -> Option<i64> {
+        self.has(DELETE_ROW_COUNT)
+            .then(|| self.row.long(DELETE_ROW_COUNT))
+    }
+
+    /// The embedded file index bytes, if any.
+    pub fn embedded_index(&self) -> Option<&'a [u8]> {
+        validated(self.try_embedded_index())
+    }
+
+    /// 0 (APPEND) or 1 (COMPACT); `None` if the layout or the row has none.
+    pub fn file_source(&self) -> Option<i32> {
+        validated(self.try_file_source())
+    }
+
+    /// The columns the value statistics cover, when not all of them.
+    pub fn value_stats_cols(&self) -> Option<StringsView<'a>> {
+        validated(self.try_optional_strings(VALUE_STATS_COLS, "_VALUE_STATS_COLS"))
+    }
+
+    /// Where the file lives when outside the table's directory.
+    pub fn external_path(&self) -> Option<&'a str> {
+        validated(self.try_external_path())
+    }
+
+    /// The first row id of a data-evolution file.
+    pub fn first_row_id(&self) -> Option<i64> {
+        self.has(FIRST_ROW_ID).then(|| self.row.long(FIRST_ROW_ID))
+    }
+
+    /// The columns a partial-column file wrote.
+    pub fn write_cols(&self) -> Option<StringsView<'a>> {
+        validated(self.try_optional_strings(WRITE_COLS, "_WRITE_COLS"))
+    }
+
+    /// The largest sequence number of each written column (`_WRITE_COLS_SEQUENCES`).
+    pub fn column_max_sequence_numbers(&self) -> Option<LongsView<'a>> {
+        validated(self.try_write_cols_sequences())
+    }
+
+    /// The owned `DataFileMeta`: the only place this row's bytes are copied.
+    pub fn to_meta(&self) -> DataFileMeta {
+        DataFileMeta {
+            file_name: self.file_name().to_owned(),
+            file_size: self.file_size(),
+            row_count: self.row_count(),
+            min_key: self.min_key().to_vec(),
+            max_key: self.max_key().to_vec(),
+            key_stats: self.key_stats().to_stats(),
+            value_stats: self.value_stats().to_stats(),
+            min_sequence_number: self.min_sequence_number(),
+            max_sequence_number: self.max_sequence_number(),
+            schema_id: self.schema_id(),
+            level: self.level(),
+            extra_files: self.extra_files().to_vec(),
+            creation_time: self.creation_time(),
+            delete_row_count: self.delete_row_count(),
+            embedded_index: self.embedded_index().map(<[u8]>::to_vec),
+            file_source: self.file_source(),
+            value_stats_cols: self.value_stats_cols().map(|cols| cols.to_vec()),
+            external_path: self.external_path().map(str::to_owned),
+            first_row_id: self.first_row_id(),
+            write_cols: self.write_cols().map(|cols| cols.to_vec()),
+            column_max_sequence_numbers: self
+                .column_max_sequence_numbers()
+                .map(|values| values.iter().collect()),
+        }
+    }
+}
+
+impl std::fmt::Debug for DataFileView<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DataFileView")
+            .field("file_name", &self.file_name())
+            .field("file_size", &self.file_size())
+            .field("row_count", &self.row_count())
+            .field("level", &self.level())
+            .field("min_sequence_number", &self.min_sequence_number())
+            .field("max_sequence_number", &self.max_sequence_number())
+            .finish_non_exhaustive()
+    }
 }
 
 /// Java's `FileSource.fromByteValue`: 0 is APPEND, 1 is COMPACT, anything else fails.
@@ -186,30 +400,6 @@ fn decode_file_source(value: i8, offset: usize) -> CodecResult<i32> {
             format!("file source byte {value} is neither APPEND (0) nor COMPACT (1)"),
         )),
     }
-}
-
-/// `SimpleStats.SCHEMA`: min values, max values (serialized `BinaryRow`s), null counts.
-fn decode_stats<S: serde::de::DeserializeOwned>(
-    row: RowView<'_>,
-    field: &'static str,
-) -> CodecResult<S> {
-    row.require(0, field)?;
-    row.require(1, field)?;
-    row.require(2, field)?;
-    let min_values = row.bytes(0, "_MIN_VALUES").map_err(|e| e.within(field))?;
-    check_serialized_row(min_values, "_MIN_VALUES", row.offset_of(0))
-        .map_err(|e| e.within(field))?;
-    let max_values = row.bytes(1, "_MAX_VALUES").map_err(|e| e.within(field))?;
-    check_serialized_row(max_values, "_MAX_VALUES", row.offset_of(1))
-        .map_err(|e| e.within(field))?;
-    let counts = row
-        .array(2, 8, "_NULL_COUNTS")
-        .map_err(|e| e.within(field))?;
-    Ok(crate::stats::table_stats_from_counts(
-        min_values.to_vec(),
-        max_values.to_vec(),
-        counts.nullable_longs(),
-    ))
 }
 
 /// Appends one `DataFileMeta` row of `ctx`'s data file layout (without length prefix).

@@ -11,6 +11,7 @@ use super::{lossy, EncodeContext, LossyField};
 use crate::binary::array::{ArrayBuilder, ArrayView};
 use crate::binary::row::{RowBuilder, RowView};
 use crate::error::CodecResult;
+use crate::view::validated;
 
 /// One historical `IndexFileMeta` row layout, named after the Java class that reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,104 +77,301 @@ const EXTRA_FIELD_IDS: usize = 3;
 const INDEX_META: usize = 4;
 const SOURCE_META: usize = 5;
 
-/// Decodes one `IndexFileMeta` row of `layout` found at payload offset `base`.
-pub(crate) fn decode(
-    data: &[u8],
-    base: usize,
+/// An `IndexFileMeta` row read in place from a payload. Like [`crate::view::DataFileView`],
+/// it exists only for a row that was checked completely, so its accessors cannot fail.
+#[derive(Clone, Copy)]
+pub struct IndexFileView<'a> {
+    row: RowView<'a>,
     layout: IndexFileLayout,
-) -> CodecResult<IndexFileMeta> {
-    let arity = layout.arity();
-    let row = RowView::new(data, arity, base, "IndexFileMeta")?;
-    row.require(INDEX_TYPE, "_INDEX_TYPE")?;
-    row.require(FILE_NAME, "_FILE_NAME")?;
-    let has = |pos: usize| pos < arity && !row.is_null(pos);
+}
 
-    let deletion_vectors_ranges = if has(DELETION_VECTORS_RANGES) {
-        let array = row.array(DELETION_VECTORS_RANGES, 8, "_DELETIONS_VECTORS_RANGES")?;
-        Some(decode_ranges(array, layout.range_arity())?)
-    } else {
-        None
-    };
-    let global_index_meta = if has(GLOBAL_INDEX) {
-        let global = row.row(GLOBAL_INDEX, layout.global_index_arity(), "_GLOBAL_INDEX")?;
-        Some(
-            decode_global_index(global, layout.global_index_arity())
-                .map_err(|e| e.within("_GLOBAL_INDEX"))?,
-        )
-    } else {
-        None
-    };
-    Ok(IndexFileMeta {
-        index_type: row.string(INDEX_TYPE, "_INDEX_TYPE")?.to_owned(),
-        file_name: row.string(FILE_NAME, "_FILE_NAME")?.to_owned(),
-        file_size: row.long(FILE_SIZE),
-        row_count: row.long(ROW_COUNT),
-        deletion_vectors_ranges,
-        external_path: if has(EXTERNAL_PATH) {
-            Some(row.string(EXTERNAL_PATH, "_EXTERNAL_PATH")?.to_owned())
+impl<'a> IndexFileView<'a> {
+    /// Checks one `IndexFileMeta` row of `layout` found at payload offset `base`, in the
+    /// order the owned decoder always checked it.
+    pub(crate) fn parse(data: &'a [u8], base: usize, layout: IndexFileLayout) -> CodecResult<Self> {
+        let row = RowView::new(data, layout.arity(), base, "IndexFileMeta")?;
+        row.require(INDEX_TYPE, "_INDEX_TYPE")?;
+        row.require(FILE_NAME, "_FILE_NAME")?;
+        let view = Self { row, layout };
+        if let Some(ranges) = view.try_ranges_array()? {
+            check_ranges(ranges, layout.range_arity())?;
+        }
+        view.try_global_index()?;
+        view.try_index_type()?;
+        view.try_file_name()?;
+        view.try_external_path()?;
+        Ok(view)
+    }
+
+    /// Views a row that `parse` already accepted, without checking its fields again: what a
+    /// list's iterator yields. `None` (and a failed debug assertion) only if that invariant
+    /// is broken.
+    pub(crate) fn checked(data: &'a [u8], base: usize, layout: IndexFileLayout) -> Option<Self> {
+        let row = RowView::new(data, layout.arity(), base, "IndexFileMeta");
+        debug_assert!(row.is_ok(), "a checked row no longer fits");
+        Some(Self {
+            row: row.ok()?,
+            layout,
+        })
+    }
+
+    #[inline]
+    fn has(&self, pos: usize) -> bool {
+        pos < self.layout.arity() && !self.row.is_null(pos)
+    }
+
+    fn try_index_type(&self) -> CodecResult<&'a str> {
+        self.row.string(INDEX_TYPE, "_INDEX_TYPE")
+    }
+
+    fn try_file_name(&self) -> CodecResult<&'a str> {
+        self.row.string(FILE_NAME, "_FILE_NAME")
+    }
+
+    fn try_external_path(&self) -> CodecResult<Option<&'a str>> {
+        if self.has(EXTERNAL_PATH) {
+            self.row.string(EXTERNAL_PATH, "_EXTERNAL_PATH").map(Some)
         } else {
-            None
-        },
-        global_index_meta,
+            Ok(None)
+        }
+    }
+
+    fn try_ranges_array(&self) -> CodecResult<Option<ArrayView<'a>>> {
+        if self.has(DELETION_VECTORS_RANGES) {
+            self.row
+                .array(DELETION_VECTORS_RANGES, 8, "_DELETIONS_VECTORS_RANGES")
+                .map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    fn try_global_index(&self) -> CodecResult<Option<GlobalIndexView<'a>>> {
+        if !self.has(GLOBAL_INDEX) {
+            return Ok(None);
+        }
+        let arity = self.layout.global_index_arity();
+        let row = self.row.row(GLOBAL_INDEX, arity, "_GLOBAL_INDEX")?;
+        GlobalIndexView::parse(row, arity)
+            .map(Some)
+            .map_err(|e| e.within("_GLOBAL_INDEX"))
+    }
+
+    /// The index type, e.g. `DELETION_VECTORS` or `HASH`.
+    pub fn index_type(&self) -> &'a str {
+        validated(self.try_index_type())
+    }
+
+    /// The index file's name.
+    pub fn file_name(&self) -> &'a str {
+        validated(self.try_file_name())
+    }
+
+    /// The index file's size in bytes.
+    pub fn file_size(&self) -> i64 {
+        self.row.long(FILE_SIZE)
+    }
+
+    /// The index file's row count.
+    pub fn row_count(&self) -> i64 {
+        self.row.long(ROW_COUNT)
+    }
+
+    /// The deletion-vector ranges, one per data file, in payload order (a name repeated in
+    /// the payload appears twice here; [`IndexFileView::to_meta`] keeps Java's map semantics).
+    pub fn deletion_vector_ranges(
+        &self,
+    ) -> Option<impl ExactSizeIterator<Item = DeletionVectorRange<'a>> + 'a> {
+        let array = validated(self.try_ranges_array())?;
+        let range_arity = self.layout.range_arity();
+        Some((0..array.len()).map(move |i| validated(read_range(array, i, range_arity))))
+    }
+
+    /// Where the index file lives when outside the table's directory.
+    pub fn external_path(&self) -> Option<&'a str> {
+        validated(self.try_external_path())
+    }
+
+    /// The global index entry, if the file is one.
+    pub fn global_index(&self) -> Option<GlobalIndexView<'a>> {
+        validated(self.try_global_index())
+    }
+
+    /// The owned `IndexFileMeta`: the only place this row's bytes are copied.
+    pub fn to_meta(&self) -> IndexFileMeta {
+        IndexFileMeta {
+            index_type: self.index_type().to_owned(),
+            file_name: self.file_name().to_owned(),
+            file_size: self.file_size(),
+            row_count: self.row_count(),
+            deletion_vectors_ranges: self.deletion_vector_ranges().map(|ranges| {
+                // Java keys the ranges by data file name in a `LinkedHashMap`: a repeated
+                // name keeps its first position and takes the last value, as `insert` does.
+                let mut map = IndexMap::with_capacity(ranges.len());
+                for range in ranges {
+                    map.insert(
+                        range.data_file_name.to_owned(),
+                        DeletionVectorMeta {
+                            offset: range.offset,
+                            length: range.length,
+                            cardinality: range.cardinality,
+                        },
+                    );
+                }
+                map
+            }),
+            external_path: self.external_path().map(str::to_owned),
+            global_index_meta: self.global_index().map(|g| g.to_meta()),
+        }
+    }
+}
+
+impl std::fmt::Debug for IndexFileView<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IndexFileView")
+            .field("index_type", &self.index_type())
+            .field("file_name", &self.file_name())
+            .field("file_size", &self.file_size())
+            .field("row_count", &self.row_count())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One deletion-vector range of an index file: where the deletion vector of one data file is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeletionVectorRange<'a> {
+    /// The data file the deletion vector belongs to.
+    pub data_file_name: &'a str,
+    /// Byte offset of the deletion vector inside the index file.
+    pub offset: i32,
+    /// Its length in bytes.
+    pub length: i32,
+    /// How many rows it deletes, where the layout records it.
+    pub cardinality: Option<i64>,
+}
+
+const RANGES: &str = "_DELETIONS_VECTORS_RANGES";
+
+fn read_range(
+    array: ArrayView<'_>,
+    i: usize,
+    range_arity: usize,
+) -> CodecResult<DeletionVectorRange<'_>> {
+    array.require(i, RANGES)?;
+    let range = array.row(i, range_arity, RANGES)?;
+    let at = |e: crate::error::CodecError| e.at_index(i).within(RANGES);
+    range.require(RANGE_FILE_NAME, "f0").map_err(at)?;
+    let data_file_name = range.string(RANGE_FILE_NAME, "f0").map_err(at)?;
+    let cardinality = (range_arity > RANGE_CARDINALITY && !range.is_null(RANGE_CARDINALITY))
+        .then(|| range.long(RANGE_CARDINALITY));
+    Ok(DeletionVectorRange {
+        data_file_name,
+        offset: range.int(RANGE_OFFSET),
+        length: range.int(RANGE_LENGTH),
+        cardinality,
     })
 }
 
-/// Java keys the ranges by data file name in a `LinkedHashMap`: a repeated name keeps its
-/// first position and takes the last value. `IndexMap::insert` does the same.
-fn decode_ranges(
-    array: ArrayView<'_>,
-    range_arity: usize,
-) -> CodecResult<IndexMap<String, DeletionVectorMeta>> {
-    const FIELD: &str = "_DELETIONS_VECTORS_RANGES";
-    let mut ranges = IndexMap::with_capacity(array.len());
+fn check_ranges(array: ArrayView<'_>, range_arity: usize) -> CodecResult<()> {
     for i in 0..array.len() {
-        array.require(i, FIELD)?;
-        let range = array.row(i, range_arity, FIELD)?;
-        let at = |e: crate::error::CodecError| e.at_index(i).within(FIELD);
-        range.require(RANGE_FILE_NAME, "f0").map_err(at)?;
-        let name = range.string(RANGE_FILE_NAME, "f0").map_err(at)?;
-        let cardinality = (range_arity > RANGE_CARDINALITY && !range.is_null(RANGE_CARDINALITY))
-            .then(|| range.long(RANGE_CARDINALITY));
-        ranges.insert(
-            name.to_owned(),
-            DeletionVectorMeta {
-                offset: range.int(RANGE_OFFSET),
-                length: range.int(RANGE_LENGTH),
-                cardinality,
-            },
-        );
+        read_range(array, i, range_arity)?;
     }
-    Ok(ranges)
+    Ok(())
 }
 
-fn decode_global_index(row: RowView<'_>, arity: usize) -> CodecResult<GlobalIndexMeta> {
-    let has = |pos: usize| pos < arity && !row.is_null(pos);
-    Ok(GlobalIndexMeta {
-        row_range_start: row.long(ROW_RANGE_START),
-        row_range_end: row.long(ROW_RANGE_END),
-        index_field_id: row.int(INDEX_FIELD_ID),
-        extra_field_ids: if has(EXTRA_FIELD_IDS) {
+/// A global index entry read in place (`GlobalIndexMeta`).
+#[derive(Clone, Copy, Default)]
+pub struct GlobalIndexView<'a> {
+    row_range_start: i64,
+    row_range_end: i64,
+    index_field_id: i32,
+    extra_field_ids: Option<ArrayView<'a>>,
+    index_meta: Option<&'a [u8]>,
+    source_meta: Option<&'a [u8]>,
+}
+
+impl<'a> GlobalIndexView<'a> {
+    fn parse(row: RowView<'a>, arity: usize) -> CodecResult<Self> {
+        let has = |pos: usize| pos < arity && !row.is_null(pos);
+        let extra_field_ids = if has(EXTRA_FIELD_IDS) {
             let array = row.array(EXTRA_FIELD_IDS, 4, "_EXTRA_FIELD_IDS")?;
-            let mut ids = Vec::with_capacity(array.len());
             for i in 0..array.len() {
                 array.require(i, "_EXTRA_FIELD_IDS")?;
-                ids.push(array.int(i));
             }
-            Some(ids)
+            Some(array)
         } else {
             None
-        },
-        index_meta: if has(INDEX_META) {
-            Some(row.bytes(INDEX_META, "_INDEX_META")?.to_vec())
-        } else {
-            None
-        },
-        source_meta: if has(SOURCE_META) {
-            Some(row.bytes(SOURCE_META, "_SOURCE_META")?.to_vec())
-        } else {
-            None
-        },
-    })
+        };
+        Ok(Self {
+            row_range_start: row.long(ROW_RANGE_START),
+            row_range_end: row.long(ROW_RANGE_END),
+            index_field_id: row.int(INDEX_FIELD_ID),
+            extra_field_ids,
+            index_meta: if has(INDEX_META) {
+                Some(row.bytes(INDEX_META, "_INDEX_META")?)
+            } else {
+                None
+            },
+            source_meta: if has(SOURCE_META) {
+                Some(row.bytes(SOURCE_META, "_SOURCE_META")?)
+            } else {
+                None
+            },
+        })
+    }
+
+    /// First row id the index covers.
+    pub fn row_range_start(&self) -> i64 {
+        self.row_range_start
+    }
+
+    /// Last row id the index covers.
+    pub fn row_range_end(&self) -> i64 {
+        self.row_range_end
+    }
+
+    /// The id of the indexed field.
+    pub fn index_field_id(&self) -> i32 {
+        self.index_field_id
+    }
+
+    /// Ids of further indexed fields, if any.
+    pub fn extra_field_ids(&self) -> Option<impl ExactSizeIterator<Item = i32> + 'a> {
+        self.extra_field_ids
+            .map(|array| (0..array.len()).map(move |i| array.int(i)))
+    }
+
+    /// The index's own metadata bytes.
+    pub fn index_meta(&self) -> Option<&'a [u8]> {
+        self.index_meta
+    }
+
+    /// Metadata of the index's source, where the layout has it.
+    pub fn source_meta(&self) -> Option<&'a [u8]> {
+        self.source_meta
+    }
+
+    /// The owned `GlobalIndexMeta`.
+    pub fn to_meta(&self) -> GlobalIndexMeta {
+        GlobalIndexMeta {
+            row_range_start: self.row_range_start,
+            row_range_end: self.row_range_end,
+            index_field_id: self.index_field_id,
+            extra_field_ids: self.extra_field_ids().map(Iterator::collect),
+            index_meta: self.index_meta.map(<[u8]>::to_vec),
+            source_meta: self.source_meta.map(<[u8]>::to_vec),
+        }
+    }
+}
+
+impl std::fmt::Debug for GlobalIndexView<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GlobalIndexView")
+            .field("row_range_start", &self.row_range_start)
+            .field("row_range_end", &self.row_range_end)
+            .field("index_field_id", &self.index_field_id)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Appends one `IndexFileMeta` row of `ctx`'s index file layout.

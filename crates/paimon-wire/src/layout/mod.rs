@@ -5,7 +5,7 @@
 pub(crate) mod data_file;
 pub(crate) mod index_file;
 
-use crate::binary::array::{ArrayBuilder, ArrayView};
+use crate::binary::array::ArrayBuilder;
 use crate::binary::invalid;
 use crate::binary::row::fixed_part_size;
 use crate::error::{CodecError, CodecErrorKind, CodecResult};
@@ -75,16 +75,6 @@ pub(crate) fn check_serialized_row(
         ));
     }
     Ok(())
-}
-
-/// Reads an `ARRAY<BIGINT NOT NULL>`.
-pub(crate) fn read_long_array(array: ArrayView<'_>, field: &'static str) -> CodecResult<Vec<i64>> {
-    let mut values = Vec::with_capacity(array.len());
-    for i in 0..array.len() {
-        array.require(i, field)?;
-        values.push(array.long(i));
-    }
-    Ok(values)
 }
 
 /// Appends an `ARRAY<BIGINT NOT NULL>`.
