@@ -8,6 +8,7 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode, Throughput};
 use paimon_wire::coordinator::open_table;
+use paimon_wire::view::PayloadView;
 use paimon_wire::{
     deserialize_list, serialize_list, serialize_list_into, Binding, CommitMessage, Coordinator,
     EncodeOptions, SerializerVersion,
@@ -50,6 +51,15 @@ fn bench_workload(c: &mut Criterion, name: &str, messages: Vec<CommitMessage>) {
                 .collect::<Vec<_>>()
         })
     });
+    // Views (issue 15): the whole payload checked up front, nothing copied; then owned values
+    // materialized from an already parsed view (compare with the clone floor below).
+    group.bench_function("view/paimon-wire/v14", |b| {
+        b.iter(|| PayloadView::parse(v14, &ours14).unwrap())
+    });
+    let parsed14 = PayloadView::parse(v14, &ours14).unwrap();
+    group.bench_function("materialize/paimon-wire/v14", |b| {
+        b.iter(|| parsed14.to_messages())
+    });
     group.bench_function("encode/paimon-wire/v14", |b| {
         b.iter(|| serialize_list(&messages, v14).unwrap())
     });
@@ -68,6 +78,9 @@ fn bench_workload(c: &mut Criterion, name: &str, messages: Vec<CommitMessage>) {
     group.throughput(Throughput::Bytes(ours12.len() as u64));
     group.bench_function("decode/paimon-wire/v12", |b| {
         b.iter(|| deserialize_list(v12, &ours12).unwrap())
+    });
+    group.bench_function("view/paimon-wire/v12", |b| {
+        b.iter(|| PayloadView::parse(v12, &ours12).unwrap())
     });
     group.bench_function("encode/paimon-wire/v12", |b| {
         b.iter(|| serialize_list(&messages, v12).unwrap())

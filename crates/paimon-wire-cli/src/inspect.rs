@@ -3,12 +3,12 @@
 use std::fmt::Write as _;
 
 use paimon_wire::dump::{hex, messages_to_json};
-use paimon_wire::paimon::spec::{DataFileMeta, IndexFileMeta};
-use paimon_wire::CommitMessage;
+use paimon_wire::view::{MessageView, PayloadView};
+use paimon_wire::{deserialize_list, CommitMessage};
 
 use crate::error::{CliError, CliResult};
 use crate::partition::PartitionDecoder;
-use crate::payload::DecodedPayload;
+use crate::payload::Unframed;
 
 /// The output formats of `inspect`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -19,37 +19,69 @@ pub enum InspectFormat {
     Table,
 }
 
-/// Renders `payload` in `format`; `source` names where it came from.
+/// A payload read for `inspect`: owned messages for the JSON dump, a zero-copy view for the
+/// table (which only counts and sums, so nothing is copied out of the payload).
+pub enum Inspected<'a> {
+    /// Decoded messages, for [`InspectFormat::Json`].
+    Messages(Vec<CommitMessage>),
+    /// The checked payload read in place, for [`InspectFormat::Table`].
+    View(PayloadView<'a>),
+}
+
+impl<'a> Inspected<'a> {
+    /// Reads `payload` (named `source` in errors) the way `format` needs it. Both ways check
+    /// the whole payload and fail with the same error.
+    pub fn read(payload: &Unframed<'a>, source: &str, format: InspectFormat) -> CliResult<Self> {
+        let read = match format {
+            InspectFormat::Json => {
+                deserialize_list(payload.version, payload.raw).map(Self::Messages)
+            }
+            InspectFormat::Table => {
+                PayloadView::parse(payload.version, payload.raw).map(Self::View)
+            }
+        };
+        read.map_err(|e| CliError::input(format!("{source}: {e}")))
+    }
+}
+
+/// Renders what [`Inspected::read`] read from `payload`, an input of `size` bytes named
+/// `source`.
 pub fn render(
-    payload: &DecodedPayload,
+    inspected: &Inspected<'_>,
+    payload: &Unframed<'_>,
+    size: usize,
     source: &str,
-    format: InspectFormat,
     partitions: &PartitionDecoder,
 ) -> CliResult<String> {
-    match format {
-        InspectFormat::Json => {
-            let mut text = serde_json::to_string_pretty(&messages_to_json(&payload.messages))
+    match inspected {
+        Inspected::Messages(messages) => {
+            let mut text = serde_json::to_string_pretty(&messages_to_json(messages))
                 .map_err(|e| CliError::input(format!("cannot render JSON: {e}")))?;
             text.push('\n');
             Ok(text)
         }
-        InspectFormat::Table => Ok(render_table(payload, source, partitions)),
+        Inspected::View(view) => Ok(render_table(view, payload, size, source, partitions)),
     }
 }
 
 /// The table format: a header line for the payload, then one block per message.
-fn render_table(payload: &DecodedPayload, source: &str, partitions: &PartitionDecoder) -> String {
+fn render_table(
+    view: &PayloadView<'_>,
+    payload: &Unframed<'_>,
+    size: usize,
+    source: &str,
+    partitions: &PartitionDecoder,
+) -> String {
     let mut out = String::new();
-    let count = payload.messages.len();
+    let count = view.len();
     let _ = writeln!(
         out,
-        "{source}: {}serializer version {}, {} bytes, {count} message{}",
+        "{source}: {}serializer version {}, {size} bytes, {count} message{}",
         if payload.enveloped { "envelope, " } else { "" },
-        payload.version,
-        payload.size,
+        view.version(),
         if count == 1 { "" } else { "s" }
     );
-    for (i, message) in payload.messages.iter().enumerate() {
+    for (i, message) in view.messages().iter().enumerate() {
         out.push('\n');
         render_message(&mut out, i, message, partitions);
     }
@@ -59,56 +91,39 @@ fn render_table(payload: &DecodedPayload, source: &str, partitions: &PartitionDe
 fn render_message(
     out: &mut String,
     index: usize,
-    m: &CommitMessage,
+    m: &MessageView<'_>,
     partitions: &PartitionDecoder,
 ) {
     let optional = |v: Option<i64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
     let _ = writeln!(out, "message {index}");
-    let _ = writeln!(out, "  partition            {}", hex(&m.partition));
+    let _ = writeln!(out, "  partition            {}", hex(m.partition()));
     let _ = writeln!(
         out,
         "  partition values     {}",
-        partitions.describe(&m.partition)
+        partitions.describe(m.partition())
     );
-    let _ = writeln!(out, "  bucket               {}", m.bucket);
+    let _ = writeln!(out, "  bucket               {}", m.bucket());
     let _ = writeln!(
         out,
         "  total_buckets        {}",
-        optional(m.total_buckets.map(i64::from))
+        optional(m.total_buckets().map(i64::from))
     );
     let _ = writeln!(
         out,
         "  check_from_snapshot  {}",
-        optional(m.check_from_snapshot)
+        optional(m.check_from_snapshot())
     );
     let _ = writeln!(
         out,
         "  {:<28} {:>6} {:>20} {:>20}",
         "list", "files", "bytes", "rows"
     );
-    let data_lists: [(&str, &[DataFileMeta]); 6] = [
-        ("new_files", &m.new_files),
-        ("deleted_files", &m.deleted_files),
-        ("new_changelog_files", &m.new_changelog_files),
-        ("compact_before", &m.compact_before),
-        ("compact_after", &m.compact_after),
-        ("compact_changelog_files", &m.compact_changelog_files),
-    ];
-    for (name, files) in data_lists {
-        let sizes = files.iter().map(|f| (f.file_size, f.row_count));
+    for (name, files) in m.data_file_lists() {
+        let sizes = files.iter().map(|f| (f.file_size(), f.row_count()));
         render_list_line(out, name, sizes);
     }
-    let index_lists: [(&str, &[IndexFileMeta]); 4] = [
-        ("new_index_files", &m.new_index_files),
-        ("deleted_index_files", &m.deleted_index_files),
-        ("compact_new_index_files", &m.compact_new_index_files),
-        (
-            "compact_deleted_index_files",
-            &m.compact_deleted_index_files,
-        ),
-    ];
-    for (name, files) in index_lists {
-        let sizes = files.iter().map(|f| (f.file_size, f.row_count));
+    for (name, files) in m.index_file_lists() {
+        let sizes = files.iter().map(|f| (f.file_size(), f.row_count()));
         render_list_line(out, name, sizes);
     }
 }

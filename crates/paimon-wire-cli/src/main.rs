@@ -172,7 +172,10 @@ fn run(cli: Cli) -> CliResult<()> {
 }
 
 fn run_inspect(args: InspectArgs) -> CliResult<()> {
-    let decoded = payload::read_payload(&args.file, args.version, framing(args.envelope))?;
+    let bytes = payload::read_input(&args.file)?;
+    let unframed = payload::unframe(&args.file, &bytes, args.version, framing(args.envelope))?;
+    let source = display_source(&args.file);
+    let inspected = inspect::Inspected::read(&unframed, &source, args.format)?;
     let partitions = match (args.warehouse, args.table) {
         (Some(warehouse), Some(table)) => {
             let table = TableArgs {
@@ -185,12 +188,7 @@ fn run_inspect(args: InspectArgs) -> CliResult<()> {
         }
         _ => PartitionDecoder::Untyped,
     };
-    let text = inspect::render(
-        &decoded,
-        &display_source(&args.file),
-        args.format,
-        &partitions,
-    )?;
+    let text = inspect::render(&inspected, &unframed, bytes.len(), &source, &partitions)?;
     payload::write_output(Path::new(payload::STDIO), text.as_bytes())
 }
 

@@ -107,10 +107,6 @@ pub struct DecodedPayload {
     pub messages: Vec<CommitMessage>,
     /// The serializer version the bytes were read at.
     pub version: SerializerVersion,
-    /// The size of the input in bytes, as read (with the envelope header, if any).
-    pub size: usize,
-    /// Whether the input was an envelope.
-    pub enveloped: bool,
 }
 
 /// Reads the input at `path` (or stdin), unwraps an envelope if there is one, and decodes
@@ -127,8 +123,6 @@ pub fn read_payload(
     Ok(DecodedPayload {
         messages,
         version: unframed.version,
-        size: bytes.len(),
-        enveloped: unframed.enveloped,
     })
 }
 

@@ -593,6 +593,22 @@ struct paimon_wire_result_commit_messages paimon_wire_commit_messages_deserializ
 // `messages` is NULL or a handle from this library.
 struct paimon_wire_result_commit_messages_summary paimon_wire_commit_messages_summarize(const struct paimon_wire_commit_messages *messages);
 
+// Counts the messages, new data files and their rows of a payload written at `version`,
+// without a table and without decoding it into messages: the payload is checked completely
+// (the same checks and errors as `paimon_wire_commit_messages_deserialize`'s decoding, within
+// the default decode limits) and read in place, so nothing per file is allocated. For logging
+// or vetting a payload before it reaches the coordinator; it does not validate the payload
+// against a table.
+//
+// Errors: `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION`, `PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD`
+// (with the field and byte offset), `PAIMON_WIRE_ERROR_CODE_LIMIT_EXCEEDED`.
+//
+// # Safety
+// `data` is NULL or points to `data_len` readable bytes (NULL only with `data_len` 0).
+struct paimon_wire_result_commit_messages_summary paimon_wire_payload_summarize(const uint8_t *data,
+                                                                                size_t data_len,
+                                                                                int32_t version);
+
 // Frees commit messages (not the files they describe). NULL is a no-op; a handle of another
 // kind is left untouched.
 //

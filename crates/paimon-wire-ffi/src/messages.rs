@@ -1,7 +1,8 @@
 //! `paimon_wire_commit_messages` and their bytes: Paimon Java's `CommitMessageSerializer` format.
 
 use paimon_wire_core::coordinator::BoundMessages;
-use paimon_wire_core::{serialize_list, CommitMessage, SerializerVersion};
+use paimon_wire_core::view::PayloadView;
+use paimon_wire_core::{serialize_list, CommitMessage, DecodeLimits, SerializerVersion};
 
 use crate::args::slice;
 use crate::commit::paimon_wire_table_commit;
@@ -250,6 +251,37 @@ pub unsafe extern "C" fn paimon_wire_commit_messages_summarize(
                 .flat_map(|m| &m.new_files)
                 .map(|f| f.row_count)
                 .fold(0i64, i64::saturating_add),
+        })
+    })
+}
+
+/// Counts the messages, new data files and their rows of a payload written at `version`,
+/// without a table and without decoding it into messages: the payload is checked completely
+/// (the same checks and errors as `paimon_wire_commit_messages_deserialize`'s decoding, within
+/// the default decode limits) and read in place, so nothing per file is allocated. For logging
+/// or vetting a payload before it reaches the coordinator; it does not validate the payload
+/// against a table.
+///
+/// Errors: `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION`, `PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD`
+/// (with the field and byte offset), `PAIMON_WIRE_ERROR_CODE_LIMIT_EXCEEDED`.
+///
+/// # Safety
+/// `data` is NULL or points to `data_len` readable bytes (NULL only with `data_len` 0).
+#[no_mangle]
+pub unsafe extern "C" fn paimon_wire_payload_summarize(
+    data: *const u8,
+    data_len: usize,
+    version: i32,
+) -> paimon_wire_result_commit_messages_summary {
+    guard(|| {
+        // SAFETY: forwarded from the caller.
+        let payload = unsafe { slice(data, data_len, "data")? };
+        let version = SerializerVersion::try_from(version)?;
+        let view = PayloadView::parse_with_limits(version, payload, &DecodeLimits::default())?;
+        Ok(paimon_wire_commit_messages_summary {
+            message_count: view.len(),
+            data_file_count: view.data_file_count(),
+            row_count: view.reported_row_count(),
         })
     })
 }

@@ -1,7 +1,8 @@
 //! Payloads as values: serializer versions, `inspect`, and the PWIR envelope.
 
 use paimon_wire::dump::messages_to_json;
-use paimon_wire::{deserialize_list, envelope, SerializerVersion};
+use paimon_wire::view::PayloadView;
+use paimon_wire::{deserialize_list, envelope, DecodeLimits, SerializerVersion};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyMemoryView, PyTuple};
@@ -121,6 +122,40 @@ pub fn inspect<'py>(
         .detach(|| deserialize_list(version, raw))
         .map_err(Error::from)?;
     messages_to_python(py, &messages)
+}
+
+/// Counts a payload's messages, new data files and their rows without decoding it into
+/// messages: the payload is checked completely (the same checks and errors as `inspect`, within
+/// the default decode limits) and read in place. Returns
+/// `{"version": int, "messages": int, "data_files": int, "rows": int}`.
+///
+/// `version` is the serializer version that travelled beside the bytes; with no version,
+/// `payload` must be a PWIR envelope. Raises `CodecError` / `EnvelopeError`.
+#[pyfunction]
+#[pyo3(signature = (payload, version=None))]
+pub fn summarize<'py>(
+    py: Python<'py>,
+    payload: BytesLike<'py>,
+    version: Option<i32>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (version, raw) = unframe(payload.as_bytes(), version)?;
+    let (messages, data_files, rows) = py
+        .detach(|| {
+            PayloadView::parse_with_limits(version, raw, &DecodeLimits::default()).map(|view| {
+                (
+                    view.len(),
+                    view.data_file_count(),
+                    view.reported_row_count(),
+                )
+            })
+        })
+        .map_err(Error::from)?;
+    let summary = PyDict::new(py);
+    summary.set_item("version", version.as_i32())?;
+    summary.set_item("messages", messages)?;
+    summary.set_item("data_files", data_files)?;
+    summary.set_item("rows", rows)?;
+    Ok(summary)
 }
 
 /// Frames a raw payload written at serializer `version` in a PWIR envelope (magic,

@@ -335,6 +335,24 @@ def test_inspect_matches_the_cli(warehouse, cli, tmp_path):
     assert messages == table.new_coordinator("job-1").deserialize(payload, version).to_dicts()
 
 
+def test_summarize_counts_what_inspect_decodes(warehouse):
+    table = create_orders(warehouse)
+    payload, version = prepare(table, range(100))
+    messages = pw.inspect(payload, version)
+
+    summary = pw.summarize(payload, version)
+
+    assert summary == {
+        "version": version,
+        "messages": len(messages),
+        "data_files": sum(len(m["new_files"]) for m in messages),
+        "rows": 100,
+    }
+    assert pw.summarize(pw.wrap_envelope(payload, version)) == summary
+    with pytest.raises(pw.CodecError, match="offset"):
+        pw.summarize(payload[:-3], version)
+
+
 def test_codec_errors_carry_the_cli_message_and_location(warehouse, cli, tmp_path):
     table = create_orders(warehouse)
     payload, version = prepare(table, range(10))

@@ -140,6 +140,9 @@ fn java_rows(path: &Path) -> Result<Vec<Row>, Box<dyn Error>> {
 fn kind(op: &str) -> &str {
     if op.starts_with("encode") {
         "encode"
+    } else if op == "view" {
+        // A view parse does a decode's job for a reader of the payload: compared with decodes.
+        "decode"
     } else {
         op
     }
@@ -324,6 +327,36 @@ fn report<'r>(rows: &'r [Row], memory: &str) -> String {
                     bound(&crate_v14)
                 );
             }
+        }
+    }
+    // Views (issue 15): the up-front check against Java's decode of the same bytes, and
+    // materializing owned values from a parsed view against cloning the same values.
+    for workload in ["W1", "W2"] {
+        let java = best(rows, workload, "decode", "java", None);
+        let view = |memory: &'static str| find(rows, workload, "view", "paimon-wire", "12", memory);
+        if let (Some(java), Some(view_row)) = (java, view(GLIBC)) {
+            let r = java.nanos / view_row.nanos;
+            let _ = writeln!(
+                out,
+                "- {workload} decode through views ≥ 3× Java (v12, same bytes; PayloadView::parse vs Java's decode): {r:.2}×{} — {}",
+                others(&|memory| view(memory).map(|v| java.nanos / v.nanos)),
+                verdict(r >= 3.0)
+            );
+        }
+        let materialize =
+            |memory: &'static str| find(rows, workload, "materialize", "paimon-wire", "14", memory);
+        let floor = |memory: &'static str| find(rows, workload, "floor", "clone+drop", "-", memory);
+        if let (Some(m), Some(f)) = (materialize(GLIBC), floor(GLIBC)) {
+            let r = m.nanos / f.nanos;
+            let extra = others(&|memory| match (materialize(memory), floor(memory)) {
+                (Some(m), Some(f)) => Some(m.nanos / f.nanos),
+                _ => None,
+            });
+            let _ = writeln!(
+                out,
+                "- {workload} materializing owned values from a view within 10% of the clone floor: {r:.2}× the floor{extra} — {}",
+                verdict(r <= 1.10)
+            );
         }
     }
     for line in memory.lines().filter(|l| l.starts_with("memory ")) {

@@ -227,6 +227,19 @@ static void serialize_errors(const paimon_wire_table *orders, paimon_wire_commit
       paimon_wire_error_free(r.error);
       continue;
     }
+    /* The table-less summary of the bytes (read in place) counts what the handle holds. */
+    paimon_wire_result_commit_messages_summary read_in_place =
+        paimon_wire_payload_summarize(r.bytes.data, r.bytes.len, version);
+    check(read_in_place.error, "summarize a payload");
+    expect(read_in_place.summary.message_count == expected.summary.message_count &&
+               read_in_place.summary.data_file_count == expected.summary.data_file_count &&
+               read_in_place.summary.row_count == expected.summary.row_count,
+           "a payload's summary equals its messages' summary");
+    if (r.bytes.len > 8) {
+      paimon_wire_result_commit_messages_summary cut =
+          paimon_wire_payload_summarize(r.bytes.data, r.bytes.len - 3, version);
+      expect_error(cut.error, PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD, "offset", "summarize a cut payload");
+    }
     paimon_wire_result_commit_messages back =
         paimon_wire_commit_messages_deserialize(commit, r.bytes.data, r.bytes.len, version);
     check(back.error, "deserialize an older version");
@@ -238,6 +251,10 @@ static void serialize_errors(const paimon_wire_table *orders, paimon_wire_commit
   }
   paimon_wire_result_commit_messages_summary s = paimon_wire_commit_messages_summarize(NULL);
   expect_error(s.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, NULL, "summarize NULL");
+  s = paimon_wire_payload_summarize(NULL, 4, 14);
+  expect_error(s.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`data`", "summarize NULL data");
+  s = paimon_wire_payload_summarize(NULL, 0, 0);
+  expect_error(s.error, PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION, "version", "summarize version 0");
 }
 
 static void deserialize_errors(const paimon_wire_table *orders, const paimon_wire_table_commit *commit,

@@ -13,6 +13,7 @@ __all__ = [
     "open_table",
     "create_table",
     "inspect",
+    "summarize",
     "wrap_envelope",
     "unwrap_envelope",
     "is_envelope",
@@ -171,6 +172,12 @@ def inspect(payload: _BytesLike, version: Optional[int] = None) -> list[dict[str
     """Decodes a payload into one dict per message (the schema ``paimon-wire inspect``
     prints: binary rows as lowercase hex, ``creation_time`` in epoch milliseconds). Without
     ``version``, ``payload`` must be a PWIR envelope."""
+
+def summarize(payload: _BytesLike, version: Optional[int] = None) -> dict[str, int]:
+    """Counts a payload's messages, new data files and rows (``{"version", "messages",
+    "data_files", "rows"}``) by reading it in place, without decoding it into messages.
+    Checks the whole payload like ``inspect``. Without ``version``, ``payload`` must be a PWIR
+    envelope."""
 
 def wrap_envelope(payload: _BytesLike, version: int) -> bytes:
     """Frames a raw payload in a PWIR envelope (magic, versions, length, CRC32C)."""
