@@ -364,18 +364,96 @@ impl<'a> Rows<'a> {
     }
 }
 
-/// One checked list of `DataFileMeta` rows, read in place.
-#[derive(Clone, Copy)]
-pub struct DataFiles<'a> {
-    rows: Rows<'a>,
-    layout: DataFileLayout,
+/// A row type a file list holds: its layout, how to check a row and how to view a checked one.
+/// Sealed: implemented by [`DataFileView`] and [`IndexFileView`] only.
+pub trait FileRow<'a>: Sized + sealed::Sealed {
+    /// The row layouts of this row type.
+    #[doc(hidden)]
+    type Layout: Copy;
+    /// The owned value the `paimon` crate uses for this row.
+    type Meta;
+    #[doc(hidden)]
+    fn layout_of(layouts: VersionLayouts) -> Self::Layout;
+    #[doc(hidden)]
+    fn min_row_bytes(layout: Self::Layout) -> usize;
+    #[doc(hidden)]
+    fn parse_row(data: &'a [u8], base: usize, layout: Self::Layout) -> CodecResult<Self>;
+    #[doc(hidden)]
+    fn checked_row(data: &'a [u8], base: usize, layout: Self::Layout) -> Option<Self>;
+    #[doc(hidden)]
+    fn meta(&self) -> Self::Meta;
 }
 
-impl<'a> DataFiles<'a> {
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::DataFileView<'_> {}
+    impl Sealed for super::IndexFileView<'_> {}
+}
+
+impl<'a> FileRow<'a> for DataFileView<'a> {
+    type Layout = DataFileLayout;
+    type Meta = DataFileMeta;
+    fn layout_of(layouts: VersionLayouts) -> DataFileLayout {
+        layouts.data_file
+    }
+    fn min_row_bytes(layout: DataFileLayout) -> usize {
+        fixed_part_size(layout.arity())
+    }
+    fn parse_row(data: &'a [u8], base: usize, layout: DataFileLayout) -> CodecResult<Self> {
+        Self::parse(data, base, layout)
+    }
+    fn checked_row(data: &'a [u8], base: usize, layout: DataFileLayout) -> Option<Self> {
+        Self::checked(data, base, layout)
+    }
+    fn meta(&self) -> DataFileMeta {
+        self.to_meta()
+    }
+}
+
+impl<'a> FileRow<'a> for IndexFileView<'a> {
+    type Layout = IndexFileLayout;
+    type Meta = IndexFileMeta;
+    fn layout_of(layouts: VersionLayouts) -> IndexFileLayout {
+        layouts.index_file
+    }
+    fn min_row_bytes(layout: IndexFileLayout) -> usize {
+        fixed_part_size(layout.arity())
+    }
+    fn parse_row(data: &'a [u8], base: usize, layout: IndexFileLayout) -> CodecResult<Self> {
+        Self::parse(data, base, layout)
+    }
+    fn checked_row(data: &'a [u8], base: usize, layout: IndexFileLayout) -> Option<Self> {
+        Self::checked(data, base, layout)
+    }
+    fn meta(&self) -> IndexFileMeta {
+        self.to_meta()
+    }
+}
+
+/// One checked list of file rows, read in place.
+pub struct FileList<'a, R: FileRow<'a>> {
+    rows: Rows<'a>,
+    layout: R::Layout,
+}
+
+impl<'a, R: FileRow<'a>> Clone for FileList<'a, R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<'a, R: FileRow<'a>> Copy for FileList<'a, R> {}
+
+/// A checked list of `DataFileMeta` rows.
+pub type DataFiles<'a> = FileList<'a, DataFileView<'a>>;
+/// A checked list of `IndexFileMeta` rows.
+pub type IndexFiles<'a> = FileList<'a, IndexFileView<'a>>;
+
+impl<'a, R: FileRow<'a> + 'a> FileList<'a, R> {
     fn empty(layouts: VersionLayouts) -> Self {
         Self {
             rows: Rows::EMPTY,
-            layout: layouts.data_file,
+            layout: R::layout_of(layouts),
         }
     }
 
@@ -384,9 +462,9 @@ impl<'a> DataFiles<'a> {
         layouts: VersionLayouts,
         list: &'static str,
     ) -> CodecResult<Self> {
-        let layout = layouts.data_file;
-        let rows = Rows::parse(input, list, fixed_part_size(layout.arity()), |row, at| {
-            DataFileView::parse(row, at, layout).map(drop)
+        let layout = R::layout_of(layouts);
+        let rows = Rows::parse(input, list, R::min_row_bytes(layout), |row, at| {
+            R::parse_row(row, at, layout).map(drop)
         })?;
         Ok(Self { rows, layout })
     }
@@ -402,73 +480,21 @@ impl<'a> DataFiles<'a> {
     }
 
     /// The files, in payload order.
-    pub fn iter(&self) -> impl Iterator<Item = DataFileView<'a>> + 'a {
+    pub fn iter(&self) -> impl Iterator<Item = R> + 'a {
         let layout = self.layout;
         self.rows
             .iter()
-            .filter_map(move |(row, at)| DataFileView::checked(row, at, layout))
+            .filter_map(move |(row, at)| R::checked_row(row, at, layout))
     }
 
-    /// The owned `DataFileMeta`s.
-    pub fn to_metas(&self) -> Vec<DataFileMeta> {
+    /// The owned values (`DataFileMeta`s or `IndexFileMeta`s).
+    pub fn to_metas(&self) -> Vec<R::Meta> {
         let mut metas = Vec::with_capacity(self.len());
-        metas.extend(self.iter().map(|file| file.to_meta()));
+        metas.extend(self.iter().map(|file| file.meta()));
         metas
     }
 }
 
-/// One checked list of `IndexFileMeta` rows, read in place.
-#[derive(Clone, Copy)]
-pub struct IndexFiles<'a> {
-    rows: Rows<'a>,
-    layout: IndexFileLayout,
-}
-
-impl<'a> IndexFiles<'a> {
-    fn empty(layouts: VersionLayouts) -> Self {
-        Self {
-            rows: Rows::EMPTY,
-            layout: layouts.index_file,
-        }
-    }
-
-    fn parse(
-        input: &mut Input<'a>,
-        layouts: VersionLayouts,
-        list: &'static str,
-    ) -> CodecResult<Self> {
-        let layout = layouts.index_file;
-        let rows = Rows::parse(input, list, fixed_part_size(layout.arity()), |row, at| {
-            IndexFileView::parse(row, at, layout).map(drop)
-        })?;
-        Ok(Self { rows, layout })
-    }
-
-    /// How many index files.
-    pub fn len(&self) -> usize {
-        self.rows.count
-    }
-
-    /// Whether the list is empty.
-    pub fn is_empty(&self) -> bool {
-        self.rows.count == 0
-    }
-
-    /// The index files, in payload order.
-    pub fn iter(&self) -> impl Iterator<Item = IndexFileView<'a>> + 'a {
-        let layout = self.layout;
-        self.rows
-            .iter()
-            .filter_map(move |(row, at)| IndexFileView::checked(row, at, layout))
-    }
-
-    /// The owned `IndexFileMeta`s.
-    pub fn to_metas(&self) -> Vec<IndexFileMeta> {
-        let mut metas = Vec::with_capacity(self.len());
-        metas.extend(self.iter().map(|file| file.to_meta()));
-        metas
-    }
-}
 /// Appends one message body in `ctx`'s layouts.
 pub(crate) fn encode(
     message: &CommitMessage,

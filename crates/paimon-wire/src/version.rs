@@ -66,7 +66,7 @@ pub(crate) enum MessageLayout {
 
 /// Every layout a version uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct VersionLayouts {
+pub struct VersionLayouts {
     pub(crate) message: MessageLayout,
     pub(crate) data_file: DataFileLayout,
     pub(crate) index_file: IndexFileLayout,

@@ -29,7 +29,7 @@ use crate::version::SerializerVersion;
 
 pub use crate::layout::data_file::DataFileView;
 pub use crate::layout::index_file::{DeletionVectorRange, GlobalIndexView, IndexFileView};
-pub use crate::message::{DataFiles, IndexFiles, MessageView};
+pub use crate::message::{DataFiles, FileList, FileRow, IndexFiles, MessageView};
 
 /// A whole payload (Java's `serializeList`), checked, with its messages read in place.
 #[derive(Debug, Clone)]

@@ -17,7 +17,7 @@ use crate::view::{validated, LongsView, StatsView, StringsView};
 
 /// One historical `DataFileMeta` row layout, named after the Java class that reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum DataFileLayout {
+pub enum DataFileLayout {
     /// `CommitMessageLegacyV2Serializer`'s 13 fields (Paimon 0.5–0.7).
     LegacyV2,
     /// `DataFileMeta08Serializer`: + delete row count, embedded index (15 fields).

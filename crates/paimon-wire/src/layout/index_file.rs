@@ -15,7 +15,7 @@ use crate::view::validated;
 
 /// One historical `IndexFileMeta` row layout, named after the Java class that reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum IndexFileLayout {
+pub enum IndexFileLayout {
     /// `CommitMessageLegacyV2Serializer`'s 4 fields (Paimon 0.5–0.7).
     LegacyV2,
     /// `IndexFileMetaV1Deserializer`: + deletion-vector ranges of 3 fields (versions 1–4).
