@@ -188,12 +188,31 @@ async fn committed_files_sent_again_at_another_level_are_refused() {
 /// naming the missing file, whichever of many payloads it is in.
 #[tokio::test]
 async fn a_payload_naming_a_file_not_in_storage_is_refused() {
+    // 12 files per bucket directory: each file is checked on its own.
+    commit_with_one_file_missing(12, true).await;
+}
+
+#[tokio::test]
+async fn a_missing_file_among_many_in_one_directory_is_refused() {
+    // 40 files per bucket directory: the commit lists the directory instead of checking each
+    // file, and must still find the one that is not there.
+    commit_with_one_file_missing(40, true).await;
+}
+
+#[tokio::test]
+async fn many_files_in_one_directory_all_present_commit() {
+    commit_with_one_file_missing(40, false).await;
+}
+
+/// `workers` workers each write one file into each of two partitions; with `remove_one`, one
+/// file is deleted from storage before the commit, which must then be refused naming it.
+async fn commit_with_one_file_missing(workers: i32, remove_one: bool) {
     let warehouse = Warehouse::new();
     let table = warehouse.create("events", Kind::PartitionedAppend).await;
     let coordinator = append_coordinator(&table).await;
     let mut parts = Vec::new();
     let mut names = Vec::new();
-    for worker in 0..12 {
+    for worker in 0..workers {
         let rows = [(worker, "a"), (100 + worker, "b")];
         let messages = worker_messages(&table, &rows).await;
         names.extend(
@@ -208,13 +227,23 @@ async fn a_payload_naming_a_file_not_in_storage_is_refused() {
                 .unwrap(),
         );
     }
-    assert_eq!(names.len(), 24, "one file per partition per worker");
+    assert_eq!(
+        names.len(),
+        2 * workers as usize,
+        "one file per partition per worker"
+    );
+    let merged = coordinator.merge(parts).unwrap();
+    if !remove_one {
+        coordinator.commit(merged, 1).await.unwrap();
+        assert_eq!(snapshot_count(&table).await, 1);
+        assert_eq!(read_rows(&table).await.len(), 2 * workers as usize);
+        return;
+    }
     let missing = &names[17];
     let found = find_files(warehouse.dir.path(), missing);
     assert_eq!(found.len(), 1, "{missing}: {found:?}");
     std::fs::remove_file(&found[0]).unwrap();
 
-    let merged = coordinator.merge(parts).unwrap();
     let error = coordinator.commit(merged, 1).await.unwrap_err();
     assert!(
         error.to_string().contains(missing.as_str())
