@@ -1,6 +1,6 @@
 //! Runs one codec operation on one workload in a loop, for profilers (callgrind, perf):
 //!
-//! `codec-loop decode|encode|crate-decode|crate-encode|w3 W1|W2 VERSION ITERATIONS`
+//! `codec-loop decode|view|encode|crate-decode|crate-encode|w3 W1|W2 VERSION ITERATIONS`
 //!
 //! The work is inside `run`, so `valgrind --tool=callgrind --collect-atstart=no
 //! --toggle-collect=*codec_loop*run*` profiles only it, not the workload generation.
@@ -9,6 +9,7 @@
 use std::time::Instant;
 
 use paimon_wire::coordinator::open_table;
+use paimon_wire::view::PayloadView;
 use paimon_wire::{
     deserialize_list, serialize_list, Binding, CommitMessage, Coordinator, SerializerVersion,
 };
@@ -22,6 +23,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn run(op: &str, messages: &[CommitMessage], version: SerializerVersion, payload: &[u8]) -> usize {
     match op {
         "decode" => deserialize_list(version, payload).unwrap().len(),
+        "view" => PayloadView::parse(version, payload).unwrap().len(),
         "encode" => serialize_list(messages, version).unwrap().len(),
         "crate-encode" => messages.iter().map(|m| m.serialize().unwrap().len()).sum(),
         _ => panic!("unknown operation {op}"),

@@ -26,33 +26,23 @@ pub(crate) struct ArrayView<'a> {
 impl<'a> ArrayView<'a> {
     /// Views `data` as an array whose elements take `element_size` bytes, checking that the
     /// count is non-negative and that the header and elements are inside `data`.
+    #[inline]
     pub(crate) fn new(
         data: &'a [u8],
         element_size: usize,
         base: usize,
         field: &'static str,
     ) -> CodecResult<Self> {
-        if data.len() < 4 {
-            return Err(invalid(
-                field,
-                base,
-                format!("array of {} bytes has no element count", data.len()),
-            ));
-        }
-        let count = i32::from_le_bytes([data[0], data[1], data[2], data[3]]);
+        let count = match data.get(..4) {
+            Some(&[a, b, c, d]) => i32::from_le_bytes([a, b, c, d]),
+            _ => return Err(array_error(data, base, field)),
+        };
         let fits = count >= 0 && {
             let len = count as usize;
             header_size(len) + len * element_size <= data.len()
         };
         if !fits {
-            return Err(invalid(
-                field,
-                base,
-                format!(
-                    "array count {count} does not fit in its {} bytes",
-                    data.len()
-                ),
-            ));
+            return Err(array_error(data, base, field));
         }
         Ok(Self {
             data,
@@ -153,6 +143,27 @@ impl<'a> ArrayView<'a> {
         let bytes = read_var_slot(self.data, self.slot(i), self.base, field)?;
         let base = self.base + (bytes.as_ptr() as usize - self.data.as_ptr() as usize);
         RowView::new(bytes, arity, base, field)
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn array_error(data: &[u8], base: usize, field: &'static str) -> crate::error::CodecError {
+    match data.get(..4) {
+        Some(&[a, b, c, d]) => invalid(
+            field,
+            base,
+            format!(
+                "array count {} does not fit in its {} bytes",
+                i32::from_le_bytes([a, b, c, d]),
+                data.len()
+            ),
+        ),
+        _ => invalid(
+            field,
+            base,
+            format!("array of {} bytes has no element count", data.len()),
+        ),
     }
 }
 

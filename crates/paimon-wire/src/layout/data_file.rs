@@ -107,7 +107,7 @@ impl<'a> DataFileView<'a> {
         let view = Self { row, arity };
         view.try_key(MIN_KEY, "_MIN_KEY")?;
         view.try_key(MAX_KEY, "_MAX_KEY")?;
-        view.try_creation_time()?;
+        view.check_creation_time()?;
         view.try_file_source()?;
         view.try_file_name()?;
         view.try_stats(KEY_STATS, "_KEY_STATS")?;
@@ -143,6 +143,19 @@ impl<'a> DataFileView<'a> {
         let key = self.row.bytes(pos, field)?;
         check_serialized_row(key, field, self.row.offset_of(pos))?;
         Ok(key)
+    }
+
+    /// What `try_creation_time` checks, without building the time in the common case: every
+    /// instant from 1900 up to the year 10000 is inside chrono's range.
+    fn check_creation_time(&self) -> CodecResult<()> {
+        const YEAR_1900_MILLIS: i64 = -2_208_988_800_000;
+        const YEAR_10000_MILLIS: i64 = 253_402_300_800_000;
+        if !self.has(CREATION_TIME)
+            || (YEAR_1900_MILLIS..YEAR_10000_MILLIS).contains(&self.row.long(CREATION_TIME))
+        {
+            return Ok(());
+        }
+        self.try_creation_time().map(drop)
     }
 
     fn try_creation_time(&self) -> CodecResult<Option<DateTime<Utc>>> {

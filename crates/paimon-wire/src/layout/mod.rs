@@ -50,31 +50,42 @@ pub(crate) fn lossy(
 /// Checks the shape of a serialized `BinaryRow` (Java's `SerializationUtils.serializeBinaryRow`:
 /// a big-endian arity, then the row): the arity is non-negative and the row holds its fixed
 /// part.
+#[inline]
 pub(crate) fn check_serialized_row(
     bytes: &[u8],
     field: &'static str,
     offset: usize,
 ) -> CodecResult<()> {
+    let fits = bytes.len() >= 4 && {
+        let arity = i32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        arity >= 0 && fixed_part_size(arity as usize) <= bytes.len() - 4
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(serialized_row_error(bytes, field, offset))
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn serialized_row_error(bytes: &[u8], field: &'static str, offset: usize) -> CodecError {
     if bytes.len() < 4 {
-        return Err(invalid(
+        return invalid(
             field,
             offset,
             format!("serialized row of {} bytes has no arity", bytes.len()),
-        ));
+        );
     }
     let arity = i32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-    let fits = arity >= 0 && fixed_part_size(arity as usize) <= bytes.len() - 4;
-    if !fits {
-        return Err(invalid(
-            field,
-            offset,
-            format!(
-                "serialized row of arity {arity} does not fit in {} bytes",
-                bytes.len() - 4
-            ),
-        ));
-    }
-    Ok(())
+    invalid(
+        field,
+        offset,
+        format!(
+            "serialized row of arity {arity} does not fit in {} bytes",
+            bytes.len() - 4
+        ),
+    )
 }
 
 /// Appends an `ARRAY<BIGINT NOT NULL>`.
