@@ -178,6 +178,16 @@ inline Envelope envelope_unwrap(ByteView framed) {
                   ByteView(result.envelope.payload, result.envelope.payload_len)};
 }
 
+/// Counts a payload's messages, new data files and rows, written at serializer `version`, by
+/// reading it in place: no table, no decoded messages. The whole payload is checked, within the
+/// default decode limits; a bad payload throws (MALFORMED_PAYLOAD names the field and offset).
+inline paimon_wire_commit_messages_summary payload_summarize(ByteView payload, int32_t version) {
+  paimon_wire_result_commit_messages_summary result =
+      paimon_wire_payload_summarize(payload.data, payload.size, version);
+  detail::throw_if_error(result.error);
+  return result.summary;
+}
+
 /// Commit messages: prepared by a TableWrite, or decoded / merged by a TableCommit.
 class CommitMessages {
  public:

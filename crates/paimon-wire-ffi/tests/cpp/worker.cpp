@@ -46,6 +46,15 @@ int main(int argc, char **argv) {
       return 2;
     }
     paimon_wire_commit_messages_summary summary = messages.summarize();
+    // The payload's own summary, read in place from the bytes, counts the same.
+    paimon_wire_commit_messages_summary read_in_place =
+        paimon_wire::payload_summarize(payload, paimon_wire::serializer_version());
+    if (read_in_place.message_count != summary.message_count ||
+        read_in_place.data_file_count != summary.data_file_count ||
+        read_in_place.row_count != summary.row_count) {
+      std::cerr << "payload_summarize differs from the messages' summary\n";
+      return 3;
+    }
     std::printf("messages=%zu data_files=%zu rows=%lld\n", summary.message_count,
                 summary.data_file_count, static_cast<long long>(summary.row_count));
   } catch (const paimon_wire::Error &error) {
