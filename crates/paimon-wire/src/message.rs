@@ -343,23 +343,13 @@ impl<'a> Rows<'a> {
     /// bounds; a broken invariant ends the iteration (and fails a debug assertion) instead of
     /// panicking.
     fn iter(self) -> impl Iterator<Item = (&'a [u8], usize)> + 'a {
-        let mut at = 0usize;
-        let mut left = self.count;
-        std::iter::from_fn(move || {
-            if left == 0 {
-                return None;
-            }
-            left -= 1;
-            let row = self.data.get(at..at + 4).and_then(|length| {
-                let length = i32::from_be_bytes([length[0], length[1], length[2], length[3]]);
-                let start = at + 4;
-                let end = start.checked_add(usize::try_from(length).ok()?)?;
-                Some((self.data.get(start..end)?, start, end))
-            });
-            debug_assert!(row.is_some(), "a checked list's row is out of bounds");
-            let (row, start, end) = row?;
-            at = end;
-            Some((row, self.base + start))
+        let mut input = Input::new(self.data);
+        let base = self.base;
+        (0..self.count).map_while(move |_| {
+            let row = input.read_sized("length");
+            debug_assert!(row.is_ok(), "a checked list's row is out of bounds");
+            let (row, at) = row.ok()?;
+            Some((row, base + at))
         })
     }
 }

@@ -187,7 +187,12 @@ impl<'a> StringsView<'a> {
             array.require(i, field)?;
             array.string(i, field)?;
         }
-        Ok(Self { array, field })
+        Ok(Self::checked(array, field))
+    }
+
+    /// Views an array that [`StringsView::parse`] already accepted, without checking it again.
+    pub(crate) fn checked(array: ArrayView<'a>, field: &'static str) -> Self {
+        Self { array, field }
     }
 
     /// How many strings.

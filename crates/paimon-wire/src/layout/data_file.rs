@@ -90,7 +90,9 @@ pub struct DataFileView<'a> {
 impl<'a> DataFileView<'a> {
     /// Checks one `DataFileMeta` row of `layout` (without its length prefix) found at payload
     /// offset `base`, in the order the owned decoder always checked it, so a bad row fails
-    /// with the same error either way.
+    /// with the same error either way. The `check_*` steps run here only; the accessors read
+    /// what they checked without checking it again (the owned decoder reads every field once
+    /// more through them).
     pub(crate) fn parse(data: &'a [u8], base: usize, layout: DataFileLayout) -> CodecResult<Self> {
         let arity = layout.arity();
         let row = RowView::new(data, arity, base, "DataFileMeta")?;
@@ -105,19 +107,23 @@ impl<'a> DataFileView<'a> {
             row.require(pos, name)?;
         }
         let view = Self { row, arity };
-        view.try_key(MIN_KEY, "_MIN_KEY")?;
-        view.try_key(MAX_KEY, "_MAX_KEY")?;
+        view.check_key(MIN_KEY, "_MIN_KEY")?;
+        view.check_key(MAX_KEY, "_MAX_KEY")?;
         view.check_creation_time()?;
         view.try_file_source()?;
         view.try_file_name()?;
-        view.try_stats(KEY_STATS, "_KEY_STATS")?;
-        view.try_stats(VALUE_STATS, "_VALUE_STATS")?;
-        view.try_strings(EXTRA_FILES, "_EXTRA_FILES")?;
+        view.check_stats(KEY_STATS, "_KEY_STATS")?;
+        view.check_stats(VALUE_STATS, "_VALUE_STATS")?;
+        view.check_strings(EXTRA_FILES, "_EXTRA_FILES")?;
         view.try_embedded_index()?;
-        view.try_optional_strings(VALUE_STATS_COLS, "_VALUE_STATS_COLS")?;
+        if view.has(VALUE_STATS_COLS) {
+            view.check_strings(VALUE_STATS_COLS, "_VALUE_STATS_COLS")?;
+        }
         view.try_external_path()?;
-        view.try_optional_strings(WRITE_COLS, "_WRITE_COLS")?;
-        view.try_write_cols_sequences()?;
+        if view.has(WRITE_COLS) {
+            view.check_strings(WRITE_COLS, "_WRITE_COLS")?;
+        }
+        view.check_write_cols_sequences()?;
         Ok(view)
     }
 
@@ -139,10 +145,9 @@ impl<'a> DataFileView<'a> {
         pos < self.arity && !self.row.is_null(pos)
     }
 
-    fn try_key(&self, pos: usize, field: &'static str) -> CodecResult<&'a [u8]> {
+    fn check_key(&self, pos: usize, field: &'static str) -> CodecResult<()> {
         let key = self.row.bytes(pos, field)?;
-        check_serialized_row(key, field, self.row.offset_of(pos))?;
-        Ok(key)
+        check_serialized_row(key, field, self.row.offset_of(pos))
     }
 
     /// What `try_creation_time` checks, without building the time in the common case: every
@@ -185,8 +190,9 @@ impl<'a> DataFileView<'a> {
         self.row.string(FILE_NAME, "_FILE_NAME")
     }
 
-    /// `SimpleStats.SCHEMA`: min values, max values (serialized `BinaryRow`s), null counts.
-    fn try_stats(&self, pos: usize, field: &'static str) -> CodecResult<StatsView<'a>> {
+    /// `SimpleStats.SCHEMA`: min values, max values (serialized `BinaryRow`s), null counts;
+    /// all three set.
+    fn check_stats(&self, pos: usize, field: &'static str) -> CodecResult<()> {
         let row = self.row.row(pos, 3, field)?;
         row.require(0, field)?;
         row.require(1, field)?;
@@ -197,30 +203,34 @@ impl<'a> DataFileView<'a> {
         let max_values = row.bytes(1, "_MAX_VALUES").map_err(|e| e.within(field))?;
         check_serialized_row(max_values, "_MAX_VALUES", row.offset_of(1))
             .map_err(|e| e.within(field))?;
-        let null_counts = row
-            .array(2, 8, "_NULL_COUNTS")
-            .map_err(|e| e.within(field))?;
+        row.array(2, 8, "_NULL_COUNTS")
+            .map_err(|e| e.within(field))
+            .map(drop)
+    }
+
+    /// The statistics `check_stats` accepted.
+    fn read_stats(&self, pos: usize, field: &'static str) -> CodecResult<StatsView<'a>> {
+        let row = self.row.row(pos, 3, field)?;
         Ok(StatsView {
-            min_values,
-            max_values,
-            null_counts,
+            min_values: row.bytes(0, field)?,
+            max_values: row.bytes(1, field)?,
+            null_counts: row.array(2, 8, field)?,
         })
     }
 
-    fn try_strings(&self, pos: usize, field: &'static str) -> CodecResult<StringsView<'a>> {
-        StringsView::parse(self.row.array(pos, 8, field)?, field)
+    fn check_strings(&self, pos: usize, field: &'static str) -> CodecResult<()> {
+        StringsView::parse(self.row.array(pos, 8, field)?, field).map(drop)
     }
 
-    fn try_optional_strings(
-        &self,
-        pos: usize,
-        field: &'static str,
-    ) -> CodecResult<Option<StringsView<'a>>> {
-        if self.has(pos) {
-            self.try_strings(pos, field).map(Some)
-        } else {
-            Ok(None)
-        }
+    /// The string array `check_strings` accepted, if the layout has it and it is set.
+    fn read_strings(&self, pos: usize, field: &'static str) -> Option<StringsView<'a>> {
+        self.has(pos).then(|| {
+            validated(
+                self.row
+                    .array(pos, 8, field)
+                    .map(|array| StringsView::checked(array, field)),
+            )
+        })
     }
 
     fn try_embedded_index(&self) -> CodecResult<Option<&'a [u8]>> {
@@ -241,9 +251,9 @@ impl<'a> DataFileView<'a> {
         }
     }
 
-    fn try_write_cols_sequences(&self) -> CodecResult<Option<LongsView<'a>>> {
+    fn check_write_cols_sequences(&self) -> CodecResult<()> {
         if !self.has(WRITE_COLS_SEQUENCES) {
-            return Ok(None);
+            return Ok(());
         }
         let array = self
             .row
@@ -251,7 +261,7 @@ impl<'a> DataFileView<'a> {
         for i in 0..array.len() {
             array.require(i, "_WRITE_COLS_SEQUENCES")?;
         }
-        Ok(Some(LongsView { array }))
+        Ok(())
     }
 
     /// The data file's name (`_FILE_NAME`).
@@ -271,22 +281,22 @@ impl<'a> DataFileView<'a> {
 
     /// The smallest key, a serialized `BinaryRow` (`_MIN_KEY`).
     pub fn min_key(&self) -> &'a [u8] {
-        validated(self.try_key(MIN_KEY, "_MIN_KEY"))
+        validated(self.row.bytes(MIN_KEY, "_MIN_KEY"))
     }
 
     /// The largest key, a serialized `BinaryRow` (`_MAX_KEY`).
     pub fn max_key(&self) -> &'a [u8] {
-        validated(self.try_key(MAX_KEY, "_MAX_KEY"))
+        validated(self.row.bytes(MAX_KEY, "_MAX_KEY"))
     }
 
     /// Statistics of the key columns (`_KEY_STATS`).
     pub fn key_stats(&self) -> StatsView<'a> {
-        validated(self.try_stats(KEY_STATS, "_KEY_STATS"))
+        validated(self.read_stats(KEY_STATS, "_KEY_STATS"))
     }
 
     /// Statistics of the value columns (`_VALUE_STATS`).
     pub fn value_stats(&self) -> StatsView<'a> {
-        validated(self.try_stats(VALUE_STATS, "_VALUE_STATS"))
+        validated(self.read_stats(VALUE_STATS, "_VALUE_STATS"))
     }
 
     /// The smallest sequence number of the file's rows.
@@ -311,7 +321,9 @@ impl<'a> DataFileView<'a> {
 
     /// Names of the file's extra files (`_EXTRA_FILES`).
     pub fn extra_files(&self) -> StringsView<'a> {
-        validated(self.try_strings(EXTRA_FILES, "_EXTRA_FILES"))
+        // `_EXTRA_FILES` is NOT NULL in every layout: `parse` required it.
+        self.read_strings(EXTRA_FILES, "_EXTRA_FILES")
+            .unwrap_or_default()
     }
 
     /// When the file was written; `None` if the row does not say.
@@ -337,7 +349,7 @@ impl<'a> DataFileView<'a> {
 
     /// The columns the value statistics cover, when not all of them.
     pub fn value_stats_cols(&self) -> Option<StringsView<'a>> {
-        validated(self.try_optional_strings(VALUE_STATS_COLS, "_VALUE_STATS_COLS"))
+        self.read_strings(VALUE_STATS_COLS, "_VALUE_STATS_COLS")
     }
 
     /// Where the file lives when outside the table's directory.
@@ -352,12 +364,18 @@ impl<'a> DataFileView<'a> {
 
     /// The columns a partial-column file wrote.
     pub fn write_cols(&self) -> Option<StringsView<'a>> {
-        validated(self.try_optional_strings(WRITE_COLS, "_WRITE_COLS"))
+        self.read_strings(WRITE_COLS, "_WRITE_COLS")
     }
 
     /// The largest sequence number of each written column (`_WRITE_COLS_SEQUENCES`).
     pub fn column_max_sequence_numbers(&self) -> Option<LongsView<'a>> {
-        validated(self.try_write_cols_sequences())
+        self.has(WRITE_COLS_SEQUENCES).then(|| {
+            let array = self
+                .row
+                .array(WRITE_COLS_SEQUENCES, 8, "_WRITE_COLS_SEQUENCES")
+                .map(|array| LongsView { array });
+            validated(array)
+        })
     }
 
     /// The owned `DataFileMeta`: the only place this row's bytes are copied.

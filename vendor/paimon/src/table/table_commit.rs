@@ -80,7 +80,9 @@ async fn files_not_listed(file_io: &FileIO, paths: HashSet<String>) -> Vec<Strin
             unconfirmed.extend(files);
         }
     }
-    let file_name = |path: &str| path.rsplit('/').next().unwrap_or_default().to_string();
+    fn file_name(path: &str) -> &str {
+        path.rsplit('/').next().unwrap_or_default()
+    }
     let mut listings = futures::stream::iter(to_list)
         .map(|(directory, files)| async move {
             let listing = file_io.list_status(&directory).await;
@@ -88,18 +90,16 @@ async fn files_not_listed(file_io: &FileIO, paths: HashSet<String>) -> Vec<Strin
         })
         .buffer_unordered(RECOVERY_EXISTENCE_CHECKS_IN_FLIGHT);
     while let Some((files, listing)) = listings.next().await {
-        let listed: HashSet<String> = match listing {
-            Ok(statuses) => statuses
-                .iter()
-                .filter(|status| !status.is_dir)
-                .map(|status| file_name(&status.path))
-                .collect(),
-            Err(_) => HashSet::new(),
-        };
+        let statuses = listing.unwrap_or_default();
+        let listed: HashSet<&str> = statuses
+            .iter()
+            .filter(|status| !status.is_dir)
+            .map(|status| file_name(&status.path))
+            .collect();
         unconfirmed.extend(
             files
                 .into_iter()
-                .filter(|path| !listed.contains(&file_name(path))),
+                .filter(|path| !listed.contains(file_name(path))),
         );
     }
     unconfirmed
