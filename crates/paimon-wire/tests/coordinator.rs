@@ -263,6 +263,15 @@ async fn merge_keeps_one_copy_of_identical_duplicates_and_refuses_conflicts() {
     let doubled = serialize_list(&[messages.clone(), messages.clone()].concat(), V).unwrap();
     let single = coordinator.deserialize(V, &doubled).unwrap();
     assert_eq!(single.len(), messages.len());
+    // Bytes are deduplicated on views before owned values exist; the same bytes decoded
+    // into owned values go through the owned path. Both keep the same files.
+    let in_memory = coordinator
+        .bind_messages(paimon_wire::deserialize_list(V, &doubled).unwrap())
+        .unwrap();
+    assert_eq!(
+        serialize_list(single.messages(), V).unwrap(),
+        serialize_list(in_memory.messages(), V).unwrap()
+    );
     let merged = coordinator
         .merge([
             coordinator.deserialize(V, &payload).unwrap(),
@@ -291,6 +300,22 @@ async fn merge_keeps_one_copy_of_identical_duplicates_and_refuses_conflicts() {
     assert_eq!(conflict.difference, "file metadata");
     assert_eq!((conflict.first.part, conflict.second.part), (0, 1));
     assert!(error.to_string().contains(&conflict.file_name), "{error}");
+    // Inside one payload the views find the same conflict, with the messages' places, and
+    // refuse exactly as the owned path does for the same messages in memory.
+    let both = serialize_list(&[messages.clone(), liar.clone()].concat(), V).unwrap();
+    let error = coordinator.deserialize(V, &both).unwrap_err();
+    let CoordinatorError::Merge(conflict) = &error else {
+        panic!("expected a merge conflict, got {error}");
+    };
+    assert_eq!(conflict.difference, "file metadata");
+    assert_eq!(
+        (conflict.first.message_index, conflict.second.message_index),
+        (0, messages.len())
+    );
+    let owned = coordinator
+        .bind_messages(paimon_wire::deserialize_list(V, &both).unwrap())
+        .unwrap_err();
+    assert_eq!(owned.to_string(), error.to_string());
 
     // Same file claimed for another bucket: refused too.
     let mut moved = messages.clone();

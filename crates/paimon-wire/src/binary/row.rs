@@ -54,6 +54,11 @@ impl<'a> RowView<'a> {
         })
     }
 
+    /// The row's bytes: fixed part and variable-length part.
+    pub(crate) fn data(&self) -> &'a [u8] {
+        self.data
+    }
+
     #[inline]
     fn slot(&self, pos: usize) -> usize {
         self.null_bits + 8 * pos

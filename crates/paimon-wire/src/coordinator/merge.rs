@@ -20,24 +20,26 @@
 //! A message left with no file after that is dropped. For postpone fixed-bucket writes,
 //! every message of one partition must carry the same `total_buckets`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use paimon::table::CommitMessage;
 
 use super::error::{
     CoordinatorError, CoordinatorResult, MergeConflict, MessageOrigin, Rule, ValidationError,
 };
+use super::fields::{
+    DataFileFields, IndexFileFields, MessageFields, DATA_LISTS, DELETED_FILES, DELETED_INDEX_FILES,
+    INDEX_LISTS, NEW_CHANGELOG_FILES, NEW_FILES, NEW_INDEX_FILES,
+};
 use super::validate::TableRules;
 use super::WriteKind;
 
 /// Where a file was first seen and what it looked like there.
-struct FirstSeen<'a, T> {
+struct FirstSeen<'a, M, F> {
     origin: MessageOrigin,
-    partition: &'a [u8],
-    bucket: i32,
     total_buckets: Option<i32>,
-    file: &'a T,
-    message: &'a CommitMessage,
+    file: F,
+    message: &'a M,
 }
 
 /// The lists of files a message removes; see the module documentation.
@@ -48,134 +50,193 @@ const REMOVAL_LISTS: [&str; 4] = [
     "compact_deleted_index_files",
 ];
 
+/// One file of one message: message index, list slot (`0..6` the data lists of
+/// [`DATA_LISTS`], `6..10` the index lists of [`INDEX_LISTS`]) and position in the list.
+pub(crate) type FileAt = (usize, usize, usize);
+
+/// The identical duplicates among `messages` (owned or views over a payload), each a file
+/// seen before under the same list and name with the same partition, bucket, bucket count and
+/// metadata, to be dropped; refuses a name seen twice with anything different (see the module
+/// documentation). The binding's view of `total_buckets` is compared: a standard binding
+/// drops it, so it cannot tell two copies apart.
+pub(crate) fn find_duplicates<M: MessageFields>(
+    messages: &[M],
+    origins: &[MessageOrigin],
+    rules: &TableRules,
+) -> CoordinatorResult<HashSet<FileAt>> {
+    let standard = rules.write_kind() == WriteKind::Standard;
+    if !standard {
+        check_total_buckets_per_partition(messages, origins)?;
+    }
+    let mut duplicates = HashSet::new();
+    let mut data_seen = HashMap::new();
+    let mut index_seen = HashMap::new();
+    for (at, (message, origin)) in messages.iter().zip(origins).enumerate() {
+        let total_buckets = if standard {
+            None
+        } else {
+            message.total_buckets()
+        };
+        for (slot, list) in DATA_LISTS.into_iter().enumerate() {
+            for (i, file) in message.data_files(slot).enumerate() {
+                let seen = FirstSeen {
+                    origin: *origin,
+                    total_buckets,
+                    file,
+                    message,
+                };
+                if seen_before(&mut data_seen, list, file.file_name(), seen, |a, b| {
+                    a.same_metadata(b)
+                })? {
+                    duplicates.insert((at, slot, i));
+                }
+            }
+        }
+        for (slot, list) in INDEX_LISTS.into_iter().enumerate() {
+            for (i, file) in message.index_files(slot).enumerate() {
+                let seen = FirstSeen {
+                    origin: *origin,
+                    total_buckets,
+                    file,
+                    message,
+                };
+                if seen_before(&mut index_seen, list, file.file_name(), seen, |a, b| {
+                    a.same_metadata(b)
+                })? {
+                    duplicates.insert((at, DATA_LISTS.len() + slot, i));
+                }
+            }
+        }
+    }
+    Ok(duplicates)
+}
+
 /// Drops identical duplicate files, refuses conflicting ones, drops messages left empty.
 pub(crate) fn dedup(
-    messages: Vec<CommitMessage>,
+    mut messages: Vec<CommitMessage>,
     origins: Vec<MessageOrigin>,
     rules: &TableRules,
 ) -> CoordinatorResult<(Vec<CommitMessage>, Vec<MessageOrigin>)> {
-    if rules.write_kind() == WriteKind::PostponeFixedBucket {
-        check_total_buckets_per_partition(&messages, &origins)?;
-    }
-    // Decide, for every file of every message, whether it is a duplicate to drop.
-    let mut drop: Vec<[Vec<bool>; 10]> = Vec::with_capacity(messages.len());
-    {
-        let mut data_seen: HashMap<(&'static str, &str), FirstSeen<'_, _>> = HashMap::new();
-        let mut index_seen: HashMap<(&'static str, &str), FirstSeen<'_, _>> = HashMap::new();
-        for (message, origin) in messages.iter().zip(&origins) {
-            let mut drops: [Vec<bool>; 10] = Default::default();
-            for (slot, (list, files)) in [
-                ("new_files", &message.new_files),
-                ("deleted_files", &message.deleted_files),
-                ("new_changelog_files", &message.new_changelog_files),
-                ("compact_before", &message.compact_before),
-                ("compact_after", &message.compact_after),
-                ("compact_changelog_files", &message.compact_changelog_files),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                for file in files {
-                    drops[slot].push(seen_before(
-                        &mut data_seen,
-                        list,
-                        &file.file_name,
-                        file,
-                        message,
-                        *origin,
-                    )?);
-                }
-            }
-            for (slot, (list, files)) in [
-                ("new_index_files", &message.new_index_files),
-                ("deleted_index_files", &message.deleted_index_files),
-                ("compact_new_index_files", &message.compact_new_index_files),
-                (
-                    "compact_deleted_index_files",
-                    &message.compact_deleted_index_files,
-                ),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                for file in files {
-                    drops[6 + slot].push(seen_before(
-                        &mut index_seen,
-                        list,
-                        &file.file_name,
-                        file,
-                        message,
-                        *origin,
-                    )?);
-                }
-            }
-            drop.push(drops);
+    let duplicates = find_duplicates(&messages, &origins, rules)?;
+    if !duplicates.is_empty() {
+        for (at, message) in messages.iter_mut().enumerate() {
+            let d = &duplicates;
+            retain_kept(&mut message.new_files, d, (at, 0));
+            retain_kept(&mut message.deleted_files, d, (at, 1));
+            retain_kept(&mut message.new_changelog_files, d, (at, 2));
+            retain_kept(&mut message.compact_before, d, (at, 3));
+            retain_kept(&mut message.compact_after, d, (at, 4));
+            retain_kept(&mut message.compact_changelog_files, d, (at, 5));
+            retain_kept(&mut message.new_index_files, d, (at, 6));
+            retain_kept(&mut message.deleted_index_files, d, (at, 7));
+            retain_kept(&mut message.compact_new_index_files, d, (at, 8));
+            retain_kept(&mut message.compact_deleted_index_files, d, (at, 9));
         }
     }
-    let mut kept_messages = Vec::with_capacity(messages.len());
-    let mut kept_origins = Vec::with_capacity(messages.len());
-    for ((mut message, origin), drops) in messages.into_iter().zip(origins).zip(drop) {
-        let [new, deleted, changelog, before, after, compact_changelog, new_index, deleted_index, compact_new_index, compact_deleted_index] =
-            drops;
-        retain_unmarked(&mut message.new_files, &new);
-        retain_unmarked(&mut message.deleted_files, &deleted);
-        retain_unmarked(&mut message.new_changelog_files, &changelog);
-        retain_unmarked(&mut message.compact_before, &before);
-        retain_unmarked(&mut message.compact_after, &after);
-        retain_unmarked(&mut message.compact_changelog_files, &compact_changelog);
-        retain_unmarked(&mut message.new_index_files, &new_index);
-        retain_unmarked(&mut message.deleted_index_files, &deleted_index);
-        retain_unmarked(&mut message.compact_new_index_files, &compact_new_index);
-        retain_unmarked(
-            &mut message.compact_deleted_index_files,
-            &compact_deleted_index,
-        );
-        let has_files = !(message.new_files.is_empty()
-            && message.deleted_files.is_empty()
-            && message.new_changelog_files.is_empty()
-            && message.new_index_files.is_empty()
-            && message.deleted_index_files.is_empty())
-            || super::validate::has_compaction(&message);
-        if has_files {
-            kept_messages.push(message);
-            kept_origins.push(origin);
-        }
-    }
-    Ok((kept_messages, kept_origins))
+    Ok(drop_empty(messages, origins))
 }
 
-/// `true` if this file is an identical duplicate of one seen before; records it otherwise.
-fn seen_before<'a, T: PartialEq>(
-    seen: &mut HashMap<(&'static str, &'a str), FirstSeen<'a, T>>,
+/// Keeps the files of list `(message, slot)` that `duplicates` does not name.
+fn retain_kept<T>(files: &mut Vec<T>, duplicates: &HashSet<FileAt>, (at, slot): (usize, usize)) {
+    let mut i = 0;
+    files.retain(|_| {
+        i += 1;
+        !duplicates.contains(&(at, slot, i - 1))
+    });
+}
+
+/// The owned message of view `view` (message `at` of its payload) without the files
+/// `duplicates` names.
+pub(crate) fn materialize_kept(
+    view: &crate::view::MessageView<'_>,
+    at: usize,
+    duplicates: &HashSet<FileAt>,
+) -> CommitMessage {
+    if duplicates.is_empty() {
+        return view.to_message();
+    }
+    fn kept<R: Copy, T>(
+        files: impl Iterator<Item = R>,
+        kept: impl Fn(usize) -> bool,
+        to_meta: impl Fn(&R) -> T,
+    ) -> Vec<T> {
+        files
+            .enumerate()
+            .filter(|(i, _)| kept(*i))
+            .map(|(_, file)| to_meta(&file))
+            .collect()
+    }
+    let data = |slot: usize| {
+        kept(
+            view.data_files(slot),
+            |i| !duplicates.contains(&(at, slot, i)),
+            crate::view::DataFileView::to_meta,
+        )
+    };
+    let index = |slot: usize| {
+        kept(
+            view.index_files(slot),
+            |i| !duplicates.contains(&(at, DATA_LISTS.len() + slot, i)),
+            crate::view::IndexFileView::to_meta,
+        )
+    };
+    let mut message = CommitMessage::new(view.partition().to_vec(), view.bucket(), data(0));
+    message.total_buckets = view.total_buckets();
+    message.check_from_snapshot = view.check_from_snapshot();
+    message.deleted_files = data(1);
+    message.new_changelog_files = data(2);
+    message.compact_before = data(3);
+    message.compact_after = data(4);
+    message.compact_changelog_files = data(5);
+    message.new_index_files = index(0);
+    message.deleted_index_files = index(1);
+    message.compact_new_index_files = index(2);
+    message.compact_deleted_index_files = index(3);
+    message
+}
+
+/// Drops the messages that hold no file (none to add, delete or compact).
+pub(crate) fn drop_empty(
+    messages: Vec<CommitMessage>,
+    origins: Vec<MessageOrigin>,
+) -> (Vec<CommitMessage>, Vec<MessageOrigin>) {
+    messages
+        .into_iter()
+        .zip(origins)
+        .filter(|(message, _)| {
+            [NEW_FILES, DELETED_FILES, NEW_CHANGELOG_FILES]
+                .into_iter()
+                .any(|slot| message.data_file_count(slot) > 0)
+                || [NEW_INDEX_FILES, DELETED_INDEX_FILES]
+                    .into_iter()
+                    .any(|slot| message.index_file_count(slot) > 0)
+                || super::validate::has_compaction(message)
+        })
+        .unzip()
+}
+
+/// `true` if this file is an identical duplicate of one seen before (`same` compares
+/// metadata); records it otherwise.
+fn seen_before<'a, M: MessageFields, F>(
+    seen: &mut HashMap<(&'static str, &'a str), FirstSeen<'a, M, F>>,
     list: &'static str,
     file_name: &'a str,
-    file: &'a T,
-    message: &'a CommitMessage,
-    origin: MessageOrigin,
+    now: FirstSeen<'a, M, F>,
+    same: impl Fn(&F, &F) -> bool,
 ) -> CoordinatorResult<bool> {
     let Some(first) = seen.get(&(list, file_name)) else {
-        seen.insert(
-            (list, file_name),
-            FirstSeen {
-                origin,
-                partition: &message.partition,
-                bucket: message.bucket,
-                total_buckets: message.total_buckets,
-                file,
-                message,
-            },
-        );
+        seen.insert((list, file_name), now);
         return Ok(false);
     };
-    let difference = if first.partition != message.partition.as_slice() {
+    let difference = if first.message.partition() != now.message.partition() {
         "partition"
-    } else if first.bucket != message.bucket {
+    } else if first.message.bucket() != now.message.bucket() {
         "bucket"
-    } else if first.total_buckets != message.total_buckets {
+    } else if first.total_buckets != now.total_buckets {
         "total_buckets"
-    } else if first.file != file {
+    } else if !same(&first.file, &now.file) {
         "file metadata"
-    } else if REMOVAL_LISTS.contains(&list) && !same_files(first.message, message) {
+    } else if REMOVAL_LISTS.contains(&list) && !same_files(first.message, now.message) {
         "the message removing it (two writers remove one file)"
     } else {
         return Ok(true);
@@ -184,48 +245,36 @@ fn seen_before<'a, T: PartialEq>(
         list,
         file_name: file_name.to_string(),
         first: first.origin,
-        second: origin,
+        second: now.origin,
         difference: difference.to_string(),
     }))
 }
 
 /// Whether two messages report the same files, by name, in every list: the same message
 /// delivered twice.
-fn same_files(a: &CommitMessage, b: &CommitMessage) -> bool {
-    fn data(files: &[paimon::spec::DataFileMeta]) -> impl Iterator<Item = &str> {
-        files.iter().map(|f| f.file_name.as_str())
-    }
-    fn index(files: &[paimon::spec::IndexFileMeta]) -> impl Iterator<Item = &str> {
-        files.iter().map(|f| f.file_name.as_str())
-    }
+fn same_files<M: MessageFields>(a: &M, b: &M) -> bool {
     std::ptr::eq(a, b)
-        || (data(&a.new_files).eq(data(&b.new_files))
-            && data(&a.deleted_files).eq(data(&b.deleted_files))
-            && data(&a.new_changelog_files).eq(data(&b.new_changelog_files))
-            && data(&a.compact_before).eq(data(&b.compact_before))
-            && data(&a.compact_after).eq(data(&b.compact_after))
-            && data(&a.compact_changelog_files).eq(data(&b.compact_changelog_files))
-            && index(&a.new_index_files).eq(index(&b.new_index_files))
-            && index(&a.deleted_index_files).eq(index(&b.deleted_index_files))
-            && index(&a.compact_new_index_files).eq(index(&b.compact_new_index_files))
-            && index(&a.compact_deleted_index_files).eq(index(&b.compact_deleted_index_files)))
+        || ((0..DATA_LISTS.len()).all(|slot| {
+            a.data_files(slot)
+                .map(|f| f.file_name())
+                .eq(b.data_files(slot).map(|f| f.file_name()))
+        }) && (0..INDEX_LISTS.len()).all(|slot| {
+            a.index_files(slot)
+                .map(|f| f.file_name())
+                .eq(b.index_files(slot).map(|f| f.file_name()))
+        }))
 }
 
-fn retain_unmarked<T>(files: &mut Vec<T>, drop: &[bool]) {
-    let mut marks = drop.iter();
-    files.retain(|_| !marks.next().copied().unwrap_or(false));
-}
-
-fn check_total_buckets_per_partition(
-    messages: &[CommitMessage],
+fn check_total_buckets_per_partition<M: MessageFields>(
+    messages: &[M],
     origins: &[MessageOrigin],
 ) -> CoordinatorResult<()> {
     let mut per_partition: HashMap<&[u8], (i32, MessageOrigin)> = HashMap::new();
     for (message, origin) in messages.iter().zip(origins) {
-        let Some(total) = message.total_buckets else {
+        let Some(total) = message.total_buckets() else {
             continue;
         };
-        match per_partition.get(message.partition.as_slice()) {
+        match per_partition.get(message.partition()) {
             Some((first_total, first_origin)) if *first_total != total => {
                 return Err(CoordinatorError::Validation(ValidationError {
                     message_index: origin.message_index,
@@ -240,7 +289,7 @@ fn check_total_buckets_per_partition(
             }
             Some(_) => {}
             None => {
-                per_partition.insert(&message.partition, (total, *origin));
+                per_partition.insert(message.partition(), (total, *origin));
             }
         }
     }

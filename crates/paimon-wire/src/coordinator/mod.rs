@@ -154,6 +154,7 @@
 
 mod commit;
 mod error;
+mod fields;
 mod merge;
 mod one_writer;
 pub mod table;
@@ -427,6 +428,11 @@ impl Coordinator {
     /// `version`), validates every message against the bound table, applies the binding, drops
     /// identical duplicate files and returns the messages bound to this coordinator.
     ///
+    /// Validation and duplicate detection read the payload in place
+    /// ([`crate::view::PayloadView`]): owned `CommitMessage`s are built only for a payload that
+    /// passes, and without its duplicate files, so a refused payload costs no copy of its
+    /// files. [`Self::bind_messages`] runs the same rules on owned messages.
+    ///
     /// The payload is decoded under the coordinator's [`crate::DecodeLimits`]
     /// ([`Self::with_decode_limits`]; the defaults unless set).
     ///
@@ -439,8 +445,30 @@ impl Coordinator {
         version: crate::SerializerVersion,
         payload: &[u8],
     ) -> CoordinatorResult<BoundMessages> {
-        let decoded = crate::deserialize_list_with_limits(version, payload, &self.limits)?;
-        self.bind_messages(decoded)
+        // Checked, validated and searched for duplicates in place; owned values are built
+        // only for an accepted payload, without the duplicates.
+        let view = crate::view::PayloadView::parse_with_limits(version, payload, &self.limits)?;
+        let views = view.messages();
+        for (index, message) in views.iter().enumerate() {
+            self.rules.validate(index, message, self.binding.mode)?;
+        }
+        let origins = first_part_origins(views.len());
+        let duplicates = merge::find_duplicates(views, &origins, &self.rules)?;
+        let messages = views
+            .iter()
+            .enumerate()
+            .map(|(index, message)| {
+                let mut owned = merge::materialize_kept(message, index, &duplicates);
+                self.rules.apply(&mut owned, self.binding.mode);
+                owned
+            })
+            .collect();
+        let (messages, origins) = merge::drop_empty(messages, origins);
+        Ok(BoundMessages {
+            coordinator: self.id,
+            messages,
+            origins,
+        })
     }
 
     /// [`Self::deserialize`] with the version as the `i32` that travels beside the bytes.
@@ -462,12 +490,7 @@ impl Coordinator {
                     .validate_and_apply(index, message, self.binding.mode)?,
             );
         }
-        let origins = (0..bound.len())
-            .map(|message_index| MessageOrigin {
-                part: 0,
-                message_index,
-            })
-            .collect();
+        let origins = first_part_origins(bound.len());
         let (messages, origins) = merge::dedup(bound, origins, &self.rules)?;
         Ok(BoundMessages {
             coordinator: self.id,
@@ -583,6 +606,16 @@ impl Coordinator {
             })
         }
     }
+}
+
+/// The origins of the messages of one part, before [`Coordinator::merge`] numbers the parts.
+fn first_part_origins(messages: usize) -> Vec<MessageOrigin> {
+    (0..messages)
+        .map(|message_index| MessageOrigin {
+            part: 0,
+            message_index,
+        })
+        .collect()
 }
 
 impl fmt::Display for Coordinator {

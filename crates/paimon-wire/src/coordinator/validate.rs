@@ -9,13 +9,15 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use paimon::spec::{
-    BinaryRow, CoreOptions, DataField, DataFileMeta, DataType, Datum, IndexFileMeta,
-    EMPTY_SERIALIZED_ROW,
-};
+use paimon::spec::{BinaryRow, CoreOptions, DataField, DataType, Datum, EMPTY_SERIALIZED_ROW};
 use paimon::table::{normalize_global_index_type_for_drop, CommitMessage, Table};
 
 use super::error::{CoordinatorError, CoordinatorResult, Rule, ValidationError};
+use super::fields::{
+    DataFileFields, IndexFileFields, MessageFields, COMPACT_AFTER, COMPACT_BEFORE,
+    COMPACT_NEW_INDEX_FILES, DATA_LISTS, DELETED_FILES, DELETED_INDEX_FILES, INDEX_LISTS,
+    NEW_INDEX_FILES,
+};
 use super::{Binding, CommitMode, WriteKind};
 
 /// Index type of deletion-vector index files (Java `DeletionVectorsIndexFile.DELETION_VECTORS_INDEX`).
@@ -303,29 +305,39 @@ impl TableRules {
         absolute.strip_prefix(&root).map(str::to_string)
     }
 
-    /// Checks message `index` against every rule, then applies the binding: the
-    /// table-level `total_buckets` of a standard message is dropped (the commit fills in
-    /// the table's own), and a postpone fixed-bucket message is marked for the overwrite
-    /// path in overwrite mode.
+    /// Checks message `index` against every rule, then applies the binding (see
+    /// [`Self::apply`]).
     pub(crate) fn validate_and_apply(
         &self,
         index: usize,
         mut message: CommitMessage,
         mode: CommitMode,
     ) -> Result<CommitMessage, ValidationError> {
+        self.validate(index, &message, mode)?;
+        self.apply(&mut message, mode);
+        Ok(message)
+    }
+
+    /// Checks message `index` (owned, or a view over payload bytes) against every rule.
+    pub(crate) fn validate<M: MessageFields>(
+        &self,
+        index: usize,
+        message: &M,
+        mode: CommitMode,
+    ) -> Result<(), ValidationError> {
         let check = Check {
             rules: self,
             message_index: index,
             relative_bucket_path: std::cell::OnceCell::new(),
-            partition: &message.partition,
-            bucket: message.bucket,
+            partition: message.partition(),
+            bucket: message.bucket(),
         };
-        check.partition(&message.partition)?;
-        check.bucket(message.bucket, message.total_buckets)?;
-        if let Some(snapshot) = message.check_from_snapshot {
+        check.partition(message.partition())?;
+        check.bucket(message.bucket(), message.total_buckets())?;
+        if let Some(snapshot) = message.check_from_snapshot() {
             check.non_negative(|| "check_from_snapshot".into(), snapshot)?;
         }
-        if let Some((list, files)) = compaction_lists(&message).find(|(_, n)| *n > 0) {
+        if let Some((list, files)) = compaction_lists(message).find(|(_, n)| *n > 0) {
             let refusal = if !self.allow_compaction {
                 Some(
                     "the binding refuses compaction results (Binding::without_compaction, C \
@@ -345,33 +357,25 @@ impl TableRules {
                 ));
             }
         }
-        for (list, files) in [
-            ("new_files", &message.new_files),
-            ("deleted_files", &message.deleted_files),
-            ("new_changelog_files", &message.new_changelog_files),
-            ("compact_before", &message.compact_before),
-            ("compact_after", &message.compact_after),
-            ("compact_changelog_files", &message.compact_changelog_files),
-        ] {
-            for (i, file) in files.iter().enumerate() {
+        for (slot, list) in DATA_LISTS.into_iter().enumerate() {
+            for (i, file) in message.data_files(slot).enumerate() {
                 check.data_file(&ListElement(list, i), file)?;
             }
         }
-        for (list, files) in [
-            ("new_index_files", &message.new_index_files),
-            ("deleted_index_files", &message.deleted_index_files),
-            ("compact_new_index_files", &message.compact_new_index_files),
-            (
-                "compact_deleted_index_files",
-                &message.compact_deleted_index_files,
-            ),
-        ] {
-            for (i, file) in files.iter().enumerate() {
+        for (slot, list) in INDEX_LISTS.into_iter().enumerate() {
+            for (i, file) in message.index_files(slot).enumerate() {
                 check.index_file(&ListElement(list, i), file)?;
             }
         }
-        check.change_kinds(&message)?;
-        check.compact_levels(&message)?;
+        check.change_kinds(message)?;
+        check.compact_levels(message)?;
+        Ok(())
+    }
+
+    /// Applies the binding to a validated message: the table-level `total_buckets` of a
+    /// standard message is dropped (the commit fills in the table's own), and a postpone
+    /// fixed-bucket message is marked for the overwrite path in overwrite mode.
+    pub(crate) fn apply(&self, message: &mut CommitMessage, mode: CommitMode) {
         match self.write_kind {
             WriteKind::Standard => message.total_buckets = None,
             WriteKind::PostponeFixedBucket => {
@@ -380,7 +384,6 @@ impl TableRules {
                 }
             }
         }
-        Ok(message)
     }
 }
 
@@ -599,7 +602,7 @@ impl Check<'_> {
     /// dropping one brings deleted rows back), and deleted index files other than a HASH
     /// index the same message replaces (dynamic-bucket writers rewrite their bucket's hash
     /// index on every commit).
-    fn change_kinds(&self, message: &CommitMessage) -> Result<(), ValidationError> {
+    fn change_kinds<M: MessageFields>(&self, message: &M) -> Result<(), ValidationError> {
         if self.rules.allow_deletes {
             return Ok(());
         }
@@ -607,47 +610,46 @@ impl Check<'_> {
                       deletion vectors must opt in (Binding::with_deletes, C \
                       paimon_wire_table_commit_new_with_deletes, CLI --allow-deletes, Python \
                       allow_deletes=True)";
-        if let Some(file) = message.deleted_files.first() {
+        if let Some(file) = message.data_files(DELETED_FILES).next() {
             return Err(self.fail(
                 "deleted_files[0]".into(),
                 Rule::ChangeKind,
                 format!(
                     "{} deleted data file(s) (first {:?}): {opt_in}",
-                    message.deleted_files.len(),
-                    file.file_name
+                    message.data_file_count(DELETED_FILES),
+                    file.file_name()
                 ),
             ));
         }
-        for (list, files) in [
-            ("new_index_files", &message.new_index_files),
-            ("deleted_index_files", &message.deleted_index_files),
-        ] {
-            for (i, file) in files.iter().enumerate() {
-                if file.index_type == DELETION_VECTORS_INDEX_TYPE
-                    || file.deletion_vectors_ranges.is_some()
+        for slot in [NEW_INDEX_FILES, DELETED_INDEX_FILES] {
+            for (i, file) in message.index_files(slot).enumerate() {
+                if file.index_type() == DELETION_VECTORS_INDEX_TYPE
+                    || file.has_deletion_vector_ranges()
                 {
                     return Err(self.fail(
-                        format!("{list}[{i}]"),
+                        format!("{}[{i}]", INDEX_LISTS[slot]),
                         Rule::ChangeKind,
-                        format!("deletion-vector index file {:?}: {opt_in}", file.file_name),
+                        format!(
+                            "deletion-vector index file {:?}: {opt_in}",
+                            file.file_name()
+                        ),
                     ));
                 }
             }
         }
         let replaces_hash_index = message
-            .new_index_files
-            .iter()
-            .any(|f| f.index_type == HASH_INDEX_TYPE);
-        for (i, file) in message.deleted_index_files.iter().enumerate() {
-            if !(file.index_type == HASH_INDEX_TYPE && replaces_hash_index) {
+            .index_files(NEW_INDEX_FILES)
+            .any(|f| f.index_type() == HASH_INDEX_TYPE);
+        for (i, file) in message.index_files(DELETED_INDEX_FILES).enumerate() {
+            let index_type = file.index_type();
+            if !(index_type == HASH_INDEX_TYPE && replaces_hash_index) {
                 return Err(self.fail(
                     format!("deleted_index_files[{i}]"),
                     Rule::ChangeKind,
                     format!(
-                        "deleted {} index file {:?}{}: {opt_in}",
-                        file.index_type,
-                        file.file_name,
-                        if file.index_type == HASH_INDEX_TYPE {
+                        "deleted {index_type} index file {:?}{}: {opt_in}",
+                        file.file_name(),
+                        if index_type == HASH_INDEX_TYPE {
                             " without a new HASH index replacing it"
                         } else {
                             ""
@@ -665,29 +667,29 @@ impl Check<'_> {
     /// and a primary-key table's compaction writes level 1 or above (Java's universal
     /// compaction never outputs level 0; level 0 holds only flushed writes). Postpone tables
     /// are exempt from the second check (their compaction moves files between buckets).
-    fn compact_levels(&self, message: &CommitMessage) -> Result<(), ValidationError> {
+    fn compact_levels<M: MessageFields>(&self, message: &M) -> Result<(), ValidationError> {
         let before: std::collections::HashMap<&str, i32> = message
-            .compact_before
-            .iter()
-            .map(|f| (f.file_name.as_str(), f.level))
+            .data_files(COMPACT_BEFORE)
+            .map(|f| (f.file_name(), f.level()))
             .collect();
-        for (i, file) in message.compact_after.iter().enumerate() {
-            if let Some(&from) = before.get(file.file_name.as_str()) {
-                if file.level <= from {
+        for (i, file) in message.data_files(COMPACT_AFTER).enumerate() {
+            let level = file.level();
+            if let Some(&from) = before.get(file.file_name()) {
+                if level <= from {
                     return Err(self.fail(
                         format!("compact_after[{i}].level"),
                         Rule::CompactLevels,
                         format!(
-                            "{:?} is upgraded in place from level {from} to level {}; an \
+                            "{:?} is upgraded in place from level {from} to level {level}; an \
                              upgrade moves a file to a higher level",
-                            file.file_name, file.level
+                            file.file_name()
                         ),
                     ));
                 }
             }
             if self.rules.primary_keys
                 && self.rules.bucket_mode != BucketMode::Postpone
-                && file.level == 0
+                && level == 0
             {
                 return Err(self.fail(
                     format!("compact_after[{i}].level"),
@@ -695,7 +697,7 @@ impl Check<'_> {
                     format!(
                         "{:?} is a compaction result at level 0; a primary-key table's \
                          compaction writes level 1 or above",
-                        file.file_name
+                        file.file_name()
                     ),
                 ));
             }
@@ -785,26 +787,26 @@ impl Check<'_> {
         )))
     }
 
-    fn data_file(&self, at: &ListElement<'_>, file: &DataFileMeta) -> Result<(), ValidationError> {
-        self.plain_name(|| format!("{at}.file_name"), &file.file_name)?;
-        for (i, extra) in file.extra_files.iter().enumerate() {
+    fn data_file<'m>(
+        &self,
+        at: &ListElement<'_>,
+        file: impl DataFileFields<'m>,
+    ) -> Result<(), ValidationError> {
+        let file_name = file.file_name();
+        self.plain_name(|| format!("{at}.file_name"), file_name)?;
+        for (i, extra) in file.extra_files().enumerate() {
             self.plain_name(|| format!("{at}.extra_files[{i}]"), extra)?;
         }
-        if let Some(path) = &file.external_path {
-            self.external_path(
-                || format!("{at}.external_path"),
-                path,
-                &file.file_name,
-                None,
-            )?;
+        if let Some(path) = file.external_path() {
+            self.external_path(|| format!("{at}.external_path"), path, file_name, None)?;
         }
-        if !self.rules.schema_ids.contains(&file.schema_id) {
+        let schema_id = file.schema_id();
+        if !self.rules.schema_ids.contains(&schema_id) {
             return Err(self.fail(
                 format!("{at}.schema_id"),
                 Rule::SchemaId,
                 format!(
-                    "schema {} is not in the schema history of table {} (known: {})",
-                    file.schema_id,
+                    "schema {schema_id} is not in the schema history of table {} (known: {})",
                     self.rules.table_name,
                     self.rules
                         .schema_ids
@@ -815,16 +817,17 @@ impl Check<'_> {
                 ),
             ));
         }
-        self.bounded(|| format!("{at}.file_size"), file.file_size, MAX_FILE_SIZE)?;
+        let row_count = file.row_count();
         self.bounded(
-            || format!("{at}.row_count"),
-            file.row_count,
-            MAX_FILE_ROW_COUNT,
+            || format!("{at}.file_size"),
+            file.file_size(),
+            MAX_FILE_SIZE,
         )?;
-        self.non_negative(|| format!("{at}.level"), i64::from(file.level))?;
+        self.bounded(|| format!("{at}.row_count"), row_count, MAX_FILE_ROW_COUNT)?;
+        self.non_negative(|| format!("{at}.level"), i64::from(file.level()))?;
         for (name, sequence) in [
-            ("min_sequence_number", file.min_sequence_number),
-            ("max_sequence_number", file.max_sequence_number),
+            ("min_sequence_number", file.min_sequence_number()),
+            ("max_sequence_number", file.max_sequence_number()),
         ] {
             if !(-MAX_SEQUENCE_OR_ROW_ID..=MAX_SEQUENCE_OR_ROW_ID).contains(&sequence) {
                 return Err(self.fail(
@@ -836,20 +839,17 @@ impl Check<'_> {
                 ));
             }
         }
-        if let Some(deleted) = file.delete_row_count {
+        if let Some(deleted) = file.delete_row_count() {
             self.non_negative(|| format!("{at}.delete_row_count"), deleted)?;
-            if deleted > file.row_count {
+            if deleted > row_count {
                 return Err(self.fail(
                     format!("{at}.delete_row_count"),
                     Rule::NonNegative,
-                    format!(
-                        "{deleted} deleted rows in a file of {} rows",
-                        file.row_count
-                    ),
+                    format!("{deleted} deleted rows in a file of {row_count} rows"),
                 ));
             }
         }
-        if let Some(first_row_id) = file.first_row_id {
+        if let Some(first_row_id) = file.first_row_id() {
             self.bounded(
                 || format!("{at}.first_row_id"),
                 first_row_id,
@@ -858,74 +858,75 @@ impl Check<'_> {
             // Both are bounded now, so the sum cannot overflow.
             self.bounded(
                 || format!("{at}.first_row_id"),
-                first_row_id + file.row_count,
+                first_row_id + row_count,
                 MAX_SEQUENCE_OR_ROW_ID,
             )?;
         }
         Ok(())
     }
 
-    fn index_file(
+    fn index_file<'m>(
         &self,
         at: &ListElement<'_>,
-        file: &IndexFileMeta,
+        file: impl IndexFileFields<'m>,
     ) -> Result<(), ValidationError> {
-        if !is_known_index_type(&file.index_type) {
+        let file_name = file.file_name();
+        if !is_known_index_type(file.index_type()) {
             return Err(self.fail(
                 format!("{at}.index_type"),
                 Rule::IndexType,
                 format!(
                     "{:?} is not an index type Paimon defines ({DELETION_VECTORS_INDEX_TYPE}, \
                      {HASH_INDEX_TYPE}, or a global index type: {})",
-                    file.index_type,
+                    file.index_type(),
                     paimon::table::SUPPORTED_GLOBAL_INDEX_TYPES_FOR_DROP
                 ),
             ));
         }
-        self.plain_name(|| format!("{at}.file_name"), &file.file_name)?;
-        if let Some(path) = &file.external_path {
+        self.plain_name(|| format!("{at}.file_name"), file_name)?;
+        if let Some(path) = file.external_path() {
             self.external_path(
                 || format!("{at}.external_path"),
                 path,
-                &file.file_name,
+                file_name,
                 self.rules.global_index_external_root.as_deref(),
             )?;
         }
-        self.bounded(|| format!("{at}.file_size"), file.file_size, MAX_FILE_SIZE)?;
+        let file_size = file.file_size();
+        self.bounded(|| format!("{at}.file_size"), file_size, MAX_FILE_SIZE)?;
         self.bounded(
             || format!("{at}.row_count"),
-            file.row_count,
+            file.row_count(),
             MAX_FILE_ROW_COUNT,
         )?;
-        if let Some(ranges) = &file.deletion_vectors_ranges {
-            for (data_file, range) in ranges {
-                let at = || format!("{at}.deletion_vectors_ranges[{data_file:?}]");
-                self.plain_name(at, data_file)?;
-                self.non_negative(|| format!("{}.offset", at()), i64::from(range.offset))?;
-                self.non_negative(|| format!("{}.length", at()), i64::from(range.length))?;
-                // Two non-negative i32s: the i64 sum cannot overflow.
-                let end = i64::from(range.offset) + i64::from(range.length);
-                if end > file.file_size {
-                    return Err(self.fail(
-                        at(),
-                        Rule::Bounds,
-                        format!(
-                            "deletion vector at {}..{end} lies beyond the end of index file \
-                             {:?} ({} bytes)",
-                            range.offset, file.file_name, file.file_size
-                        ),
-                    ));
-                }
-                if let Some(cardinality) = range.cardinality {
-                    self.bounded(
-                        || format!("{}.cardinality", at()),
-                        cardinality,
-                        MAX_FILE_ROW_COUNT,
-                    )?;
-                }
+        for range in file.deletion_vector_ranges().unwrap_or_default() {
+            let data_file = range.data_file_name;
+            let at = || format!("{at}.deletion_vectors_ranges[{data_file:?}]");
+            self.plain_name(at, data_file)?;
+            self.non_negative(|| format!("{}.offset", at()), i64::from(range.offset))?;
+            self.non_negative(|| format!("{}.length", at()), i64::from(range.length))?;
+            // Two non-negative i32s: the i64 sum cannot overflow.
+            let end = i64::from(range.offset) + i64::from(range.length);
+            if end > file_size {
+                return Err(self.fail(
+                    at(),
+                    Rule::Bounds,
+                    format!(
+                        "deletion vector at {}..{end} lies beyond the end of index file \
+                         {file_name:?} ({file_size} bytes)",
+                        range.offset
+                    ),
+                ));
+            }
+            if let Some(cardinality) = range.cardinality {
+                self.bounded(
+                    || format!("{}.cardinality", at()),
+                    cardinality,
+                    MAX_FILE_ROW_COUNT,
+                )?;
             }
         }
-        if let Some(global) = &file.global_index_meta {
+        if let Some(global) = file.global_index() {
             self.bounded(
                 || format!("{at}.global_index_meta.row_range_end"),
                 global.row_range_end,
@@ -1093,30 +1094,18 @@ impl std::fmt::Display for ListElement<'_> {
 }
 
 /// The compaction lists of `message` with their lengths, in wire order.
-pub(crate) fn compaction_lists(
-    message: &CommitMessage,
-) -> impl Iterator<Item = (&'static str, usize)> {
-    [
-        ("compact_before", message.compact_before.len()),
-        ("compact_after", message.compact_after.len()),
-        (
-            "compact_changelog_files",
-            message.compact_changelog_files.len(),
-        ),
-        (
-            "compact_new_index_files",
-            message.compact_new_index_files.len(),
-        ),
-        (
-            "compact_deleted_index_files",
-            message.compact_deleted_index_files.len(),
-        ),
-    ]
-    .into_iter()
+pub(crate) fn compaction_lists<M: MessageFields>(
+    message: &M,
+) -> impl Iterator<Item = (&'static str, usize)> + '_ {
+    let data = (COMPACT_BEFORE..DATA_LISTS.len())
+        .map(|slot| (DATA_LISTS[slot], message.data_file_count(slot)));
+    let index = (COMPACT_NEW_INDEX_FILES..INDEX_LISTS.len())
+        .map(|slot| (INDEX_LISTS[slot], message.index_file_count(slot)));
+    data.chain(index)
 }
 
 /// Whether `message` carries a compaction result.
-pub(crate) fn has_compaction(message: &CommitMessage) -> bool {
+pub(crate) fn has_compaction<M: MessageFields>(message: &M) -> bool {
     compaction_lists(message).any(|(_, n)| n > 0)
 }
 

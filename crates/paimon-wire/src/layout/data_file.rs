@@ -378,6 +378,12 @@ impl<'a> DataFileView<'a> {
         })
     }
 
+    /// The row's bytes as they travel (without the length prefix). Two rows of one layout
+    /// with equal bytes hold equal metadata.
+    pub(crate) fn row_bytes(&self) -> &'a [u8] {
+        self.row.data()
+    }
+
     /// The owned `DataFileMeta`: the only place this row's bytes are copied.
     pub fn to_meta(&self) -> DataFileMeta {
         DataFileMeta {

@@ -197,6 +197,12 @@ impl<'a> IndexFileView<'a> {
         validated(self.try_global_index())
     }
 
+    /// The row's bytes as they travel (without the length prefix). Two rows of one layout
+    /// with equal bytes hold equal metadata.
+    pub(crate) fn row_bytes(&self) -> &'a [u8] {
+        self.row.data()
+    }
+
     /// The owned `IndexFileMeta`: the only place this row's bytes are copied.
     pub fn to_meta(&self) -> IndexFileMeta {
         IndexFileMeta {

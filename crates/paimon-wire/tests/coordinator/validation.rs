@@ -381,6 +381,11 @@ async fn every_rule_rejects_its_crafted_payload_and_nothing_is_committed() {
             "{case}: {text}"
         );
         assert!(text.contains("nothing was committed"), "{case}: {text}");
+        // The bytes were validated on views; the same messages decoded into owned values
+        // are validated by the same rules, with the same error.
+        let decoded = paimon_wire::deserialize_list(V, &payload).unwrap();
+        let owned = coordinator.bind_messages(decoded).unwrap_err();
+        assert_eq!(owned.to_string(), text, "{case}");
     }
     assert_eq!(snapshot_count(&table).await, 0);
 
@@ -583,4 +588,67 @@ async fn a_null_partition_value_from_a_real_writer_is_canonical() {
         coordinator.commit(bound, 1).await.unwrap(),
         CommitOutcome::Committed { snapshot_id: 1 }
     );
+}
+
+/// Java reads an index file's deletion-vector ranges into a map: a data file named twice
+/// keeps its last range. Validation on views must judge that map, not every entry of the
+/// list, exactly as validation of the decoded owned values does.
+#[tokio::test]
+async fn a_repeated_deletion_vector_range_is_judged_by_its_last_value_as_java_reads_it() {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("users", Kind::FixedBucketPk).await;
+    let valid = worker_messages(&table, &[(1, "a")]).await;
+    let coordinator = bind(&table, Binding::append(USER).with_deletes()).await;
+    // Two ranges, one out of the index file's 10 bytes, the other inside; then the second
+    // name is rewritten into the first in the bytes (same length), so the list names one
+    // data file twice, which no owned value can hold.
+    let payload = |first_offset: i32, second_offset: i32| {
+        let mut ranges = IndexMap::new();
+        for (name, offset) in [("dvfile-a", first_offset), ("dvfile-b", second_offset)] {
+            let range = DeletionVectorMeta {
+                offset,
+                length: 4,
+                cardinality: Some(1),
+            };
+            ranges.insert(name.to_string(), range);
+        }
+        let mut messages = valid.clone();
+        messages[0].new_index_files = vec![IndexFileMeta {
+            deletion_vectors_ranges: Some(ranges),
+            ..index_file("DELETION_VECTORS", "index-dv-1")
+        }];
+        let mut bytes = serialize_list(&messages, V).unwrap();
+        let at = bytes
+            .windows(8)
+            .position(|w| w == b"dvfile-b")
+            .expect("the second name is in the payload");
+        bytes[at..at + 8].copy_from_slice(b"dvfile-a");
+        bytes
+    };
+    let decoded = |bytes: &[u8]| paimon_wire::deserialize_list(V, bytes).unwrap();
+
+    // Bad first, good last: Java's map holds the good range; both paths accept.
+    let bad_then_good = payload(100, 0);
+    let ranges = decoded(&bad_then_good)[0].new_index_files[0]
+        .deletion_vectors_ranges
+        .clone()
+        .unwrap();
+    assert_eq!(ranges.len(), 1);
+    assert_eq!(ranges["dvfile-a"].offset, 0);
+    coordinator.deserialize(V, &bad_then_good).unwrap();
+    coordinator.bind_messages(decoded(&bad_then_good)).unwrap();
+
+    // Good first, bad last: the map holds the bad range; both paths refuse alike.
+    let good_then_bad = payload(0, 100);
+    let error = coordinator.deserialize(V, &good_then_bad).unwrap_err();
+    let rejection = error.as_validation().expect("a validation error");
+    assert_eq!(rejection.rule, Rule::Bounds, "{error}");
+    assert_eq!(
+        rejection.field,
+        "new_index_files[0].deletion_vectors_ranges[\"dvfile-a\"]"
+    );
+    let owned = coordinator
+        .bind_messages(decoded(&good_then_bad))
+        .unwrap_err();
+    assert_eq!(owned.to_string(), error.to_string());
 }
