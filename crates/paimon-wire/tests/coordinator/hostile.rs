@@ -204,6 +204,44 @@ async fn many_files_in_one_directory_all_present_commit() {
     commit_with_one_file_missing(40, false).await;
 }
 
+/// The commit's existence checks list a directory through `FileIO::list_file_names`, which on
+/// the local filesystem reads the directory itself instead of through opendal: it must name the
+/// same files as the opendal listing (`list_status`), directories left out, for a plain path
+/// and a `file:` URI, and fail on a missing directory.
+#[tokio::test]
+async fn the_names_only_listing_names_what_the_opendal_listing_names() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a.parquet", "b.orc", "c with space"] {
+        std::fs::write(dir.path().join(name), b"x").unwrap();
+    }
+    std::fs::create_dir(dir.path().join("bucket-0")).unwrap();
+    let plain = dir.path().to_str().unwrap().to_string();
+    let uri = format!("file:{plain}");
+    let file_io = paimon::io::FileIO::from_path(&plain)
+        .unwrap()
+        .build()
+        .unwrap();
+    for directory in [plain.as_str(), uri.as_str()] {
+        let mut names = file_io.list_file_names(directory).await.unwrap();
+        names.sort();
+        let mut listed: Vec<String> = file_io
+            .list_status(directory)
+            .await
+            .unwrap()
+            .into_iter()
+            .filter(|status| !status.is_dir)
+            .map(|status| status.path.rsplit('/').next().unwrap().to_string())
+            .collect();
+        listed.sort();
+        assert_eq!(names, ["a.parquet", "b.orc", "c with space"], "{directory}");
+        assert_eq!(names, listed, "{directory}");
+    }
+    assert!(file_io
+        .list_file_names(&format!("{plain}/no-such-directory"))
+        .await
+        .is_err());
+}
+
 /// `workers` workers each write one file into each of two partitions; with `remove_one`, one
 /// file is deleted from storage before the commit, which must then be refused naming it.
 async fn commit_with_one_file_missing(workers: i32, remove_one: bool) {

@@ -250,6 +250,19 @@ impl Storage {
         }
     }
 
+    /// Where `path` is on this machine when this is the built-in local filesystem (rooted at
+    /// `/`), so a caller may read it with `std`/`tokio` calls directly; `None` for every other
+    /// backend, a custom filesystem operator included (its root is its own).
+    pub(crate) fn local_fs_path(&self, path: &str) -> Option<std::path::PathBuf> {
+        match self {
+            #[cfg(all(feature = "storage-fs", unix))]
+            Storage::LocalFs { .. } => Self::fs_relative_path(path)
+                .ok()
+                .map(|relative| std::path::Path::new("/").join(relative.as_ref())),
+            _ => None,
+        }
+    }
+
     pub(crate) fn create<'a>(&self, path: &'a str) -> crate::Result<(Operator, Cow<'a, str>)> {
         match self {
             Storage::CustomFs { op } => {

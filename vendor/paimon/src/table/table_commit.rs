@@ -85,17 +85,13 @@ async fn files_not_listed(file_io: &FileIO, paths: HashSet<String>) -> Vec<Strin
     }
     let mut listings = futures::stream::iter(to_list)
         .map(|(directory, files)| async move {
-            let listing = file_io.list_status(&directory).await;
+            let listing = file_io.list_file_names(&directory).await;
             (files, listing)
         })
         .buffer_unordered(RECOVERY_EXISTENCE_CHECKS_IN_FLIGHT);
     while let Some((files, listing)) = listings.next().await {
-        let statuses = listing.unwrap_or_default();
-        let listed: HashSet<&str> = statuses
-            .iter()
-            .filter(|status| !status.is_dir)
-            .map(|status| file_name(&status.path))
-            .collect();
+        let names = listing.unwrap_or_default();
+        let listed: HashSet<&str> = names.iter().map(String::as_str).collect();
         unconfirmed.extend(
             files
                 .into_iter()
