@@ -94,7 +94,31 @@ pub(crate) fn merge_active_entries(entries: Vec<ManifestEntry>) -> Vec<ManifestE
     use std::collections::HashMap;
 
     use crate::spec::manifest_entry::Identifier;
-    let mut map: HashMap<Identifier, ManifestEntry> = HashMap::new();
+    let mut map: HashMap<Identifier, ManifestEntry> = HashMap::with_capacity(entries.len());
+    for entry in entries {
+        match entry.kind() {
+            FileKind::Add => {
+                map.insert(entry.identifier(), entry);
+            }
+            FileKind::Delete => {
+                map.remove(&entry.identifier());
+            }
+        }
+    }
+    map.into_values().collect()
+}
+
+/// [`merge_active_entries`] over borrowed entries: the entries still active once every ADD
+/// and DELETE is applied in order, without cloning any of them.
+pub(crate) fn merge_active_entry_refs<'a>(
+    entries: impl IntoIterator<Item = &'a ManifestEntry>,
+) -> Vec<&'a ManifestEntry> {
+    use std::collections::HashMap;
+
+    use crate::spec::manifest_entry::Identifier;
+    let entries = entries.into_iter();
+    let mut map: HashMap<Identifier, &'a ManifestEntry> =
+        HashMap::with_capacity(entries.size_hint().0);
     for entry in entries {
         match entry.kind() {
             FileKind::Add => {

@@ -24,8 +24,8 @@ use crate::io::FileIO;
 use crate::spec::stats::BinaryTableStats;
 use crate::spec::FileKind;
 use crate::spec::{
-    bucket_path, bucket_path_under, extract_datum, merge_active_entries, BinaryRow,
-    BinaryRowBuilder, CommitKind, CoreOptions, DataFileMeta, DataType, Datum,
+    bucket_path, bucket_path_under, extract_datum, merge_active_entries, merge_active_entry_refs,
+    BinaryRow, BinaryRowBuilder, CommitKind, CoreOptions, DataFileMeta, DataType, Datum,
     GlobalIndexColumnUpdateAction, IndexManifest, IndexManifestEntry, Manifest, ManifestEntry,
     ManifestEntryAvroRecord, ManifestFileMeta, ManifestList, PartitionComputer,
     PartitionStatistics, Predicate, Snapshot, EMPTY_SERIALIZED_ROW, MANIFEST_ENTRY_SCHEMA,
@@ -2586,11 +2586,10 @@ impl TableCommit {
 
         // Validate delta entries before duplicate files are merged.
         self.check_total_bucket_conflicts(delta_entries)?;
-        // Check the final layout so overwrite migration and rescaling remain valid.
-        let mut all_entries = base_entries.to_vec();
-        all_entries.extend(delta_entries.iter().cloned());
-        let merged_entries = merge_active_entries(all_entries);
-        self.check_total_bucket_conflicts(&merged_entries)?;
+        // Check the final layout so overwrite migration and rescaling remain valid. The
+        // entries are merged by reference: only the checks below read the result.
+        let merged_entries = merge_active_entry_refs(base_entries.iter().chain(delta_entries));
+        self.check_total_bucket_conflicts(merged_entries.iter().copied())?;
         self.check_fixed_bucket_ownership_conflicts(
             latest_snapshot,
             delta_entries,
@@ -2606,6 +2605,8 @@ impl TableCommit {
         let next_row_id = latest_snapshot.and_then(Snapshot::next_row_id);
         self.check_row_id_existence(base_entries, delta_entries, next_row_id)?;
 
+        // Data evolution only: these checks take owned entries.
+        let merged_entries: Vec<ManifestEntry> = merged_entries.into_iter().cloned().collect();
         self.check_row_id_range_conflicts(commit_kind, check_from_snapshot, &merged_entries)?;
         self.check_row_id_from_snapshot(latest_snapshot, delta_entries, check_from_snapshot)
             .await
@@ -2682,7 +2683,10 @@ impl TableCommit {
         Ok(())
     }
 
-    fn check_total_bucket_conflicts(&self, entries: &[ManifestEntry]) -> Result<()> {
+    fn check_total_bucket_conflicts<'a>(
+        &self,
+        entries: impl IntoIterator<Item = &'a ManifestEntry>,
+    ) -> Result<()> {
         let mut bucket_counts: HashMap<Vec<u8>, i32> = HashMap::new();
         for entry in entries {
             if *entry.kind() != FileKind::Add || entry.bucket() < 0 || entry.total_buckets() <= 0 {
