@@ -145,11 +145,11 @@ impl<'a> StatsView<'a> {
     }
 
     /// The owned statistics (the `paimon` crate's `BinaryTableStats`).
-    pub fn to_stats<S: serde::de::DeserializeOwned>(&self) -> S {
-        crate::stats::table_stats_from_counts(
+    pub fn to_stats(&self) -> crate::stats::BinaryTableStats {
+        crate::stats::BinaryTableStats::new(
             self.min_values.to_vec(),
             self.max_values.to_vec(),
-            self.null_counts(),
+            self.null_counts().collect(),
         )
     }
 }

@@ -111,6 +111,9 @@ pub(crate) use objects_file::{
 };
 pub(crate) mod avro;
 pub(crate) mod stats;
+/// The statistics type of `DataFileMeta::key_stats` and `value_stats`, exported so callers can
+/// construct it (`BinaryTableStats::new`).
+pub use stats::BinaryTableStats;
 mod types;
 pub use types::*;
 mod partition;
