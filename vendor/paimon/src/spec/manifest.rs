@@ -115,17 +115,17 @@ pub(crate) fn merge_active_entry_refs<'a>(
 ) -> Vec<&'a ManifestEntry> {
     use std::collections::HashMap;
 
-    use crate::spec::manifest_entry::Identifier;
+    use crate::spec::manifest_entry::IdentifierRef;
     let entries = entries.into_iter();
-    let mut map: HashMap<Identifier, &'a ManifestEntry> =
+    let mut map: HashMap<IdentifierRef<'a>, &'a ManifestEntry> =
         HashMap::with_capacity(entries.size_hint().0);
     for entry in entries {
         match entry.kind() {
             FileKind::Add => {
-                map.insert(entry.identifier(), entry);
+                map.insert(entry.identifier_ref(), entry);
             }
             FileKind::Delete => {
-                map.remove(&entry.identifier());
+                map.remove(&entry.identifier_ref());
             }
         }
     }

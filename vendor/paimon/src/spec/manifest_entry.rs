@@ -34,6 +34,20 @@ pub struct Identifier {
     pub external_path: Option<String>,
 }
 
+/// An [`Identifier`] borrowed from a [`ManifestEntry`], for the maps that net a commit's
+/// entries without cloning every entry's partition and file names. Two are equal exactly when
+/// the owned identifiers are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct IdentifierRef<'a> {
+    pub(crate) partition: &'a [u8],
+    pub(crate) bucket: i32,
+    pub(crate) level: i32,
+    pub(crate) file_name: &'a str,
+    pub(crate) extra_files: &'a [String],
+    pub(crate) embedded_index: Option<&'a [u8]>,
+    pub(crate) external_path: Option<&'a str>,
+}
+
 impl Hash for Identifier {
     // Hash every field that participates in `Eq`, matching Java
     // `FileEntry.Identifier.hashCode`. `level` in particular must be included:
@@ -182,6 +196,20 @@ impl ManifestEntry {
             extra_files: self.file.extra_files.clone(),
             embedded_index: self.file.embedded_index.clone(),
             external_path: self.file.external_path.clone(),
+        }
+    }
+
+    /// [`Self::identifier`] borrowed from the entry: equal for two entries exactly when their
+    /// identifiers are equal, without copying any field.
+    pub(crate) fn identifier_ref(&self) -> IdentifierRef<'_> {
+        IdentifierRef {
+            partition: &self.partition,
+            bucket: self.bucket,
+            level: self.file.level,
+            file_name: &self.file.file_name,
+            extra_files: &self.file.extra_files,
+            embedded_index: self.file.embedded_index.as_deref(),
+            external_path: self.file.external_path.as_deref(),
         }
     }
 

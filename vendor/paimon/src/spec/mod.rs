@@ -98,6 +98,7 @@ mod manifest_common;
 pub use manifest_common::FileKind;
 mod manifest_entry;
 pub use manifest_entry::Identifier;
+pub(crate) use manifest_entry::IdentifierRef;
 pub use manifest_entry::ManifestEntry;
 pub(crate) use manifest_entry::{ManifestEntryAvroRecord, MANIFEST_ENTRY_SCHEMA};
 mod manifest_list;

@@ -114,10 +114,12 @@ type PartitionBucketKey = (Vec<u8>, i32);
 type RowIdRange = (i64, i64);
 type ExistingRowIdRanges = HashMap<PartitionBucketKey, Vec<RowIdRange>>;
 
-fn commit_file_identifier(entry: &ManifestEntry) -> crate::spec::Identifier {
-    let mut identifier = entry.identifier();
-    if is_empty_partition(&identifier.partition) {
-        identifier.partition.clear();
+/// The entry's identifier as the commit compares files: borrowed from the entry, with every
+/// spelling of the empty partition read as one.
+fn commit_file_identifier_ref(entry: &ManifestEntry) -> crate::spec::IdentifierRef<'_> {
+    let mut identifier = entry.identifier_ref();
+    if is_empty_partition(identifier.partition) {
+        identifier.partition = &[];
     }
     identifier
 }
@@ -132,10 +134,11 @@ fn validate_file_entries<'a>(entries: impl IntoIterator<Item = &'a ManifestEntry
         present: bool,
     }
 
-    let mut files = HashMap::new();
+    let entries = entries.into_iter();
+    let mut files = HashMap::with_capacity(entries.size_hint().0);
     for entry in entries {
         let state = files
-            .entry(commit_file_identifier(entry))
+            .entry(commit_file_identifier_ref(entry))
             .or_insert_with(State::default);
         let duplicate = match entry.kind() {
             FileKind::Add => {
@@ -2814,10 +2817,10 @@ impl TableCommit {
     ) -> Result<()> {
         let mut active_identifiers = base_entries
             .iter()
-            .map(commit_file_identifier)
+            .map(commit_file_identifier_ref)
             .collect::<HashSet<_>>();
         for entry in delta_entries {
-            let identifier = commit_file_identifier(entry);
+            let identifier = commit_file_identifier_ref(entry);
             match entry.kind() {
                 FileKind::Add => {
                     active_identifiers.insert(identifier);
