@@ -247,17 +247,13 @@ impl<'m, 'a: 'm> IndexFileFields<'m> for IndexFileView<'a> {
         IndexFileView::row_count(self)
     }
     fn deletion_vector_ranges(&self) -> Option<Vec<DeletionVectorRange<'m>>> {
-        let mut ranges: Vec<DeletionVectorRange<'m>> = Vec::new();
+        // A map, as Java reads the list: linear in the ranges, however many name one file.
+        let mut ranges: indexmap::IndexMap<&'m str, DeletionVectorRange<'m>> =
+            indexmap::IndexMap::new();
         for range in IndexFileView::deletion_vector_ranges(self)? {
-            match ranges
-                .iter_mut()
-                .find(|seen| seen.data_file_name == range.data_file_name)
-            {
-                Some(seen) => *seen = range,
-                None => ranges.push(range),
-            }
+            ranges.insert(range.data_file_name, range);
         }
-        Some(ranges)
+        Some(ranges.into_values().collect())
     }
     fn has_deletion_vector_ranges(&self) -> bool {
         IndexFileView::deletion_vector_ranges(self).is_some()

@@ -120,78 +120,45 @@ pub(crate) fn dedup(
     let duplicates = find_duplicates(&messages, &origins, rules)?;
     if !duplicates.is_empty() {
         for (at, message) in messages.iter_mut().enumerate() {
-            let d = &duplicates;
-            retain_kept(&mut message.new_files, d, (at, 0));
-            retain_kept(&mut message.deleted_files, d, (at, 1));
-            retain_kept(&mut message.new_changelog_files, d, (at, 2));
-            retain_kept(&mut message.compact_before, d, (at, 3));
-            retain_kept(&mut message.compact_after, d, (at, 4));
-            retain_kept(&mut message.compact_changelog_files, d, (at, 5));
-            retain_kept(&mut message.new_index_files, d, (at, 6));
-            retain_kept(&mut message.deleted_index_files, d, (at, 7));
-            retain_kept(&mut message.compact_new_index_files, d, (at, 8));
-            retain_kept(&mut message.compact_deleted_index_files, d, (at, 9));
+            remove_duplicates(message, at, &duplicates);
         }
     }
     Ok(drop_empty(messages, origins))
 }
 
-/// Keeps the files of list `(message, slot)` that `duplicates` does not name.
-fn retain_kept<T>(files: &mut Vec<T>, duplicates: &HashSet<FileAt>, (at, slot): (usize, usize)) {
-    let mut i = 0;
-    files.retain(|_| {
-        i += 1;
-        !duplicates.contains(&(at, slot, i - 1))
-    });
+/// Removes from `message` (message `at`) the files `duplicates` names.
+fn remove_duplicates(message: &mut CommitMessage, at: usize, duplicates: &HashSet<FileAt>) {
+    fn retain_kept<T>(files: &mut Vec<T>, duplicates: &HashSet<FileAt>, at: usize, slot: usize) {
+        let mut i = 0;
+        files.retain(|_| {
+            i += 1;
+            !duplicates.contains(&(at, slot, i - 1))
+        });
+    }
+    let d = duplicates;
+    retain_kept(&mut message.new_files, d, at, 0);
+    retain_kept(&mut message.deleted_files, d, at, 1);
+    retain_kept(&mut message.new_changelog_files, d, at, 2);
+    retain_kept(&mut message.compact_before, d, at, 3);
+    retain_kept(&mut message.compact_after, d, at, 4);
+    retain_kept(&mut message.compact_changelog_files, d, at, 5);
+    retain_kept(&mut message.new_index_files, d, at, 6);
+    retain_kept(&mut message.deleted_index_files, d, at, 7);
+    retain_kept(&mut message.compact_new_index_files, d, at, 8);
+    retain_kept(&mut message.compact_deleted_index_files, d, at, 9);
 }
 
 /// The owned message of view `view` (message `at` of its payload) without the files
-/// `duplicates` names.
+/// `duplicates` names. Duplicates are rare: they are built with the rest and removed.
 pub(crate) fn materialize_kept(
     view: &crate::view::MessageView<'_>,
     at: usize,
     duplicates: &HashSet<FileAt>,
 ) -> CommitMessage {
-    if duplicates.is_empty() {
-        return view.to_message();
+    let mut message = view.to_message();
+    if !duplicates.is_empty() {
+        remove_duplicates(&mut message, at, duplicates);
     }
-    fn kept<R: Copy, T>(
-        files: impl Iterator<Item = R>,
-        kept: impl Fn(usize) -> bool,
-        to_meta: impl Fn(&R) -> T,
-    ) -> Vec<T> {
-        files
-            .enumerate()
-            .filter(|(i, _)| kept(*i))
-            .map(|(_, file)| to_meta(&file))
-            .collect()
-    }
-    let data = |slot: usize| {
-        kept(
-            view.data_files(slot),
-            |i| !duplicates.contains(&(at, slot, i)),
-            crate::view::DataFileView::to_meta,
-        )
-    };
-    let index = |slot: usize| {
-        kept(
-            view.index_files(slot),
-            |i| !duplicates.contains(&(at, DATA_LISTS.len() + slot, i)),
-            crate::view::IndexFileView::to_meta,
-        )
-    };
-    let mut message = CommitMessage::new(view.partition().to_vec(), view.bucket(), data(0));
-    message.total_buckets = view.total_buckets();
-    message.check_from_snapshot = view.check_from_snapshot();
-    message.deleted_files = data(1);
-    message.new_changelog_files = data(2);
-    message.compact_before = data(3);
-    message.compact_after = data(4);
-    message.compact_changelog_files = data(5);
-    message.new_index_files = index(0);
-    message.deleted_index_files = index(1);
-    message.compact_new_index_files = index(2);
-    message.compact_deleted_index_files = index(3);
     message
 }
 
