@@ -264,7 +264,9 @@ pub(crate) async fn check(
 
 /// Every `compact_after` and compact changelog file, with its extra files, exists in
 /// storage (rule `missing-file`): the COMPACT snapshot replaces live files with them, so a
-/// missing one would lose rows. One existence check per file.
+/// missing one would lose rows. The files are checked together (`FileIO::missing_files`: one
+/// listing per bucket directory holding many of them, the rest concurrently); the refusal
+/// names the first missing file in message and list order.
 async fn check_compaction_results_exist(
     coordinator: &Coordinator,
     messages: &[CommitMessage],
@@ -272,6 +274,8 @@ async fn check_compaction_results_exist(
     let table = coordinator.table();
     let table_name = coordinator.rules.table_name();
     let paths = paimon::table::TableCommit::new(table.clone(), String::new());
+    // Each path with where it first appears: (message, list, position, file name).
+    let mut results: Vec<(String, (usize, &'static str, usize, &str))> = Vec::new();
     for (index, message) in messages.iter().enumerate() {
         if message.compact_after.is_empty() && message.compact_changelog_files.is_empty() {
             continue;
@@ -290,29 +294,43 @@ async fn check_compaction_results_exist(
         ] {
             for (i, file) in files.iter().enumerate() {
                 for path in file.collect_files(&bucket_path) {
-                    let exists = table.file_io().exists(&path).await.map_err(|e| {
-                        CoordinatorError::paimon(
-                            format!("checking that compaction result {path} exists"),
-                            e,
-                        )
-                    })?;
-                    if !exists {
-                        return Err(refuse(
-                            index,
-                            format!("{list}[{i}].file_name"),
-                            Rule::MissingFile,
-                            format!(
-                                "{:?} is a compaction result, but {path} does not exist; a \
-                                 compaction result must be written before it is committed",
-                                file.file_name
-                            ),
-                        ));
-                    }
+                    results.push((path, (index, list, i, file.file_name.as_str())));
                 }
             }
         }
     }
-    Ok(())
+    if results.is_empty() {
+        return Ok(());
+    }
+    let missing = table
+        .file_io()
+        .missing_files(results.iter().map(|(path, _)| path.clone()))
+        .await
+        .map_err(|e| {
+            CoordinatorError::paimon(
+                format!(
+                    "checking that the {} compaction result files of table {table_name} exist",
+                    results.len()
+                ),
+                e,
+            )
+        })?;
+    let missing: HashSet<&str> = missing.iter().map(String::as_str).collect();
+    match results
+        .iter()
+        .find(|(path, _)| missing.contains(path.as_str()))
+    {
+        None => Ok(()),
+        Some((path, (index, list, i, file_name))) => Err(refuse(
+            *index,
+            format!("{list}[{i}].file_name"),
+            Rule::MissingFile,
+            format!(
+                "{file_name:?} is a compaction result, but {path} does not exist; a \
+                 compaction result must be written before it is committed"
+            ),
+        )),
+    }
 }
 
 /// One file name in one role only, across all messages: a data file is new, deleted or a

@@ -242,6 +242,59 @@ async fn the_names_only_listing_names_what_the_opendal_listing_names() {
         .is_err());
 }
 
+/// `FileIO::missing_files` (the commit's and the coordinator's existence checks) names exactly
+/// the paths that do not exist, on both of its ways: on the local disk (`stat` calls in
+/// batches) and on any other backend, here `memory://`, where a directory holding many of the
+/// paths is listed (two missing among them), one holding few is checked file by file (one
+/// missing), and one that does not exist fails its listing, so each of its paths is checked on
+/// its own and found missing.
+#[tokio::test]
+async fn missing_files_names_exactly_the_paths_not_in_storage() {
+    let dir = tempfile::tempdir().unwrap();
+    let on_disk = dir.path().to_str().unwrap().to_string();
+    for root in [on_disk.as_str(), "memory:/missing-files"] {
+        let file_io = paimon::io::FileIO::from_path(root)
+            .unwrap()
+            .build()
+            .unwrap();
+        let many = format!("{root}/bucket-0");
+        let few = format!("{root}/bucket-1");
+        let mut paths = Vec::new();
+        for path in (0..40)
+            .map(|i| format!("{many}/data-{i}.parquet"))
+            .chain((0..2).map(|i| format!("{few}/data-{i}.parquet")))
+        {
+            file_io
+                .new_output(&path)
+                .unwrap()
+                .write(bytes::Bytes::from_static(b"x"))
+                .await
+                .unwrap();
+            paths.push(path);
+        }
+        let mut expected = vec![
+            format!("{many}/data-missing-a.parquet"),
+            format!("{many}/data-missing-b.parquet"),
+            format!("{few}/data-missing.parquet"),
+        ];
+        expected.extend((0..20).map(|i| format!("{root}/bucket-9/data-{i}.parquet")));
+        paths.extend(expected.iter().cloned());
+        expected.sort();
+        assert!(paths.len() > 3 * paimon::io::MISSING_FILES_LIST_DIRECTORY_AT);
+        // Reversed input: the answer is sorted, whatever order the paths come in.
+        paths.reverse();
+        let missing = file_io.missing_files(paths.clone()).await.unwrap();
+        assert_eq!(missing, expected, "{root}");
+        // All present: nothing is missing.
+        let present: Vec<String> = paths
+            .into_iter()
+            .filter(|path| !expected.contains(path))
+            .collect();
+        assert_eq!(present.len(), 42);
+        assert!(file_io.missing_files(present).await.unwrap().is_empty());
+    }
+}
+
 /// `workers` workers each write one file into each of two partitions; with `remove_one`, one
 /// file is deleted from storage before the commit, which must then be refused naming it.
 async fn commit_with_one_file_missing(workers: i32, remove_one: bool) {

@@ -40,6 +40,20 @@ use url::Url;
 use super::cache::{CachedFileReader, LocalCache};
 use super::Storage;
 
+/// How many metadata calls [`FileIO::missing_files`] keeps in flight: each is a `stat` locally
+/// or a request to an object store, so they are bound by latency, not by CPU.
+pub const MISSING_FILES_CHECKS_IN_FLIGHT: usize = 32;
+
+/// [`FileIO::missing_files`] lists a directory once when it holds at least this many of the
+/// paths to check: one listing answers for up to 1,000 files on an object store (one `readdir`
+/// for a whole directory locally), where each check on its own is a round trip.
+pub const MISSING_FILES_LIST_DIRECTORY_AT: usize = 16;
+
+/// How many paths [`FileIO::missing_files`] checks in one blocking task on the built-in local
+/// filesystem, where a `stat` takes about a microsecond and handing a task to a thread costs
+/// more.
+pub const MISSING_FILES_LOCAL_BATCH: usize = 1024;
+
 #[cfg(all(test, feature = "storage-memory"))]
 mod provider_tests;
 
@@ -567,6 +581,153 @@ impl FileIO {
             }
         }
         Ok(names)
+    }
+
+    /// The paths among `paths` that do not exist, sorted.
+    ///
+    /// Checking many files one `exists` call after another costs one round trip each (a `stat`
+    /// locally, a `HEAD` on an object store). On the built-in local filesystem the paths are
+    /// checked with `stat` calls in a few blocking tasks of [`MISSING_FILES_LOCAL_BATCH`] paths
+    /// each (one blocking task per path, as each [`Self::exists`] is, costs more in thread
+    /// hand-offs than the `stat` itself). On other backends a directory holding at least
+    /// [`MISSING_FILES_LIST_DIRECTORY_AT`] of the paths is listed once with
+    /// [`Self::list_file_names`], and every path a listing does not confirm (those of the other
+    /// directories, those a listing does not show, all of a directory whose listing fails) is
+    /// checked with [`Self::exists`], [`MISSING_FILES_CHECKS_IN_FLIGHT`] calls at a time. A
+    /// listing only ever confirms, so a failed or incomplete listing costs time, never a wrong
+    /// answer; an error of a check (other than "not found") is returned.
+    pub async fn missing_files<I>(&self, paths: I) -> Result<Vec<String>>
+    where
+        I: IntoIterator<Item = String>,
+    {
+        let mut local = Vec::new();
+        let mut others = Vec::new();
+        for path in paths {
+            let on_disk = match &self.backend {
+                FileIOBackend::Storage(storage) => storage.local_fs_path(&path),
+                FileIOBackend::Provider(_) => None,
+            };
+            match on_disk {
+                Some(on_disk) => local.push((path, on_disk)),
+                None => others.push(path),
+            }
+        }
+        let mut missing = Self::missing_local_files(local).await?;
+        if !others.is_empty() {
+            missing.extend(self.missing_listed_files(others).await?);
+        }
+        missing.sort_unstable();
+        missing.dedup();
+        Ok(missing)
+    }
+
+    /// [`Self::missing_files`] on the built-in local filesystem: `stat` calls (following
+    /// symbolic links, as [`Self::exists`] does), [`MISSING_FILES_LOCAL_BATCH`] per blocking
+    /// task, four tasks at a time.
+    async fn missing_local_files(paths: Vec<(String, std::path::PathBuf)>) -> Result<Vec<String>> {
+        let mut batches = Vec::new();
+        let mut paths = paths.into_iter().peekable();
+        while paths.peek().is_some() {
+            batches.push(
+                paths
+                    .by_ref()
+                    .take(MISSING_FILES_LOCAL_BATCH)
+                    .collect::<Vec<_>>(),
+            );
+        }
+        let mut checks = futures::stream::iter(batches)
+            .map(|batch| {
+                tokio::task::spawn_blocking(move || {
+                    let mut missing = Vec::new();
+                    for (path, on_disk) in batch {
+                        match std::fs::metadata(&on_disk) {
+                            Ok(_) => {}
+                            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                                missing.push(path)
+                            }
+                            Err(error) => {
+                                return Err(Error::from_opendal_with_context(
+                                    opendal::Error::new(
+                                        opendal::ErrorKind::Unexpected,
+                                        error.to_string(),
+                                    ),
+                                    format!("Failed to check existence of '{path}'"),
+                                ))
+                            }
+                        }
+                    }
+                    Ok(missing)
+                })
+            })
+            .buffer_unordered(4);
+        let mut missing = Vec::new();
+        while let Some(batch) = checks.next().await {
+            let batch = batch.map_err(|error| Error::UnexpectedError {
+                message: "a file existence check task failed".to_string(),
+                source: Some(Box::new(error)),
+            })?;
+            missing.extend(batch?);
+        }
+        Ok(missing)
+    }
+
+    /// [`Self::missing_files`] on every backend but the built-in local filesystem: listings of
+    /// the directories holding many of the paths, [`Self::exists`] for the rest.
+    async fn missing_listed_files(&self, paths: Vec<String>) -> Result<Vec<String>> {
+        fn file_name(path: &str) -> &str {
+            path.rsplit('/').next().unwrap_or_default()
+        }
+        let mut by_directory: HashMap<String, Vec<String>> = HashMap::new();
+        let mut unconfirmed = Vec::new();
+        for path in paths {
+            match path.rfind('/') {
+                Some(slash) if slash > 0 => by_directory
+                    .entry(path[..slash].to_string())
+                    .or_default()
+                    .push(path),
+                _ => unconfirmed.push(path),
+            }
+        }
+        let mut to_list = Vec::new();
+        for (directory, files) in by_directory {
+            if files.len() >= MISSING_FILES_LIST_DIRECTORY_AT {
+                to_list.push((directory, files));
+            } else {
+                unconfirmed.extend(files);
+            }
+        }
+        let mut listings = futures::stream::iter(to_list)
+            .map(|(directory, files)| async move {
+                let listing = self.list_file_names(&directory).await;
+                (files, listing)
+            })
+            .buffer_unordered(MISSING_FILES_CHECKS_IN_FLIGHT);
+        while let Some((files, listing)) = listings.next().await {
+            let names = listing.unwrap_or_default();
+            let listed: std::collections::HashSet<&str> =
+                names.iter().map(String::as_str).collect();
+            unconfirmed.extend(
+                files
+                    .into_iter()
+                    .filter(|path| !listed.contains(file_name(path))),
+            );
+        }
+        unconfirmed.sort_unstable();
+        unconfirmed.dedup();
+        let mut checks = futures::stream::iter(unconfirmed)
+            .map(|path| async move {
+                let exists = self.exists(&path).await;
+                (path, exists)
+            })
+            .buffer_unordered(MISSING_FILES_CHECKS_IN_FLIGHT);
+        let mut missing = Vec::new();
+        while let Some((path, exists)) = checks.next().await {
+            if !exists? {
+                missing.push(path);
+            }
+        }
+        missing.sort_unstable();
+        Ok(missing)
     }
 
     /// List all files recursively under the given directory path.

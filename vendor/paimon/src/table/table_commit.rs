@@ -40,66 +40,9 @@ use crate::table::snapshot_commit::SnapshotCommit;
 use crate::table::{SnapshotManager, Table, TableScan};
 use crate::Result;
 use apache_avro::Schema;
-use futures::StreamExt;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
-
-/// How many file existence checks a commit keeps in flight when it verifies that the files of
-/// a commit it is about to replay (its identifier not yet in the table) still exist. Each check
-/// is a metadata call (`stat` locally, `HEAD` on an object store), so they are I/O-bound.
-const RECOVERY_EXISTENCE_CHECKS_IN_FLIGHT: usize = 32;
-
-/// A directory holding at least this many of the files to check is listed once instead of
-/// checking each of its files: one listing answers for up to 1,000 files on an object store
-/// (and one `readdir` for a whole directory locally), where each check is a round trip.
-const RECOVERY_LIST_DIRECTORY_AT: usize = 16;
-
-/// The `paths` that a listing of their directory does not confirm as files: those of
-/// directories with fewer than [`RECOVERY_LIST_DIRECTORY_AT`] of the paths (not listed), those
-/// a listing does not show, and all of a directory whose listing fails. A listing only ever
-/// confirms; the caller checks every returned path on its own, so a failed or incomplete
-/// listing costs time, never a wrong answer.
-async fn files_not_listed(file_io: &FileIO, paths: HashSet<String>) -> Vec<String> {
-    let mut by_directory: HashMap<String, Vec<String>> = HashMap::new();
-    let mut unconfirmed = Vec::new();
-    for path in paths {
-        match path.rfind('/') {
-            Some(slash) if slash > 0 => by_directory
-                .entry(path[..slash].to_string())
-                .or_default()
-                .push(path),
-            _ => unconfirmed.push(path),
-        }
-    }
-    let mut to_list = Vec::new();
-    for (directory, files) in by_directory {
-        if files.len() >= RECOVERY_LIST_DIRECTORY_AT {
-            to_list.push((directory, files));
-        } else {
-            unconfirmed.extend(files);
-        }
-    }
-    fn file_name(path: &str) -> &str {
-        path.rsplit('/').next().unwrap_or_default()
-    }
-    let mut listings = futures::stream::iter(to_list)
-        .map(|(directory, files)| async move {
-            let listing = file_io.list_file_names(&directory).await;
-            (files, listing)
-        })
-        .buffer_unordered(RECOVERY_EXISTENCE_CHECKS_IN_FLIGHT);
-    while let Some((files, listing)) = listings.next().await {
-        let names = listing.unwrap_or_default();
-        let listed: HashSet<&str> = names.iter().map(String::as_str).collect();
-        unconfirmed.extend(
-            files
-                .into_iter()
-                .filter(|path| !listed.contains(file_name(path))),
-        );
-    }
-    unconfirmed
-}
 
 /// Batch commit identifier (i64::MAX), same as Python's BATCH_COMMIT_IDENTIFIER.
 const BATCH_COMMIT_IDENTIFIER: i64 = i64::MAX;
@@ -1289,25 +1232,15 @@ impl TableCommit {
                 &entry.index_file,
             ));
         }
-        // Directories holding many of the files are listed once; every file a listing does not
-        // show (and every file of the other directories) is checked on its own,
-        // RECOVERY_EXISTENCE_CHECKS_IN_FLIGHT at a time: on an object store each is a round
+        // One listing per directory holding many of the files, the other files checked
+        // concurrently (`FileIO::missing_files`): on an object store each check is a round
         // trip, so checking a large commit one file after another took (files x latency).
-        let file_io = self.table.file_io();
-        let unconfirmed = files_not_listed(file_io, paths).await;
-        let mut checks = futures::stream::iter(unconfirmed)
-            .map(|path| async move {
-                let exists = file_io.exists(&path).await;
-                (path, exists)
-            })
-            .buffer_unordered(RECOVERY_EXISTENCE_CHECKS_IN_FLIGHT);
-        while let Some((path, exists)) = checks.next().await {
-            if !exists? {
-                return Err(crate::Error::DataInvalid {
-                    message: format!("Cannot recover commit: file '{path}' does not exist"),
-                    source: None,
-                });
-            }
+        let missing = self.table.file_io().missing_files(paths).await?;
+        if let Some(path) = missing.first() {
+            return Err(crate::Error::DataInvalid {
+                message: format!("Cannot recover commit: file '{path}' does not exist"),
+                source: None,
+            });
         }
         Ok(())
     }
