@@ -262,6 +262,15 @@ pub(crate) async fn check(
     check_compaction_results_exist(coordinator, messages).await
 }
 
+/// Where a compaction result file is in the messages: the message, the list, the position in
+/// it, and the file's name.
+struct ResultFile<'m> {
+    message_index: usize,
+    list: &'static str,
+    position: usize,
+    file_name: &'m str,
+}
+
 /// Every `compact_after` and compact changelog file, with its extra files, exists in
 /// storage (rule `missing-file`): the COMPACT snapshot replaces live files with them, so a
 /// missing one would lose rows. The files are checked together (`FileIO::missing_files`: one
@@ -274,8 +283,7 @@ async fn check_compaction_results_exist(
     let table = coordinator.table();
     let table_name = coordinator.rules.table_name();
     let paths = paimon::table::TableCommit::new(table.clone(), String::new());
-    // Each path with where it first appears: (message, list, position, file name).
-    let mut results: Vec<(String, (usize, &'static str, usize, &str))> = Vec::new();
+    let mut results: Vec<(String, ResultFile)> = Vec::new();
     for (index, message) in messages.iter().enumerate() {
         if message.compact_after.is_empty() && message.compact_changelog_files.is_empty() {
             continue;
@@ -294,7 +302,13 @@ async fn check_compaction_results_exist(
         ] {
             for (i, file) in files.iter().enumerate() {
                 for path in file.collect_files(&bucket_path) {
-                    results.push((path, (index, list, i, file.file_name.as_str())));
+                    let at = ResultFile {
+                        message_index: index,
+                        list,
+                        position: i,
+                        file_name: &file.file_name,
+                    };
+                    results.push((path, at));
                 }
             }
         }
@@ -321,13 +335,14 @@ async fn check_compaction_results_exist(
         .find(|(path, _)| missing.contains(path.as_str()))
     {
         None => Ok(()),
-        Some((path, (index, list, i, file_name))) => Err(refuse(
-            *index,
-            format!("{list}[{i}].file_name"),
+        Some((path, at)) => Err(refuse(
+            at.message_index,
+            format!("{}[{}].file_name", at.list, at.position),
             Rule::MissingFile,
             format!(
-                "{file_name:?} is a compaction result, but {path} does not exist; a \
-                 compaction result must be written before it is committed"
+                "{:?} is a compaction result, but {path} does not exist; a compaction \
+                 result must be written before it is committed",
+                at.file_name
             ),
         )),
     }

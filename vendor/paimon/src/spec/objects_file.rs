@@ -21,7 +21,15 @@ use apache_avro::{
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-pub(crate) const DEFAULT_AVRO_BLOCK_SIZE: usize = 16_000;
+/// The bytes of records an Avro block holds before it is compressed and written: Avro Java's
+/// default sync interval (`DataFileConstants.DEFAULT_SYNC_INTERVAL`, 4,000 x the 16-byte sync
+/// marker), which Paimon Java's manifest writers keep. Each block is compressed on its own, so
+/// smaller blocks cost a compressor set-up more often and compress worse.
+pub(crate) const DEFAULT_AVRO_BLOCK_SIZE: usize = 64_000;
+/// The zstd level of Avro files compressed with zstd: Paimon Java's
+/// `file.compression.zstd-level` default, which its manifest, manifest-list and index-manifest
+/// writers use (zstd's own default, level 3, is about twice as slow).
+pub(crate) const DEFAULT_AVRO_ZSTD_LEVEL: u8 = 1;
 pub(crate) const DEFAULT_AVRO_COMPRESSION: &str = "zstd";
 
 pub fn from_avro_bytes<T: DeserializeOwned>(bytes: &[u8]) -> crate::Result<Vec<T>> {
@@ -70,7 +78,9 @@ pub(crate) fn new_avro_writer<'a>(
 
 pub(crate) fn avro_codec(compression: &str) -> crate::Result<Codec> {
     match compression.to_ascii_lowercase().as_str() {
-        "zstd" | "zstandard" => Ok(Codec::Zstandard(ZstandardSettings::default())),
+        "zstd" | "zstandard" => Ok(Codec::Zstandard(ZstandardSettings::new(
+            DEFAULT_AVRO_ZSTD_LEVEL,
+        ))),
         "null" | "none" | "uncompressed" => Ok(Codec::Null),
         "deflate" => Ok(Codec::Deflate(DeflateSettings::default())),
         "snappy" => Ok(Codec::Snappy),

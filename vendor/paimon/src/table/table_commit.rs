@@ -40,6 +40,7 @@ use crate::table::snapshot_commit::SnapshotCommit;
 use crate::table::{SnapshotManager, Table, TableScan};
 use crate::Result;
 use apache_avro::Schema;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -435,10 +436,9 @@ impl TableCommit {
         validate_bucket_ownership(&commit_messages)?;
 
         if !(commit_messages.is_empty() && self.ignore_empty_commit) {
-            let entries = self.messages_to_entries(&commit_messages);
-            let changelog_entries = self.messages_to_changelog_entries(&commit_messages);
-            let new_index_entries = self.messages_to_index_entries(&commit_messages);
             let check_from_snapshot = Self::check_from_snapshot(&commit_messages)?;
+            let (entries, changelog_entries, new_index_entries) =
+                self.messages_into_entries(commit_messages);
             // Never delete CommitMessage files on failure. A previous attempt may
             // have published them even when the caller received an exception.
             self.try_commit(
@@ -460,11 +460,13 @@ impl TableCommit {
         }
         // Java always checks a COMPACT commit for conflicts: every file it removes
         // must still be live in the latest snapshot.
+        let (entries, changelog_entries, new_index_entries) =
+            self.messages_into_entries(compact_messages);
         self.try_commit(
             CommitEntriesPlan::Direct {
-                entries: self.messages_to_entries(&compact_messages),
-                changelog_entries: self.messages_to_changelog_entries(&compact_messages),
-                new_index_entries: self.messages_to_index_entries(&compact_messages),
+                entries,
+                changelog_entries,
+                new_index_entries,
                 check_from_snapshot: None,
                 compact: true,
             },
@@ -1248,7 +1250,7 @@ impl TableCommit {
     /// Single commit attempt.
     async fn try_commit_once(
         &self,
-        mut resolved: ResolvedCommit,
+        mut resolved: ResolvedCommit<'_>,
         latest_snapshot: &Option<Snapshot>,
         commit_identifier: i64,
     ) -> Result<CommitAttemptResult> {
@@ -1296,7 +1298,7 @@ impl TableCommit {
 
     async fn prepare_snapshot(
         &self,
-        resolved: &mut ResolvedCommit,
+        resolved: &mut ResolvedCommit<'_>,
         latest_snapshot: &Option<Snapshot>,
         commit_identifier: i64,
         created_files: &mut Vec<String>,
@@ -1316,7 +1318,7 @@ impl TableCommit {
                     .and_then(|s| s.next_row_id())
                     .or(Some(first_row_id_start));
             } else {
-                let mut entries = std::mem::take(&mut resolved.entries);
+                let mut entries = std::mem::take(&mut resolved.entries).into_owned();
                 if CoreOptions::new(self.table.schema().options())
                     .row_tracking_partition_group_on_commit()
                 {
@@ -1327,7 +1329,7 @@ impl TableCommit {
                     first_row_id_start,
                     entries,
                 )?;
-                resolved.entries = assigned;
+                resolved.entries = Cow::Owned(assigned);
                 next_row_id = Some(nrid);
             }
         }
@@ -1429,7 +1431,7 @@ impl TableCommit {
 
         // Calculate delta record count
         let mut delta_record_count: i64 = 0;
-        for entry in &resolved.entries {
+        for entry in resolved.entries.iter() {
             match entry.kind() {
                 FileKind::Add => delta_record_count += entry.file().row_count,
                 FileKind::Delete => delta_record_count -= entry.file().row_count,
@@ -1805,13 +1807,13 @@ impl TableCommit {
     }
 
     /// Resolve commit entries and merge index entries based on the plan type.
-    async fn resolve_commit(
+    async fn resolve_commit<'plan>(
         &self,
-        plan: &mut CommitEntriesPlan,
+        plan: &'plan mut CommitEntriesPlan,
         latest_snapshot: &Option<Snapshot>,
         retry_state: Option<&RetryState>,
         check_append_files: bool,
-    ) -> Result<ResolvedCommit> {
+    ) -> Result<ResolvedCommit<'plan>> {
         let file_io = self.snapshot_manager.file_io();
         let manifest_dir = self.snapshot_manager.manifest_dir();
 
@@ -1881,8 +1883,8 @@ impl TableCommit {
                 let new_index_manifest_entries = index_manifest_changed.then_some(all);
 
                 Ok(ResolvedCommit {
-                    entries: entries.clone(),
-                    changelog_entries: changelog_entries.clone(),
+                    entries: Cow::Borrowed(entries.as_slice()),
+                    changelog_entries: Cow::Borrowed(changelog_entries.as_slice()),
                     kind,
                     index_manifest_name,
                     index_manifest_changed,
@@ -1949,8 +1951,8 @@ impl TableCommit {
                 let new_index_manifest_entries = index_manifest_changed.then_some(all);
 
                 Ok(ResolvedCommit {
-                    entries,
-                    changelog_entries: vec![],
+                    entries: Cow::Owned(entries),
+                    changelog_entries: Cow::Owned(vec![]),
                     kind: CommitKind::OVERWRITE,
                     index_manifest_name,
                     index_manifest_changed,
@@ -3451,6 +3453,78 @@ impl TableCommit {
             .collect()
     }
 
+    /// The manifest entries of `messages`, taking their files instead of cloning them: the
+    /// data entries (as [`Self::messages_to_entries`]), the changelog entries (as
+    /// [`Self::messages_to_changelog_entries`]) and the index entries (as
+    /// [`Self::messages_to_index_entries`]), in the same order.
+    fn messages_into_entries(
+        &self,
+        messages: Vec<CommitMessage>,
+    ) -> (
+        Vec<ManifestEntry>,
+        Vec<ManifestEntry>,
+        Vec<IndexManifestEntry>,
+    ) {
+        let count = |files: fn(&CommitMessage) -> usize| messages.iter().map(files).sum();
+        let mut entries = Vec::with_capacity(count(|m| m.new_files.len() + m.deleted_files.len()));
+        let mut changelog_entries = Vec::with_capacity(count(|m| m.new_changelog_files.len()));
+        let mut index_entries = Vec::with_capacity(count(|m| {
+            m.new_index_files.len() + m.deleted_index_files.len()
+        }));
+        for message in messages {
+            let total_buckets = message.total_buckets.unwrap_or(self.total_buckets);
+            let data_entry = |kind: FileKind, file: DataFileMeta| {
+                ManifestEntry::new(
+                    kind,
+                    message.partition.clone(),
+                    message.bucket,
+                    total_buckets,
+                    file,
+                    2,
+                )
+            };
+            entries.extend(
+                message
+                    .new_files
+                    .into_iter()
+                    .map(|file| data_entry(FileKind::Add, file)),
+            );
+            entries.extend(
+                message
+                    .deleted_files
+                    .into_iter()
+                    .map(|file| data_entry(FileKind::Delete, file)),
+            );
+            changelog_entries.extend(
+                message
+                    .new_changelog_files
+                    .into_iter()
+                    .map(|file| data_entry(FileKind::Add, file)),
+            );
+            let index_entry =
+                |kind: FileKind, index_file: crate::spec::IndexFileMeta| IndexManifestEntry {
+                    kind,
+                    partition: message.partition.clone(),
+                    bucket: message.bucket,
+                    index_file,
+                    version: 1,
+                };
+            index_entries.extend(
+                message
+                    .new_index_files
+                    .into_iter()
+                    .map(|file| index_entry(FileKind::Add, file)),
+            );
+            index_entries.extend(
+                message
+                    .deleted_index_files
+                    .into_iter()
+                    .map(|file| index_entry(FileKind::Delete, file)),
+            );
+        }
+        (entries, changelog_entries, index_entries)
+    }
+
     /// Convert commit messages to changelog manifest entries (ADD kind only).
     fn messages_to_changelog_entries(&self, messages: &[CommitMessage]) -> Vec<ManifestEntry> {
         messages
@@ -3575,9 +3649,13 @@ fn direct_commit_kind(
 }
 
 /// Fully resolved commit ready for writing.
-struct ResolvedCommit {
-    entries: Vec<ManifestEntry>,
-    changelog_entries: Vec<ManifestEntry>,
+/// What one commit attempt writes. The data and changelog entries are borrowed from the
+/// [`CommitEntriesPlan`] when the plan holds them (a retry resolves the same plan again, so
+/// the plan keeps them) and owned when the attempt computed them (an overwrite, or entries
+/// given row ids).
+struct ResolvedCommit<'plan> {
+    entries: Cow<'plan, [ManifestEntry]>,
+    changelog_entries: Cow<'plan, [ManifestEntry]>,
     kind: CommitKind,
     index_manifest_name: Option<String>,
     index_manifest_changed: bool,
