@@ -34,6 +34,7 @@ use paimon::spec::{FileKind, IndexManifest, ManifestList, Snapshot};
 use paimon::table::CommitMessage;
 
 use super::error::{CoordinatorError, CoordinatorResult, Rule, ValidationError};
+use super::fields::{MessageFields, DATA_LISTS};
 use super::validate::{has_compaction, MAX_SEQUENCE_OR_ROW_ID};
 use super::Coordinator;
 
@@ -361,7 +362,15 @@ fn check_roles(messages: &[CommitMessage]) -> CoordinatorResult<()> {
         &["new_files", "compact_before", "compact_after"],
     ];
     const INDEX_ROLE_SETS: [&[&str]; 1] = [&["new_index_files", "compact_deleted_index_files"]];
-    let mut data_roles = Roles::default();
+    let data_files = messages
+        .iter()
+        .map(|m| {
+            (0..DATA_LISTS.len())
+                .map(|list| m.data_file_count(list))
+                .sum::<usize>()
+        })
+        .sum();
+    let mut data_roles = Roles::with_capacity(data_files);
     let mut index_roles = Roles::default();
     for (index, message) in messages.iter().enumerate() {
         for (list, files) in [
@@ -399,33 +408,66 @@ fn check_roles(messages: &[CommitMessage]) -> CoordinatorResult<()> {
 #[derive(Default)]
 struct Roles<'a> {
     order: Vec<&'a str>,
-    lists: HashMap<&'a str, Vec<(&'static str, usize, usize)>>,
+    lists: HashMap<&'a str, Claims>,
+}
+
+/// Where one list claims a file name: the list, the message and the position in the list.
+type Claim = (&'static str, usize, usize);
+
+/// The lists claiming one file name: the first inline (a name almost always has one role, so
+/// checking costs no allocation per file), any other in `more`.
+struct Claims {
+    first: Claim,
+    more: Vec<Claim>,
+}
+
+impl Claims {
+    fn iter(&self) -> impl Iterator<Item = &Claim> {
+        std::iter::once(&self.first).chain(&self.more)
+    }
 }
 
 impl<'a> Roles<'a> {
+    fn with_capacity(names: usize) -> Self {
+        Roles {
+            order: Vec::with_capacity(names),
+            lists: HashMap::with_capacity(names),
+        }
+    }
+
     fn claim(&mut self, message_index: usize, list: &'static str, position: usize, name: &'a str) {
-        let lists = self.lists.entry(name).or_insert_with(|| {
-            self.order.push(name);
-            Vec::new()
-        });
-        if !lists.iter().any(|(l, _, _)| *l == list) {
-            lists.push((list, message_index, position));
+        let claim = (list, message_index, position);
+        match self.lists.entry(name) {
+            std::collections::hash_map::Entry::Vacant(vacant) => {
+                self.order.push(name);
+                vacant.insert(Claims {
+                    first: claim,
+                    more: Vec::new(),
+                });
+            }
+            std::collections::hash_map::Entry::Occupied(mut occupied) => {
+                let claims = occupied.get_mut();
+                if !claims.iter().any(|(l, _, _)| *l == list) {
+                    claims.more.push(claim);
+                }
+            }
         }
     }
 
     /// Every name is in one list, or in exactly one of the `allowed` sets of lists.
     fn check(&self, allowed: &[&[&str]]) -> CoordinatorResult<()> {
         for name in &self.order {
-            let lists = &self.lists[name];
-            if lists.len() < 2
+            let claims = &self.lists[name];
+            if claims.more.is_empty()
                 || allowed.iter().any(|set| {
-                    set.len() == lists.len() && lists.iter().all(|(l, _, _)| set.contains(l))
+                    set.len() == claims.more.len() + 1
+                        && claims.iter().all(|(l, _, _)| set.contains(l))
                 })
             {
                 continue;
             }
-            let (first, _, _) = lists[0];
-            let (list, message_index, position) = lists[1];
+            let (first, _, _) = claims.first;
+            let (list, message_index, position) = claims.more[0];
             return Err(refuse(
                 message_index,
                 format!("{list}[{position}].file_name"),

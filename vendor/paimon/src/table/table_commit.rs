@@ -1206,30 +1206,38 @@ impl TableCommit {
             .await
     }
 
-    async fn check_recovery_entries(
+    async fn check_recovery_entries<'e>(
         &self,
-        entries: &[ManifestEntry],
-        changelog_entries: &[ManifestEntry],
-        index_entries: &[IndexManifestEntry],
+        entries: &'e [ManifestEntry],
+        changelog_entries: &'e [ManifestEntry],
+        index_entries: &'e [IndexManifestEntry],
     ) -> Result<()> {
         let mut paths = HashSet::new();
+        // One bucket directory per (partition, bucket), not per file: computing it decodes
+        // the partition and builds its path.
+        let mut bucket_paths: HashMap<(&[u8], i32), String> = HashMap::new();
+        let mut bucket_path = |partition: &'e [u8], bucket: i32| -> Result<String> {
+            if let Some(path) = bucket_paths.get(&(partition, bucket)) {
+                return Ok(path.clone());
+            }
+            let path = self.bucket_path(partition, bucket)?;
+            bucket_paths.insert((partition, bucket), path.clone());
+            Ok(path)
+        };
         for entry in entries
             .iter()
             .chain(changelog_entries)
             .filter(|e| *e.kind() == FileKind::Add)
         {
-            paths.extend(
-                entry
-                    .file()
-                    .collect_files(&self.bucket_path(entry.partition(), entry.bucket())?),
-            );
+            let directory = bucket_path(entry.partition(), entry.bucket())?;
+            paths.extend(entry.file().collect_files(&directory));
         }
         let index_in_data_dir =
             CoreOptions::new(self.table.schema().options()).index_file_in_data_file_dir();
         for entry in index_entries.iter().filter(|e| e.kind == FileKind::Add) {
             paths.insert(committed_index_file_path(
                 self.table.location().trim_end_matches('/'),
-                &self.bucket_path(&entry.partition, entry.bucket)?,
+                &bucket_path(&entry.partition, entry.bucket)?,
                 index_in_data_dir,
                 &entry.index_file,
             ));
