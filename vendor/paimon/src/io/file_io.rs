@@ -54,6 +54,9 @@ pub const MISSING_FILES_LIST_DIRECTORY_AT: usize = 16;
 /// more.
 pub const MISSING_FILES_LOCAL_BATCH: usize = 1024;
 
+/// How many of those blocking tasks [`FileIO::missing_files`] runs at a time.
+pub const MISSING_FILES_LOCAL_TASKS: usize = 4;
+
 #[cfg(all(test, feature = "storage-memory"))]
 mod provider_tests;
 
@@ -623,7 +626,7 @@ impl FileIO {
 
     /// [`Self::missing_files`] on the built-in local filesystem: `stat` calls (following
     /// symbolic links, as [`Self::exists`] does), [`MISSING_FILES_LOCAL_BATCH`] per blocking
-    /// task, four tasks at a time.
+    /// task, [`MISSING_FILES_LOCAL_TASKS`] tasks at a time.
     async fn missing_local_files(paths: Vec<(String, std::path::PathBuf)>) -> Result<Vec<String>> {
         let mut batches = Vec::new();
         let mut paths = paths.into_iter().peekable();
@@ -659,7 +662,7 @@ impl FileIO {
                     Ok(missing)
                 })
             })
-            .buffer_unordered(4);
+            .buffer_unordered(MISSING_FILES_LOCAL_TASKS);
         let mut missing = Vec::new();
         while let Some(batch) = checks.next().await {
             let batch = batch.map_err(|error| Error::UnexpectedError {
@@ -672,7 +675,8 @@ impl FileIO {
     }
 
     /// [`Self::missing_files`] on every backend but the built-in local filesystem: listings of
-    /// the directories holding many of the paths, [`Self::exists`] for the rest.
+    /// the directories holding many of the paths, [`Self::exists`] for the rest. Unsorted; the
+    /// caller sorts.
     async fn missing_listed_files(&self, paths: Vec<String>) -> Result<Vec<String>> {
         fn file_name(path: &str) -> &str {
             path.rsplit('/').next().unwrap_or_default()
@@ -726,7 +730,6 @@ impl FileIO {
                 missing.push(path);
             }
         }
-        missing.sort_unstable();
         Ok(missing)
     }
 

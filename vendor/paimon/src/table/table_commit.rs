@@ -361,12 +361,9 @@ impl TableCommit {
     async fn check_recovery_files(&self, messages: &[CommitMessage]) -> Result<()> {
         let (append, compact) = split_compact_increment(messages.to_vec());
         for messages in [append, compact] {
-            self.check_recovery_entries(
-                &self.messages_to_entries(&messages),
-                &self.messages_to_changelog_entries(&messages),
-                &self.messages_to_index_entries(&messages),
-            )
-            .await?;
+            let entries = self.messages_into_entries(messages);
+            self.check_recovery_entries(&entries.data, &entries.changelog, &entries.index)
+                .await?;
         }
         Ok(())
     }
@@ -437,8 +434,11 @@ impl TableCommit {
 
         if !(commit_messages.is_empty() && self.ignore_empty_commit) {
             let check_from_snapshot = Self::check_from_snapshot(&commit_messages)?;
-            let (entries, changelog_entries, new_index_entries) =
-                self.messages_into_entries(commit_messages);
+            let MessageEntries {
+                data: entries,
+                changelog: changelog_entries,
+                index: new_index_entries,
+            } = self.messages_into_entries(commit_messages);
             // Never delete CommitMessage files on failure. A previous attempt may
             // have published them even when the caller received an exception.
             self.try_commit(
@@ -460,8 +460,11 @@ impl TableCommit {
         }
         // Java always checks a COMPACT commit for conflicts: every file it removes
         // must still be live in the latest snapshot.
-        let (entries, changelog_entries, new_index_entries) =
-            self.messages_into_entries(compact_messages);
+        let MessageEntries {
+            data: entries,
+            changelog: changelog_entries,
+            index: new_index_entries,
+        } = self.messages_into_entries(compact_messages);
         self.try_commit(
             CommitEntriesPlan::Direct {
                 entries,
@@ -507,10 +510,12 @@ impl TableCommit {
             return Ok(());
         }
 
-        let entries = self.messages_to_entries(&commit_messages);
-        let changelog_entries = self.messages_to_changelog_entries(&commit_messages);
-        let new_index_entries = self.messages_to_index_entries(&commit_messages);
         let check_from_snapshot = Self::check_from_snapshot(&commit_messages)?;
+        let MessageEntries {
+            data: entries,
+            changelog: changelog_entries,
+            index: new_index_entries,
+        } = self.messages_into_entries(commit_messages);
         self.try_commit(
             CommitEntriesPlan::Direct {
                 entries,
@@ -597,8 +602,15 @@ impl TableCommit {
             return Ok(());
         }
 
-        let new_entries = self.messages_to_entries(&commit_messages);
-        let new_index_entries = self.messages_to_index_entries(&commit_messages);
+        // Read before the messages are moved into entries; its error is reported where it always
+        // was, after the partition checks below.
+        let check_from_snapshot = Self::check_from_snapshot(&commit_messages);
+        // An overwrite commits data and index entries only, no changelog files (as before).
+        let MessageEntries {
+            data: new_entries,
+            index: new_index_entries,
+            ..
+        } = self.messages_into_entries(commit_messages);
         let has_new_data_entries = new_entries
             .iter()
             .any(|entry| *entry.kind() == FileKind::Add);
@@ -620,7 +632,7 @@ impl TableCommit {
             }
         }
 
-        let check_from_snapshot = Self::check_from_snapshot(&commit_messages)?;
+        let check_from_snapshot = check_from_snapshot?;
 
         self.try_commit(
             CommitEntriesPlan::Overwrite {
@@ -3435,48 +3447,11 @@ impl TableCommit {
         Ok(check_from_snapshot)
     }
 
-    /// Convert commit messages to manifest entries (ADD/DELETE kind).
-    fn messages_to_entries(&self, messages: &[CommitMessage]) -> Vec<ManifestEntry> {
-        messages
-            .iter()
-            .flat_map(|msg| {
-                let adds = msg.new_files.iter().map(|file| {
-                    ManifestEntry::new(
-                        FileKind::Add,
-                        msg.partition.clone(),
-                        msg.bucket,
-                        msg.total_buckets.unwrap_or(self.total_buckets),
-                        file.clone(),
-                        2,
-                    )
-                });
-                let deletes = msg.deleted_files.iter().map(|file| {
-                    ManifestEntry::new(
-                        FileKind::Delete,
-                        msg.partition.clone(),
-                        msg.bucket,
-                        msg.total_buckets.unwrap_or(self.total_buckets),
-                        file.clone(),
-                        2,
-                    )
-                });
-                adds.chain(deletes)
-            })
-            .collect()
-    }
-
-    /// The manifest entries of `messages`, taking their files instead of cloning them: the
-    /// data entries (as [`Self::messages_to_entries`]), the changelog entries (as
-    /// [`Self::messages_to_changelog_entries`]) and the index entries (as
-    /// [`Self::messages_to_index_entries`]), in the same order.
-    fn messages_into_entries(
-        &self,
-        messages: Vec<CommitMessage>,
-    ) -> (
-        Vec<ManifestEntry>,
-        Vec<ManifestEntry>,
-        Vec<IndexManifestEntry>,
-    ) {
+    /// The manifest entries of `messages`, taking their files instead of cloning them. Per
+    /// message, in message order: its new files then its deleted files as ADD and DELETE data
+    /// entries, its changelog files as ADD changelog entries, its new then its deleted index
+    /// files as ADD and DELETE index entries.
+    fn messages_into_entries(&self, messages: Vec<CommitMessage>) -> MessageEntries {
         let count = |files: fn(&CommitMessage) -> usize| messages.iter().map(files).sum();
         let mut entries = Vec::with_capacity(count(|m| m.new_files.len() + m.deleted_files.len()));
         let mut changelog_entries = Vec::with_capacity(count(|m| m.new_changelog_files.len()));
@@ -3534,56 +3509,11 @@ impl TableCommit {
                     .map(|file| index_entry(FileKind::Delete, file)),
             );
         }
-        (entries, changelog_entries, index_entries)
-    }
-
-    /// Convert commit messages to changelog manifest entries (ADD kind only).
-    fn messages_to_changelog_entries(&self, messages: &[CommitMessage]) -> Vec<ManifestEntry> {
-        messages
-            .iter()
-            .flat_map(|msg| {
-                msg.new_changelog_files.iter().map(|file| {
-                    ManifestEntry::new(
-                        FileKind::Add,
-                        msg.partition.clone(),
-                        msg.bucket,
-                        msg.total_buckets.unwrap_or(self.total_buckets),
-                        file.clone(),
-                        2,
-                    )
-                })
-            })
-            .collect()
-    }
-
-    /// Convert commit messages to index manifest entries (ADD kind).
-    fn messages_to_index_entries(&self, messages: &[CommitMessage]) -> Vec<IndexManifestEntry> {
-        messages
-            .iter()
-            .flat_map(|msg| {
-                let adds = msg
-                    .new_index_files
-                    .iter()
-                    .map(move |index_file| IndexManifestEntry {
-                        kind: FileKind::Add,
-                        partition: msg.partition.clone(),
-                        bucket: msg.bucket,
-                        index_file: index_file.clone(),
-                        version: 1,
-                    });
-                let deletes =
-                    msg.deleted_index_files
-                        .iter()
-                        .map(move |index_file| IndexManifestEntry {
-                            kind: FileKind::Delete,
-                            partition: msg.partition.clone(),
-                            bucket: msg.bucket,
-                            index_file: index_file.clone(),
-                            version: 1,
-                        });
-                adds.chain(deletes)
-            })
-            .collect()
+        MessageEntries {
+            data: entries,
+            changelog: changelog_entries,
+            index: index_entries,
+        }
     }
 }
 
@@ -3661,6 +3591,13 @@ fn direct_commit_kind(
 }
 
 /// Fully resolved commit ready for writing.
+/// The manifest entries of a commit's messages ([`TableCommit::messages_into_entries`]).
+struct MessageEntries {
+    data: Vec<ManifestEntry>,
+    changelog: Vec<ManifestEntry>,
+    index: Vec<IndexManifestEntry>,
+}
+
 /// What one commit attempt writes. The data and changelog entries are borrowed from the
 /// [`CommitEntriesPlan`] when the plan holds them (a retry resolves the same plan again, so
 /// the plan keeps them) and owned when the attempt computed them (an overwrite, or entries
@@ -5525,11 +5462,13 @@ mod tests {
             .await
             .unwrap();
 
-        let new_entries = commit.messages_to_entries(&[CommitMessage::new(
-            partition_bytes("a"),
-            0,
-            vec![test_data_file("data-a2.parquet", 50)],
-        )]);
+        let new_entries = commit
+            .messages_into_entries(vec![CommitMessage::new(
+                partition_bytes("a"),
+                0,
+                vec![test_data_file("data-a2.parquet", 50)],
+            )])
+            .data;
         let mut plan = overwrite_plan(
             Some(partition_filter_for(&commit, vec![partition_bytes("a")])),
             new_entries,
@@ -5588,11 +5527,13 @@ mod tests {
             .await
             .unwrap();
 
-        let new_entries = commit.messages_to_entries(&[CommitMessage::new(
-            partition_bytes("a"),
-            0,
-            vec![test_data_file("data-a2.parquet", 50)],
-        )]);
+        let new_entries = commit
+            .messages_into_entries(vec![CommitMessage::new(
+                partition_bytes("a"),
+                0,
+                vec![test_data_file("data-a2.parquet", 50)],
+            )])
+            .data;
         let mut plan = overwrite_plan(
             Some(partition_filter_for(&commit, vec![partition_bytes("a")])),
             new_entries,
@@ -5651,11 +5592,13 @@ mod tests {
             .await
             .unwrap();
 
-        let new_entries = commit.messages_to_entries(&[CommitMessage::new(
-            partition_bytes("a"),
-            0,
-            vec![test_data_file("data-a2.parquet", 50)],
-        )]);
+        let new_entries = commit
+            .messages_into_entries(vec![CommitMessage::new(
+                partition_bytes("a"),
+                0,
+                vec![test_data_file("data-a2.parquet", 50)],
+            )])
+            .data;
         let mut plan = overwrite_plan(
             Some(partition_filter_for(&commit, vec![partition_bytes("a")])),
             new_entries,
@@ -5714,11 +5657,13 @@ mod tests {
             .await
             .unwrap();
 
-        let new_entries = commit.messages_to_entries(&[CommitMessage::new(
-            partition_bytes("a"),
-            0,
-            vec![test_data_file("data-a2.parquet", 50)],
-        )]);
+        let new_entries = commit
+            .messages_into_entries(vec![CommitMessage::new(
+                partition_bytes("a"),
+                0,
+                vec![test_data_file("data-a2.parquet", 50)],
+            )])
+            .data;
         let mut plan = overwrite_plan(None, new_entries);
 
         let snapshot1 = latest_snapshot(&file_io, table_path).await;
