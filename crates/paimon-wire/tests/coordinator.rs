@@ -5,6 +5,7 @@ mod coordinator {
     pub mod compaction;
     pub mod envelope;
     pub mod hostile;
+    pub mod hostile_round_3;
     pub mod support;
     pub mod validation;
     pub mod writer_mode;

@@ -14,8 +14,11 @@
 //! its `filterCommitted` sees the identifier committed; the compaction is then redone by
 //! later writes. Here the compaction the workers already wrote is kept.)
 
+use std::collections::HashMap;
+
 use paimon::table::{CommitMessage, TableCommit};
 
+use super::digest::{commit_digest, COMMIT_DIGEST_PROPERTY};
 use super::error::{CoordinatorError, CoordinatorResult};
 use super::validate::has_compaction;
 use super::{CommitMode, Coordinator};
@@ -267,6 +270,59 @@ async fn snapshot_added_files(
     Ok((added, snapshot.commit_kind().clone()))
 }
 
+/// The commit digest snapshot `snapshot_id` recorded, if any.
+async fn recorded_digest(
+    coordinator: &Coordinator,
+    snapshot_id: i64,
+) -> CoordinatorResult<Option<String>> {
+    let snapshot = coordinator
+        .table
+        .snapshot_manager()
+        .get_snapshot(snapshot_id)
+        .await
+        .map_err(|e| {
+            CoordinatorError::paimon(
+                format!(
+                    "reading snapshot {snapshot_id} of table {} to compare its commit with this \
+                     rerun",
+                    coordinator.rules.table_name()
+                ),
+                e,
+            )
+        })?;
+    Ok(snapshot
+        .properties()
+        .and_then(|p| p.get(COMMIT_DIGEST_PROPERTY))
+        .cloned())
+}
+
+/// [`CoordinatorError::IdentifierReused`] for a rerun whose compaction is not the one the
+/// identifier's snapshot recorded, naming the first compaction file.
+fn reused_for_a_compaction(
+    coordinator: &Coordinator,
+    messages: &[CommitMessage],
+    identifier: i64,
+    snapshot_id: i64,
+) -> CoordinatorError {
+    let file = messages
+        .iter()
+        .flat_map(|m| m.compact_after.iter().chain(&m.compact_before))
+        .map(|f| {
+            format!(
+                "{:?} (of a compaction the snapshot did not record)",
+                f.file_name
+            )
+        })
+        .next()
+        .unwrap_or_else(|| "(a compaction the snapshot did not record)".into());
+    CoordinatorError::IdentifierReused {
+        commit_user: coordinator.binding.commit_user.clone(),
+        identifier,
+        snapshot_id,
+        file,
+    }
+}
+
 /// Commits `messages` under `identifier` unless the identifier is already committed.
 ///
 /// Success is reported only for a snapshot this commit owns: after the paimon crate returns,
@@ -285,11 +341,37 @@ pub(crate) async fn commit_once(
     identifier: i64,
 ) -> CoordinatorResult<CommitOutcome> {
     let with_compaction = messages.iter().any(has_compaction);
+    let partitioned = !coordinator.table.schema().partition_keys().is_empty();
+    // Recorded in the snapshots of a commit with compaction results, so that a rerun can tell
+    // the crash-recovery case (the very same commit) from a payload that changed.
+    let digest = with_compaction.then(|| commit_digest(&messages, partitioned));
     let status = identifier_status(coordinator, identifier, with_compaction).await?;
     if let IdentifierStatus::AppendOnly(append_snapshot_id) = status {
-        // The APPEND snapshot is in. It must be this commit's: an identifier reused for
-        // other new files would otherwise lose them here. Then commit the compaction alone.
-        check_same_files(coordinator, &messages, identifier, append_snapshot_id).await?;
+        // The APPEND snapshot of this identifier is in, and no COMPACT snapshot. This is the
+        // crash-recovery case only if that snapshot recorded this very commit.
+        let recorded = recorded_digest(coordinator, append_snapshot_id).await?;
+        match recorded {
+            Some(recorded) if Some(&recorded) == digest.as_ref() => {}
+            Some(_) => {
+                return Err(reused_for_a_compaction(
+                    coordinator,
+                    &messages,
+                    identifier,
+                    append_snapshot_id,
+                ))
+            }
+            None => {
+                // The identifier committed without a compaction (by a commit that carried
+                // none, or one that records no digest): a rerun commits nothing new. Its new
+                // files must be the committed ones; the compaction is dropped, as Java's
+                // committer drops it, and its result files are left alone.
+                check_same_files(coordinator, &messages, identifier, append_snapshot_id).await?;
+                return Ok(CommitOutcome::AlreadyCommitted {
+                    snapshot_id: Some(append_snapshot_id),
+                });
+            }
+        }
+        // Commit the compaction alone.
         messages.retain(has_compaction);
         for message in &mut messages {
             message.new_files.clear();
@@ -322,15 +404,30 @@ pub(crate) async fn commit_once(
     } else if let Some(snapshot_id) = committed_from(coordinator, identifier, status)? {
         if let Some(snapshot_id) = snapshot_id {
             check_same_files(coordinator, &messages, identifier, snapshot_id).await?;
+            if let Some(digest) = &digest {
+                let recorded = recorded_digest(coordinator, snapshot_id).await?;
+                if recorded.as_ref().is_some_and(|recorded| recorded != digest) {
+                    return Err(reused_for_a_compaction(
+                        coordinator,
+                        &messages,
+                        identifier,
+                        snapshot_id,
+                    ));
+                }
+            }
         }
         return Ok(CommitOutcome::AlreadyCommitted { snapshot_id });
     } else {
         super::table_state::check(coordinator, &messages).await?;
     }
-    let table_commit = TableCommit::new(
+    let mut table_commit = TableCommit::new(
         coordinator.table.clone(),
         coordinator.binding.commit_user.clone(),
     );
+    if let Some(digest) = digest {
+        table_commit = table_commit
+            .with_snapshot_properties(HashMap::from([(COMMIT_DIGEST_PROPERTY.into(), digest)]));
+    }
     let count = messages.len();
     // Merging and binding drop messages without files, so any message left commits a file.
     let commits_files = !messages.is_empty();
@@ -402,10 +499,11 @@ pub struct SkippedFile {
     pub reason: String,
 }
 
-/// Deletes only files abort can prove this job wrote and nobody uses: files that no snapshot
-/// of the table references (in the messages' partitions and buckets). External paths were
-/// checked at deserialization to be exactly this table's layout for the file. Everything
-/// else is skipped and reported.
+/// Deletes only files abort can prove this job wrote and nobody uses: files that no retained
+/// snapshot, tag or branch of the table references (data files in the messages' partitions
+/// and buckets; index files anywhere in the table, since every bucket's index files share
+/// one directory). External paths were checked at deserialization to be exactly this
+/// table's layout for the file. Everything else is skipped and reported.
 pub(crate) async fn abort(
     coordinator: &Coordinator,
     messages: &[CommitMessage],
@@ -415,12 +513,18 @@ pub(crate) async fn abort(
     let mut deletable = Vec::with_capacity(messages.len());
     for message in messages {
         let key = super::table_state::message_bucket_key(coordinator, message);
-        let mut keep = |name: &str| {
-            if referenced.contains(&(key.clone(), name.to_string())) {
+        let mut keep = |name: &str, index_file: bool| {
+            let is_referenced = if index_file {
+                referenced.index.contains(name)
+            } else {
+                referenced.data.contains(&(key.clone(), name.to_string()))
+            };
+            if is_referenced {
                 report.skipped.push(SkippedFile {
                     file_name: name.to_string(),
-                    reason: "a snapshot of the table references it (was this payload \
-                             committed? rerun the commit with the same identifier instead)"
+                    reason: "a snapshot, tag or branch of the table references it (was this \
+                             payload committed? rerun the commit with the same identifier \
+                             instead)"
                         .into(),
                 });
                 false
@@ -430,18 +534,20 @@ pub(crate) async fn abort(
             }
         };
         let mut message = message.clone();
-        message.new_files.retain(|f| keep(&f.file_name));
-        message.new_changelog_files.retain(|f| keep(&f.file_name));
-        message.new_index_files.retain(|f| keep(&f.file_name));
+        message.new_files.retain(|f| keep(&f.file_name, false));
+        message
+            .new_changelog_files
+            .retain(|f| keep(&f.file_name, false));
+        message.new_index_files.retain(|f| keep(&f.file_name, true));
         // A compaction result upgraded in place is the live compact_before file itself:
         // a snapshot references it, so it is kept.
-        message.compact_after.retain(|f| keep(&f.file_name));
+        message.compact_after.retain(|f| keep(&f.file_name, false));
         message
             .compact_changelog_files
-            .retain(|f| keep(&f.file_name));
+            .retain(|f| keep(&f.file_name, false));
         message
             .compact_new_index_files
-            .retain(|f| keep(&f.file_name));
+            .retain(|f| keep(&f.file_name, true));
         for (list, files) in [
             ("deleted_files", message.deleted_files.len()),
             ("deleted_index_files", message.deleted_index_files.len()),

@@ -34,13 +34,36 @@ pub enum Rule {
     NonNegative,
     /// The index type is one Paimon defines.
     IndexType,
-    /// The message carries a compaction result, and the binding refuses compaction
-    /// ([`crate::coordinator::Binding::without_compaction`]) or commits in overwrite mode.
+    /// The message carries a compaction result, and the binding did not opt in to compaction
+    /// ([`crate::coordinator::Binding::with_compaction`]) or commits in overwrite mode.
     CompactIncrement,
     /// The levels of a compaction result do not fit together: a file upgraded in place
-    /// (named in `compact_before` and `compact_after`) must move to a higher level, and a
-    /// primary-key table's compaction never writes level 0.
+    /// (named in `compact_before` and `compact_after`) must move to a higher level and change
+    /// nothing else, a primary-key table's compaction never writes level 0, and no result
+    /// lies above the table's `num-levels`.
     CompactLevels,
+    /// A compaction has results but no inputs (`compact_before` is empty).
+    CompactInputs,
+    /// On a primary-key table a compaction result's key range or sequence range lies
+    /// outside the union of its inputs'.
+    CompactRanges,
+    /// A compaction's results do not hold the rows its inputs held: on an append table the
+    /// visible rows out differ from the visible rows in, on a primary-key table they exceed
+    /// them.
+    CompactRows,
+    /// A deletion vector is dropped or added where the commit may not (a compaction drops
+    /// only its inputs' and adds only its results'), or names a data file that is not live
+    /// in its bucket once the commit is applied.
+    DeletionVectors,
+    /// A primary-key table's data file has a `min_key` or `max_key` that is not a row of the
+    /// table's key type, or a minimum above its maximum.
+    KeyRange,
+    /// A new data file (not a compaction result) is not at level 0, where every writer puts
+    /// what it flushes.
+    NewFileLevel,
+    /// Verified compaction: the rows read from a compaction's results differ from the rows
+    /// read from its inputs.
+    CompactContent,
     /// A file the message says was written (a compaction result) is not in storage.
     MissingFile,
     /// The message carries a kind of change the binding does not allow: deleted data files,
@@ -84,6 +107,13 @@ impl Rule {
             Rule::IndexType => "index-type",
             Rule::CompactIncrement => "compact-increment",
             Rule::CompactLevels => "compact-levels",
+            Rule::CompactInputs => "compact-inputs",
+            Rule::CompactRanges => "compact-ranges",
+            Rule::CompactRows => "compact-rows",
+            Rule::DeletionVectors => "deletion-vectors",
+            Rule::KeyRange => "key-range",
+            Rule::NewFileLevel => "new-file-level",
+            Rule::CompactContent => "compact-content",
             Rule::MissingFile => "missing-file",
             Rule::ChangeKind => "change-kind",
             Rule::Bounds => "bounds",

@@ -62,6 +62,10 @@ pub(crate) trait DataFileFields<'m>: Copy {
     fn max_sequence_number(&self) -> i64;
     fn delete_row_count(&self) -> Option<i64>;
     fn first_row_id(&self) -> Option<i64>;
+    /// The serialized key row of the file's smallest key (empty rows on append tables).
+    fn min_key(&self) -> &'m [u8];
+    /// The serialized key row of the file's largest key.
+    fn max_key(&self) -> &'m [u8];
     /// Whether the two files have equal metadata (the owned values would compare equal).
     fn same_metadata(&self, other: &Self) -> bool;
 }
@@ -137,6 +141,12 @@ impl<'m> DataFileFields<'m> for &'m DataFileMeta {
     fn first_row_id(&self) -> Option<i64> {
         self.first_row_id
     }
+    fn min_key(&self) -> &'m [u8] {
+        &self.min_key
+    }
+    fn max_key(&self) -> &'m [u8] {
+        &self.max_key
+    }
     fn same_metadata(&self, other: &Self) -> bool {
         self == other
     }
@@ -175,6 +185,12 @@ impl<'m, 'a: 'm> DataFileFields<'m> for DataFileView<'a> {
     }
     fn first_row_id(&self) -> Option<i64> {
         DataFileView::first_row_id(self)
+    }
+    fn min_key(&self) -> &'m [u8] {
+        DataFileView::min_key(self)
+    }
+    fn max_key(&self) -> &'m [u8] {
+        DataFileView::max_key(self)
     }
     /// Equal bytes in one layout are equal metadata; different bytes may still decode to
     /// equal values, which only the owned values can tell (rare: a duplicate name).

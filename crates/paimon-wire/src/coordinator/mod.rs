@@ -153,13 +153,19 @@
 //! the same identifier instead.
 
 mod commit;
+mod compaction;
+mod deletion_vectors;
+mod digest;
 mod error;
 mod fields;
+mod history;
+mod keys;
 mod merge;
 mod one_writer;
 pub mod table;
 mod table_state;
 pub mod validate;
+mod verify;
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -236,10 +242,17 @@ pub struct Binding {
     pub allow_deletes: bool,
     /// Whether messages may carry compaction results (`compact_before`, `compact_after`,
     /// compact changelog and index files), committed as a COMPACT snapshot after the
-    /// APPEND snapshot of the new files, as Java's committer does. `true` by default,
-    /// because Java writers compact by default (`write-only = false`); a job whose writers
-    /// never compact can refuse them with [`Binding::without_compaction`].
+    /// APPEND snapshot of the new files, as Java's committer does. `false` by default: a
+    /// compaction replaces rows with rows the coordinator cannot read, so a payload that
+    /// carries one could erase, hide or bring back rows. A job whose writers compact (Java
+    /// writers with `write-only = false`, the default) opts in with
+    /// [`Binding::with_compaction`]; the compaction rules (`crate::coordinator::compaction`)
+    /// then check everything the metadata can show.
     pub allow_compaction: bool,
+    /// Whether the coordinator reads every compaction's inputs and results and refuses one
+    /// whose rows differ (rule `compact-content`; implies [`Binding::allow_compaction`]).
+    /// `false` by default: it costs a read of every compacted byte, twice.
+    pub verify_compaction: bool,
 }
 
 impl Binding {
@@ -250,7 +263,8 @@ impl Binding {
             mode: CommitMode::Append,
             write_kind: WriteKind::Standard,
             allow_deletes: false,
-            allow_compaction: true,
+            allow_compaction: false,
+            verify_compaction: false,
         }
     }
 
@@ -261,7 +275,8 @@ impl Binding {
             mode: CommitMode::Overwrite,
             write_kind: WriteKind::Standard,
             allow_deletes: false,
-            allow_compaction: true,
+            allow_compaction: false,
+            verify_compaction: false,
         }
     }
 
@@ -278,9 +293,32 @@ impl Binding {
         self
     }
 
-    /// The same binding, refusing messages that carry compaction results (rule
-    /// `compact-increment`): for jobs whose writers never compact (`write-only` writers,
-    /// the paimon crate's writers), so a payload cannot rewrite the table's files.
+    /// The same binding, taking messages that carry compaction results (see
+    /// [`Binding::allow_compaction`]): for jobs whose writers compact, such as Java writers
+    /// with `write-only = false`. The compaction rules still refuse what the metadata shows
+    /// to be wrong (inputs not live, rows appearing or vanishing on an append table, key or
+    /// sequence ranges outside the inputs', deletion vectors of files the compaction does
+    /// not touch).
+    pub fn with_compaction(mut self) -> Self {
+        self.allow_compaction = true;
+        self
+    }
+
+    /// The same binding, taking compaction results and verifying each by reading its inputs
+    /// and results (see [`Binding::verify_compaction`]): append tables must keep the
+    /// multiset of rows, primary-key tables (merge engines `deduplicate` and `first-row`)
+    /// the merged rows. Binding refuses tables whose compactions cannot be verified (other
+    /// merge engines, postpone tables).
+    pub fn with_verified_compaction(mut self) -> Self {
+        self.allow_compaction = true;
+        self.verify_compaction = true;
+        self
+    }
+
+    /// The same binding, refusing compaction results: the default since compaction became
+    /// opt-in, kept so older callers compile. Equivalent to setting
+    /// [`Binding::allow_compaction`] to `false`.
+    #[deprecated(note = "compaction is refused by default; use Binding::with_compaction to opt in")]
     pub fn without_compaction(mut self) -> Self {
         self.allow_compaction = false;
         self
@@ -383,6 +421,17 @@ impl Coordinator {
             });
         }
         let rules = TableRules::load(&table, &binding).await?;
+        if binding.verify_compaction {
+            if let Some(reason) = verify::unverifiable(&table, &rules) {
+                return Err(CoordinatorError::Unsupported {
+                    reason: format!(
+                        "table {} cannot have its compactions verified: {reason}; bind with \
+                         compaction trusted (Binding::with_compaction) or refused",
+                        rules.table_name()
+                    ),
+                });
+            }
+        }
         Ok(Self {
             id: CoordinatorId::next(),
             table,

@@ -6,9 +6,11 @@
 //! overlapping sequence ranges, and which of their rows wins for a key both wrote is
 //! arbitrary (a dynamic-bucket table is worse: each writer assigns keys to buckets on its
 //! own, so one key lands in two buckets and reads back twice). The coordinator cannot see
-//! keys, but it can see that two payloads wrote into one (partition, bucket) — new level-0
-//! files, or compaction results (two compactions of one bucket, each unaware of the other,
-//! leave overlapping key ranges in one level) — and refuses that commit ([`SharedBucket`]).
+//! keys, but it can see that two payloads wrote into one (partition, bucket) — new files at
+//! any level, or compaction results (two compactions of one bucket, each unaware of the
+//! other, leave overlapping key ranges in one level) — and refuses that commit
+//! ([`SharedBucket`]). Counting every level matters: new files outside level 0 are refused
+//! by rule `new-file-level`, but this check does not rely on it.
 //!
 //! Exempt: tables without a primary key (append files never shadow each other) and postpone
 //! tables (`bucket = -2`), which are designed for many writers: their files carry no bucket
@@ -24,8 +26,8 @@ use super::error::{CoordinatorError, CoordinatorResult, MessageOrigin};
 use super::table_state::partition_key;
 use super::validate::{has_compaction, BucketMode, TableRules};
 
-/// Two payloads wrote new level-0 files or compaction results into the same bucket of a
-/// primary-key table.
+/// Two payloads wrote new files or compaction results into the same bucket of a primary-key
+/// table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SharedBucket {
     /// The partition, as `key=value/...` (empty for an unpartitioned table).
@@ -48,7 +50,7 @@ impl fmt::Display for SharedBucket {
         write!(
             f,
             "bucket {}{partition} of a primary-key table is written by two writers ({} and \
-             {} both add level-0 files or compaction results); rows of one key from two writers \
+             {} both add new files or compaction results); rows of one key from two writers \
              overlap in sequence numbers and which one wins is arbitrary. Route each (partition, bucket) to one \
              writer (paimon_wire::BucketRouter computes the bucket), or use a postpone-bucket \
              table (bucket = -2) to write one bucket from many writers",
@@ -60,7 +62,7 @@ impl fmt::Display for SharedBucket {
 impl std::error::Error for SharedBucket {}
 
 /// Refuses messages in which two payloads (`origins[i].part`) write one (partition, bucket)
-/// of a primary-key table: new level-0 files, or compaction results.
+/// of a primary-key table: new files at any level, or compaction results.
 pub(crate) fn check_one_writer_per_bucket(
     messages: &[CommitMessage],
     origins: &[MessageOrigin],
@@ -72,8 +74,7 @@ pub(crate) fn check_one_writer_per_bucket(
     let partitioned = !rules.partition_fields().is_empty();
     let mut writer_of: HashMap<(&[u8], i32), MessageOrigin> = HashMap::new();
     for (message, origin) in messages.iter().zip(origins) {
-        let writes_bucket =
-            message.new_files.iter().any(|file| file.level == 0) || has_compaction(message);
+        let writes_bucket = !message.new_files.is_empty() || has_compaction(message);
         if !writes_bucket {
             continue;
         }

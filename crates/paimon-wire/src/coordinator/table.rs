@@ -11,7 +11,7 @@ use super::error::{CoordinatorError, CoordinatorResult};
 /// a job must not override them for its own use of the table (as Paimon Java refuses them
 /// as dynamic options), since writers would then put files where the table does not expect
 /// them, and the coordinator would check them against the overridden rules.
-const FIXED_TABLE_OPTIONS: [&str; 11] = [
+const FIXED_TABLE_OPTIONS: [&str; 14] = [
     "bucket",
     "bucket-key",
     "primary-key",
@@ -23,6 +23,11 @@ const FIXED_TABLE_OPTIONS: [&str; 11] = [
     "data-file.path-directory",
     "index-file-in-data-file-dir",
     "type",
+    // Where external files go: a job's own roots would let its payloads point outside the
+    // table's (see rule external-path and the table-unique root check at bind).
+    "data-file.external-paths",
+    "data-file.external-paths.strategy",
+    "global-index.external-path",
 ];
 
 /// Whether `key` is a table option a job may not override for its own use of the table

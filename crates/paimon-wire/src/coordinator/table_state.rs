@@ -1,58 +1,100 @@
-//! Checks of merged messages against the table's state, at commit time: what per-field
-//! validation cannot see because it needs the table's manifests.
+//! Rule family **table state**: checks of merged messages against the table, at commit
+//! time — what per-field validation cannot see because it needs the table's manifests.
 //!
-//! - a file the messages add (data, changelog or index file) must not already be live in its
-//!   partition and bucket, at any level: Paimon's own "already present" check keys on the
-//!   level, so a committed file sent again at another level would be committed twice, and a
-//!   committed data file sent as a changelog file would be deleted by changelog expiry;
-//! - a file the messages delete must be live (a data file at the level named, an index file
-//!   of the type named);
-//! - one file must not appear in two roles (added and deleted, data and changelog), except
-//!   the roles a compaction gives it: a file this commit adds may be compacted away by the
-//!   same commit (`new_files` and `compact_before`), and a file upgraded in place is in
-//!   `compact_before` and `compact_after` (at a higher level);
-//! - a compaction result: each `compact_before` file is live at the level named, or added
-//!   at that level by this commit's `new_files` (Java's APPEND snapshot comes first); each
-//!   `compact_after` and compact changelog file is new (not live, unless it is an in-place
-//!   upgrade of a `compact_before` file) and exists in storage, with its extra files; compact
-//!   index files are checked like the other index files (a deleted one is live, or added by
-//!   this commit);
-//! - the sums the commit computes (the snapshot's record count plus every added row, the
-//!   next row id plus every added row) must fit the coordinator's bounds, so the paimon
-//!   crate's arithmetic never overflows.
+//! | rule | what it protects | tests (`tests/coordinator/`) |
+//! |---|---|---|
+//! | `two-roles` | one file has one role (added and deleted, data and changelog), except the roles a compaction gives it | `hostile::one_file_in_two_roles_is_refused` |
+//! | `bounds` | the snapshot's record count and next row id plus every added row stay within 2^62 (checked sums); a commit raises a bucket's sequence numbers by at most 2^40, so no accepted file leaves the bucket's next writers without room | `hostile::numbers_that_would_overflow_the_commit_are_refused_before_it`, `hostile_round_3::a_sequence_number_that_would_brick_the_bucket_is_refused` |
+//! | `sequence-numbers` | on a primary-key table ordered by sequence number, an append commit's new files start above every live file of their bucket and an overwrite commit's start at 0 | `writer_mode::*` |
+//! | `already-live` | an added data, changelog or index file is not live in the latest snapshot (data: its bucket, any level; index: anywhere in the table) and not referenced by any retained snapshot, tag or branch ([`super::history`]) | `hostile::committed_files_sent_again_*`, `hostile_round_3::files_removed_by_an_earlier_snapshot_do_not_come_back`, `hostile_round_3::an_index_file_live_in_another_bucket_is_refused` |
+//! | `not-live` | a deleted file (data or compaction input) is live at the level named in its bucket and identical to the live entry (identity as the paimon crate defines it, and the counts the rules rely on); a deleted index file is live in its bucket with the type named | `hostile::a_deleted_file_must_be_live_at_the_level_named`, `hostile_round_3::an_input_that_differs_from_the_live_entry_is_refused_before_anything_is_published` |
+//! | `compact-rows`, `deletion-vectors` | see [`super::compaction`] and [`super::deletion_vectors`] | |
+//! | `missing-file` | every compaction result (with its extra files) exists in storage | `compaction::a_compaction_result_missing_from_storage_is_refused` |
 //!
-//! Only the partitions and buckets the messages touch are read: manifests whose bucket
-//! range misses every touched bucket are skipped, and entries of other partitions and
-//! buckets are dropped as they are read. The check runs against the latest snapshot when the
-//! commit starts; a commit by another user between the check and the publication is caught
-//! by the paimon crate's own conflict checks, not here.
+//! The latest snapshot is read only for the partitions and buckets the messages touch
+//! (manifests whose bucket range misses every touched bucket are skipped), except the index
+//! manifest, which is read whole: index files of every bucket share `<table>/index/`. The
+//! check runs against the latest snapshot when the commit starts; a commit by another user
+//! between the check and the publication is caught by the paimon crate's own conflict
+//! checks, not here.
 
 use std::collections::{HashMap, HashSet};
 
-use paimon::spec::Manifest;
+use paimon::spec::{DataFileMeta, IndexFileMeta, Manifest};
 use paimon::spec::{FileKind, IndexManifest, ManifestList, Snapshot};
 use paimon::table::CommitMessage;
 
 use super::error::{CoordinatorError, CoordinatorResult, Rule, ValidationError};
 use super::fields::{MessageFields, DATA_LISTS};
-use super::validate::{has_compaction, MAX_SEQUENCE_OR_ROW_ID};
+use super::history::Referenced;
+use super::validate::{
+    has_compaction, DELETION_VECTORS_INDEX_TYPE, MAX_SEQUENCE_OR_ROW_ID, MAX_SEQUENCE_STEP,
+};
 use super::Coordinator;
 
 /// A partition and bucket, with every spelling of the empty partition as one key.
 pub(crate) type BucketKey = (Vec<u8>, i32);
 
-/// The live files of the touched buckets in the latest snapshot.
-#[derive(Default)]
-struct LiveFiles {
-    /// Data files: (bucket, file name) → the levels the file is live at.
-    data: HashMap<(BucketKey, String), Vec<i32>>,
-    /// Index files: (bucket, file name) → the index type.
-    index: HashMap<(BucketKey, String), String>,
-    /// The highest sequence number of a live data file, per bucket.
-    max_sequence: HashMap<BucketKey, i64>,
+/// What the checks know of the table when a commit starts.
+pub(crate) struct TableState {
+    /// The latest snapshot, if any.
+    pub(crate) snapshot: Option<Snapshot>,
+    /// Whether the table is partitioned.
+    pub(crate) partitioned: bool,
+    /// Data files live in the latest snapshot, in the touched buckets: (bucket, file name) →
+    /// the live entries, one per level, sorted by level.
+    pub(crate) data: HashMap<(BucketKey, String), Vec<DataFileMeta>>,
+    /// Index files live in the latest snapshot, anywhere in the table: file name → bucket
+    /// and entry.
+    pub(crate) index: HashMap<String, (BucketKey, IndexFileMeta)>,
+    /// The highest sequence number of a live data file, per touched bucket.
+    pub(crate) max_sequence: HashMap<BucketKey, i64>,
+    /// What every retained snapshot, tag and branch references.
+    pub(crate) history: Referenced,
 }
 
-fn bucket_key(partitioned: bool, partition: &[u8], bucket: i32) -> BucketKey {
+impl TableState {
+    /// The live deletion vector of data file `file_name` in `bucket`: `Some(cardinality)` if
+    /// one is live, `None` if the file has none.
+    pub(crate) fn live_deletion_vector(
+        &self,
+        bucket: &BucketKey,
+        file_name: &str,
+    ) -> Option<Option<i64>> {
+        self.index.values().find_map(|(key, file)| {
+            if key != bucket || file.index_type != DELETION_VECTORS_INDEX_TYPE {
+                return None;
+            }
+            file.deletion_vectors_ranges
+                .as_ref()?
+                .get(file_name)
+                .map(|range| range.cardinality)
+        })
+    }
+
+    /// The deletion vectors the messages' compactions add (compact_new_index_files), per
+    /// (bucket, data file name): their cardinality.
+    pub(crate) fn new_compact_deletion_vectors<'m>(
+        &self,
+        messages: &'m [CommitMessage],
+    ) -> HashMap<(BucketKey, &'m str), Option<i64>> {
+        let mut vectors = HashMap::new();
+        for message in messages {
+            let key = bucket_key(self.partitioned, &message.partition, message.bucket);
+            for file in &message.compact_new_index_files {
+                if file.index_type != DELETION_VECTORS_INDEX_TYPE {
+                    continue;
+                }
+                for (name, range) in file.deletion_vectors_ranges.iter().flatten() {
+                    vectors.insert((key.clone(), name.as_str()), range.cardinality);
+                }
+            }
+        }
+        vectors
+    }
+}
+
+pub(crate) fn bucket_key(partitioned: bool, partition: &[u8], bucket: i32) -> BucketKey {
     (partition_key(partitioned, partition).to_vec(), bucket)
 }
 
@@ -68,7 +110,7 @@ pub(crate) fn partition_key(partitioned: bool, partition: &[u8]) -> &[u8] {
 }
 
 /// `bucket B of its partition` (or `of the table`), for error messages.
-fn bucket_name(partitioned: bool, bucket: i32) -> String {
+pub(crate) fn bucket_name(partitioned: bool, bucket: i32) -> String {
     if partitioned {
         format!("bucket {bucket} of its partition")
     } else {
@@ -76,7 +118,12 @@ fn bucket_name(partitioned: bool, bucket: i32) -> String {
     }
 }
 
-fn refuse(message_index: usize, field: String, rule: Rule, reason: String) -> CoordinatorError {
+pub(crate) fn refuse(
+    message_index: usize,
+    field: String,
+    rule: Rule,
+    reason: String,
+) -> CoordinatorError {
     CoordinatorError::Validation(ValidationError {
         message_index,
         field,
@@ -86,13 +133,41 @@ fn refuse(message_index: usize, field: String, rule: Rule, reason: String) -> Co
 }
 
 /// Checks `messages` (merged, about to be committed) against the latest snapshot of the
-/// coordinator's table. `message_index` in an error is the message's position in the
-/// merged set; the field names the list, position and file.
+/// coordinator's table and its retained history. `message_index` in an error is the
+/// message's position in the merged set; the field names the list, position and file.
 pub(crate) async fn check(
     coordinator: &Coordinator,
     messages: &[CommitMessage],
 ) -> CoordinatorResult<()> {
     check_roles(messages)?;
+    let state = read_state(coordinator, messages).await?;
+    check_sums(messages, state.snapshot.as_ref())?;
+    check_sequence_numbers(coordinator, messages, &state)?;
+    check_sequence_headroom(messages, &state)?;
+    check_added_files_are_new(messages, &state)?;
+    check_deleted_files_are_live(messages, &state)?;
+    super::compaction::check_against_table(&coordinator.rules, messages, &state)?;
+    super::deletion_vectors::check_against_table(messages, &state)?;
+    check_compaction_results_exist(coordinator, messages).await?;
+    if coordinator.binding.verify_compaction && messages.iter().any(has_compaction) {
+        super::verify::verify_compactions(
+            coordinator.table(),
+            coordinator.rules.table_name(),
+            coordinator.rules.has_primary_keys(),
+            messages,
+            &state,
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// Reads the latest snapshot's live files of the touched buckets, its index files and what
+/// the retained history references.
+async fn read_state(
+    coordinator: &Coordinator,
+    messages: &[CommitMessage],
+) -> CoordinatorResult<TableState> {
     let table = coordinator.table();
     let table_name = coordinator.rules.table_name();
     let partitioned = !table.schema().partition_keys().is_empty();
@@ -102,40 +177,43 @@ pub(crate) async fn check(
         .get_latest_snapshot()
         .await
         .map_err(|e| CoordinatorError::paimon(reading(), e))?;
-    check_sums(messages, snapshot.as_ref())?;
     let touched: HashSet<BucketKey> = messages
         .iter()
         .map(|m| bucket_key(partitioned, &m.partition, m.bucket))
         .collect();
-    let live = match &snapshot {
-        Some(snapshot) => read_live_files(coordinator, snapshot, partitioned, &touched)
-            .await
-            .map_err(|e| CoordinatorError::paimon(reading(), e))?,
-        None => LiveFiles::default(),
+    let mut state = TableState {
+        snapshot: None,
+        partitioned,
+        data: HashMap::new(),
+        index: HashMap::new(),
+        max_sequence: HashMap::new(),
+        history: Referenced::default(),
     };
-    check_sequence_numbers(coordinator, messages, &live, partitioned)?;
-    // Files this commit adds, which its own compaction may remove (Java commits the APPEND
-    // snapshot first); only a commit with compaction results needs them.
-    let mut added: HashSet<(BucketKey, &str, i32)> = HashSet::new();
-    let mut added_index: HashSet<(BucketKey, &str, &str)> = HashSet::new();
-    if messages.iter().any(has_compaction) {
-        for message in messages {
-            let key = bucket_key(partitioned, &message.partition, message.bucket);
-            for file in &message.new_files {
-                added.insert((key.clone(), file.file_name.as_str(), file.level));
-            }
-            for file in &message.new_index_files {
-                added_index.insert((
-                    key.clone(),
-                    file.file_name.as_str(),
-                    file.index_type.as_str(),
-                ));
-            }
-        }
+    if let Some(snapshot) = &snapshot {
+        read_live_files(coordinator, snapshot, &touched, &mut state)
+            .await
+            .map_err(|e| CoordinatorError::paimon(reading(), e))?;
+        state.history = super::history::referenced(table, &touched)
+            .await
+            .map_err(|e| CoordinatorError::paimon(reading(), e))?;
     }
+    state.snapshot = snapshot;
+    Ok(state)
+}
+
+/// Rule `already-live`: a file the messages add is new — not live in the latest snapshot
+/// (a data file in its bucket at any level, an index file anywhere in the table), and not
+/// referenced by any retained snapshot, tag or branch. Paimon's own "already present" check
+/// keys on the level, so a committed file sent again at another level would be committed
+/// twice; a committed data file sent as a changelog file would be deleted by changelog
+/// expiry; a file a compaction removed would come back while older snapshots still hold it.
+fn check_added_files_are_new(
+    messages: &[CommitMessage],
+    state: &TableState,
+) -> CoordinatorResult<()> {
     for (index, message) in messages.iter().enumerate() {
-        let key = bucket_key(partitioned, &message.partition, message.bucket);
-        let where_ = || bucket_name(partitioned, message.bucket);
+        let key = bucket_key(state.partitioned, &message.partition, message.bucket);
+        let where_ = || bucket_name(state.partitioned, message.bucket);
         let upgraded: HashSet<&str> = message
             .compact_before
             .iter()
@@ -152,50 +230,32 @@ pub(crate) async fn check(
                     // An in-place upgrade: live (or new) at the level compact_before names.
                     continue;
                 }
-                if let Some(levels) = live.data.get(&(key.clone(), file.file_name.clone())) {
-                    return Err(refuse(
-                        index,
-                        format!("{list}[{i}].file_name"),
-                        Rule::AlreadyLive,
-                        format!(
-                            "{:?} (sent at level {}) is already live in {} at level(s) {:?}; \
-                             a file is committed once",
-                            file.file_name,
-                            file.level,
-                            where_(),
-                            levels
-                        ),
-                    ));
-                }
-            }
-        }
-        for (list, files) in [
-            ("deleted_files", &message.deleted_files),
-            ("compact_before", &message.compact_before),
-        ] {
-            for (i, file) in files.iter().enumerate() {
-                let levels = live.data.get(&(key.clone(), file.file_name.clone()));
-                if levels.is_some_and(|levels| levels.contains(&file.level)) {
-                    continue;
-                }
-                // A file this commit adds may be compacted away by the same commit.
-                if list == "compact_before"
-                    && added.contains(&(key.clone(), file.file_name.as_str(), file.level))
-                {
-                    continue;
-                }
-                return Err(refuse(
-                    index,
-                    format!("{list}[{i}].file_name"),
-                    Rule::NotLive,
+                let name_key = (key.clone(), file.file_name.clone());
+                let reason = if let Some(live) = state.data.get(&name_key) {
                     format!(
-                        "{:?} at level {} is not live in {} (live at level(s) {:?}); only a \
-                         live file can be deleted",
+                        "{:?} (sent at level {}) is already live in {} at level(s) {:?}; a file \
+                          is committed once",
                         file.file_name,
                         file.level,
                         where_(),
-                        levels.map(Vec::as_slice).unwrap_or_default()
-                    ),
+                        live.iter().map(|f| f.level).collect::<Vec<_>>()
+                    )
+                } else if state.history.data.contains(&name_key) {
+                    format!(
+                        "{:?} was committed to {} before and is still referenced by a retained \
+                          snapshot, tag or branch; a file removed from the table is not added \
+                          again",
+                        file.file_name,
+                        where_()
+                    )
+                } else {
+                    continue;
+                };
+                return Err(refuse(
+                    index,
+                    format!("{list}[{i}].file_name"),
+                    Rule::AlreadyLive,
+                    reason,
                 ));
             }
         }
@@ -204,22 +264,170 @@ pub(crate) async fn check(
             ("compact_new_index_files", &message.compact_new_index_files),
         ] {
             for (i, file) in files.iter().enumerate() {
-                if !live
-                    .index
-                    .contains_key(&(key.clone(), file.file_name.clone()))
-                {
+                let reason = if let Some((live_key, live)) = state.index.get(&file.file_name) {
+                    let place = if *live_key == key {
+                        where_()
+                    } else {
+                        format!(
+                            "{} (another bucket or partition than this message's)",
+                            bucket_name(state.partitioned, live_key.1)
+                        )
+                    };
+                    format!(
+                        "index file {:?} is already live as a {} index of {place}; index files \
+                          of every bucket share the table's index directory, and a file is \
+                          committed once",
+                        file.file_name, live.index_type
+                    )
+                } else if state.history.index.contains(&file.file_name) {
+                    format!(
+                        "index file {:?} is referenced by a retained snapshot, tag or branch; a \
+                          removed index file is not added again",
+                        file.file_name
+                    )
+                } else {
                     continue;
-                }
+                };
                 return Err(refuse(
                     index,
                     format!("{list}[{i}].file_name"),
                     Rule::AlreadyLive,
-                    format!(
-                        "index file {:?} is already live in {}",
-                        file.file_name,
-                        where_()
-                    ),
+                    reason,
                 ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What differs between a file a message deletes (or compacts) and the live entry of that
+/// name at that level, if anything: the paimon crate removes an entry only when its
+/// identity (partition, bucket, level, name, extra files, embedded index, external path)
+/// matches, and the compaction rules count the rows and ranges of the inputs.
+fn live_entry_difference(sent: &DataFileMeta, live: &DataFileMeta) -> Option<&'static str> {
+    if sent.extra_files != live.extra_files {
+        Some("extra_files")
+    } else if sent.embedded_index != live.embedded_index {
+        Some("embedded_index")
+    } else if sent.external_path != live.external_path {
+        Some("external_path")
+    } else if sent.row_count != live.row_count {
+        Some("row_count")
+    } else if sent.file_size != live.file_size {
+        Some("file_size")
+    } else if sent.min_sequence_number != live.min_sequence_number
+        || sent.max_sequence_number != live.max_sequence_number
+    {
+        Some("sequence_numbers")
+    } else if sent.min_key != live.min_key || sent.max_key != live.max_key {
+        Some("keys")
+    } else if sent.delete_row_count != live.delete_row_count {
+        Some("delete_row_count")
+    } else if sent.schema_id != live.schema_id {
+        Some("schema_id")
+    } else {
+        None
+    }
+}
+
+/// What differs between an index file a message deletes and the live entry, if anything.
+fn live_index_difference(sent: &IndexFileMeta, live: &IndexFileMeta) -> Option<&'static str> {
+    if sent.index_type != live.index_type {
+        Some("index_type")
+    } else if sent.file_size != live.file_size {
+        Some("file_size")
+    } else if sent.row_count != live.row_count {
+        Some("row_count")
+    } else if sent.external_path != live.external_path {
+        Some("external_path")
+    } else if sent.deletion_vectors_ranges.as_ref().map(|r| {
+        r.iter()
+            .map(|(n, m)| (n, m.offset, m.length))
+            .collect::<Vec<_>>()
+    }) != live.deletion_vectors_ranges.as_ref().map(|r| {
+        r.iter()
+            .map(|(n, m)| (n, m.offset, m.length))
+            .collect::<Vec<_>>()
+    }) {
+        Some("deletion_vectors_ranges")
+    } else {
+        None
+    }
+}
+
+/// Rule `not-live`: a file the messages delete (`deleted_files`, `compact_before`) is live at
+/// the level named in its bucket and identical to that live entry — or, for a compaction
+/// input, added at that level by this commit's `new_files` (Java's APPEND snapshot comes
+/// first). A deleted index file is live in the message's bucket, identical to the live entry
+/// (or, for the compaction, added by this commit). Checking identity here means the paimon
+/// crate's own delete check cannot fail after the APPEND snapshot is published.
+fn check_deleted_files_are_live(
+    messages: &[CommitMessage],
+    state: &TableState,
+) -> CoordinatorResult<()> {
+    // Files this commit adds, which its own compaction may remove.
+    let mut added: HashMap<(BucketKey, &str, i32), &DataFileMeta> = HashMap::new();
+    let mut added_index: HashMap<(BucketKey, &str), &IndexFileMeta> = HashMap::new();
+    if messages.iter().any(has_compaction) {
+        for message in messages {
+            let key = bucket_key(state.partitioned, &message.partition, message.bucket);
+            for file in &message.new_files {
+                added.insert((key.clone(), file.file_name.as_str(), file.level), file);
+            }
+            for file in &message.new_index_files {
+                added_index.insert((key.clone(), file.file_name.as_str()), file);
+            }
+        }
+    }
+    for (index, message) in messages.iter().enumerate() {
+        let key = bucket_key(state.partitioned, &message.partition, message.bucket);
+        let where_ = || bucket_name(state.partitioned, message.bucket);
+        for (list, files) in [
+            ("deleted_files", &message.deleted_files),
+            ("compact_before", &message.compact_before),
+        ] {
+            for (i, file) in files.iter().enumerate() {
+                let live = state.data.get(&(key.clone(), file.file_name.clone()));
+                let at_level = live.and_then(|l| l.iter().find(|f| f.level == file.level));
+                let same_commit = || {
+                    if list == "compact_before" {
+                        added
+                            .get(&(key.clone(), file.file_name.as_str(), file.level))
+                            .copied()
+                    } else {
+                        None
+                    }
+                };
+                let Some(entry) = at_level.or_else(same_commit) else {
+                    return Err(refuse(
+                        index,
+                        format!("{list}[{i}].file_name"),
+                        Rule::NotLive,
+                        format!(
+                            "{:?} at level {} is not live in {} (live at level(s) {:?}); only a \
+                              live file can be deleted",
+                            file.file_name,
+                            file.level,
+                            where_(),
+                            live.map(|l| l.iter().map(|f| f.level).collect::<Vec<_>>())
+                                .unwrap_or_default()
+                        ),
+                    ));
+                };
+                if let Some(field) = live_entry_difference(file, entry) {
+                    return Err(refuse(
+                        index,
+                        format!("{list}[{i}].{field}"),
+                        Rule::NotLive,
+                        format!(
+                            "{:?} at level {} is live in {}, but with another {field}; the \
+                              commit would remove an entry that is not the live one",
+                            file.file_name,
+                            file.level,
+                            where_()
+                        ),
+                    ));
+                }
             }
         }
         for (list, files) in [
@@ -230,37 +438,101 @@ pub(crate) async fn check(
             ),
         ] {
             for (i, file) in files.iter().enumerate() {
-                let live_type = live.index.get(&(key.clone(), file.file_name.clone()));
-                if live_type == Some(&file.index_type) {
-                    continue;
+                let live = state
+                    .index
+                    .get(&file.file_name)
+                    .filter(|(live_key, _)| *live_key == key)
+                    .map(|(_, live)| live);
+                let same_commit = || {
+                    if list == "compact_deleted_index_files" {
+                        added_index
+                            .get(&(key.clone(), file.file_name.as_str()))
+                            .copied()
+                    } else {
+                        None
+                    }
+                };
+                let Some(entry) = live.or_else(same_commit) else {
+                    let elsewhere =
+                        state
+                            .index
+                            .get(&file.file_name)
+                            .map_or(String::new(), |(other, live)| {
+                                format!(
+                                    " (it is live as a {} index of {})",
+                                    live.index_type,
+                                    bucket_name(state.partitioned, other.1)
+                                )
+                            });
+                    return Err(refuse(
+                        index,
+                        format!("{list}[{i}].file_name"),
+                        Rule::NotLive,
+                        format!(
+                            "{} index file {:?} is not live in {}{elsewhere}; only a live index \
+                              file of the message's own bucket can be deleted",
+                            file.index_type,
+                            file.file_name,
+                            where_()
+                        ),
+                    ));
+                };
+                if let Some(field) = live_index_difference(file, entry) {
+                    return Err(refuse(
+                        index,
+                        format!("{list}[{i}].{field}"),
+                        Rule::NotLive,
+                        format!(
+                            "index file {:?} is live in {} as a {} index, but with another \
+                              {field}; the commit would remove an entry that is not the live \
+                              one",
+                            file.file_name,
+                            where_(),
+                            entry.index_type
+                        ),
+                    ));
                 }
-                // An index file this commit adds may be replaced by its compaction.
-                if list == "compact_deleted_index_files"
-                    && added_index.contains(&(
-                        key.clone(),
-                        file.file_name.as_str(),
-                        file.index_type.as_str(),
-                    ))
-                {
-                    continue;
-                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Rule `bounds` (headroom): a commit may raise a bucket's sequence numbers by at most
+/// [`MAX_SEQUENCE_STEP`] above its live files. The next writer of the bucket continues from
+/// the highest sequence number, so a file claiming the per-file bound 2^62 would leave it no
+/// room and every later commit to the bucket would be refused; with the step bound an
+/// attacker needs 2^22 accepted commits to get there, while an honest writer never writes
+/// 2^40 rows into one bucket in one commit.
+fn check_sequence_headroom(
+    messages: &[CommitMessage],
+    state: &TableState,
+) -> CoordinatorResult<()> {
+    for (index, message) in messages.iter().enumerate() {
+        let key = bucket_key(state.partitioned, &message.partition, message.bucket);
+        let floor = state.max_sequence.get(&key).copied().unwrap_or(0).max(0);
+        let ceiling = floor.saturating_add(MAX_SEQUENCE_STEP);
+        for (i, file) in message.new_files.iter().enumerate() {
+            if file.max_sequence_number > ceiling {
                 return Err(refuse(
                     index,
-                    format!("{list}[{i}].file_name"),
-                    Rule::NotLive,
+                    format!("new_files[{i}].max_sequence_number"),
+                    Rule::Bounds,
                     format!(
-                        "{} index file {:?} is not live in {}{}; only a live index file can \
-                         be deleted",
-                        file.index_type,
+                        "{} for {:?}: {} reaches sequence number {floor}, and one commit may \
+                          raise it by at most {MAX_SEQUENCE_STEP} (2^40); a higher number would \
+                          leave the bucket's next writers no room below the bound \
+                          {MAX_SEQUENCE_OR_ROW_ID}, and every later commit to it would be \
+                          refused",
+                        file.max_sequence_number,
                         file.file_name,
-                        where_(),
-                        live_type.map_or(String::new(), |t| format!(" (live as {t})"))
+                        bucket_name(state.partitioned, message.bucket)
                     ),
                 ));
             }
         }
     }
-    check_compaction_results_exist(coordinator, messages).await
+    Ok(())
 }
 
 /// Where a compaction result file is in the messages: the message, the list, the position in
@@ -529,9 +801,9 @@ fn check_sums(messages: &[CommitMessage], snapshot: Option<&Snapshot>) -> Coordi
 fn check_sequence_numbers(
     coordinator: &Coordinator,
     messages: &[CommitMessage],
-    live: &LiveFiles,
-    partitioned: bool,
+    live: &TableState,
 ) -> CoordinatorResult<()> {
+    let partitioned = live.partitioned;
     if !coordinator.rules.orders_by_sequence_number() {
         return Ok(());
     }
@@ -604,24 +876,26 @@ fn check_sequence_numbers(
     Ok(())
 }
 
-/// Reads the live data and index files of the `touched` buckets in `snapshot`.
+/// Reads into `state` the live data files of the `touched` buckets in `snapshot`, with the
+/// highest sequence number per bucket, and every live index file of the table.
 async fn read_live_files(
     coordinator: &Coordinator,
     snapshot: &Snapshot,
-    partitioned: bool,
     touched: &HashSet<BucketKey>,
-) -> paimon::Result<LiveFiles> {
+    state: &mut TableState,
+) -> paimon::Result<()> {
     let table = coordinator.table();
     let snapshots = table.snapshot_manager();
     let file_io = table.file_io();
+    let partitioned = state.partitioned;
     let touched_buckets: HashSet<i32> = touched.iter().map(|(_, bucket)| *bucket).collect();
     let (min_bucket, max_bucket) = (
         touched_buckets.iter().copied().min().unwrap_or(0),
         touched_buckets.iter().copied().max().unwrap_or(0),
     );
     // Net count per (bucket, level, name): an ADD counts +1, a DELETE -1, in manifest order;
-    // with the file's highest sequence number.
-    let mut net: HashMap<(BucketKey, i32, String), (i32, i64)> = HashMap::new();
+    // with the entry's file.
+    let mut net: HashMap<(BucketKey, i32, String), (i32, DataFileMeta)> = HashMap::new();
     for list in [
         snapshot.base_manifest_list(),
         snapshot.delta_manifest_list(),
@@ -645,46 +919,54 @@ async fn read_live_files(
                     FileKind::Delete => -1,
                 };
                 let file = entry.file();
-                net.entry((key, file.level, file.file_name.clone()))
-                    .or_insert((0, file.max_sequence_number))
-                    .0 += delta;
+                match net.entry((key, file.level, file.file_name.clone())) {
+                    std::collections::hash_map::Entry::Occupied(mut occupied) => {
+                        occupied.get_mut().0 += delta;
+                        if delta > 0 {
+                            occupied.get_mut().1 = file.clone();
+                        }
+                    }
+                    std::collections::hash_map::Entry::Vacant(vacant) => {
+                        vacant.insert((delta, file.clone()));
+                    }
+                }
             }
         }
     }
-    let mut live = LiveFiles::default();
-    for ((key, level, name), (count, max_sequence)) in net {
+    for ((key, _, name), (count, file)) in net {
         if count > 0 {
-            let highest = live.max_sequence.entry(key.clone()).or_insert(max_sequence);
-            *highest = (*highest).max(max_sequence);
-            live.data.entry((key, name)).or_default().push(level);
+            let highest = state
+                .max_sequence
+                .entry(key.clone())
+                .or_insert(file.max_sequence_number);
+            *highest = (*highest).max(file.max_sequence_number);
+            state.data.entry((key, name)).or_default().push(file);
         }
     }
-    for levels in live.data.values_mut() {
-        levels.sort_unstable();
+    for files in state.data.values_mut() {
+        files.sort_unstable_by_key(|f| f.level);
     }
     if let Some(index_manifest) = snapshot.index_manifest() {
         let entries =
             IndexManifest::read(file_io, &snapshots.manifest_path(index_manifest)).await?;
         for entry in entries {
-            let key = bucket_key(partitioned, &entry.partition, entry.bucket);
-            if entry.kind == FileKind::Add && touched.contains(&key) {
-                live.index.insert(
-                    (key, entry.index_file.file_name.clone()),
-                    entry.index_file.index_type.clone(),
-                );
+            if entry.kind == FileKind::Add {
+                let key = bucket_key(partitioned, &entry.partition, entry.bucket);
+                state
+                    .index
+                    .insert(entry.index_file.file_name.clone(), (key, entry.index_file));
             }
         }
     }
-    Ok(live)
+    Ok(())
 }
 
-/// Every file (data, changelog or index) that an ADD entry of any snapshot still on disk
-/// lists in one of the `touched` buckets, keyed by bucket and file name. Manifests shared by
-/// several snapshots are read once.
+/// What abort may not delete: every file any retained snapshot, tag or branch references
+/// (data files in the messages' buckets, index files anywhere in the table).
 pub(crate) async fn referenced_files(
     coordinator: &Coordinator,
     messages: &[CommitMessage],
-) -> CoordinatorResult<HashSet<(BucketKey, String)>> {
+) -> CoordinatorResult<Referenced> {
     let table = coordinator.table();
     let table_name = coordinator.rules.table_name();
     let partitioned = !table.schema().partition_keys().is_empty();
@@ -692,66 +974,17 @@ pub(crate) async fn referenced_files(
         .iter()
         .map(|m| bucket_key(partitioned, &m.partition, m.bucket))
         .collect();
-    read_referenced(coordinator, partitioned, &touched)
+    super::history::referenced(table, &touched)
         .await
         .map_err(|e| {
             CoordinatorError::paimon(
                 format!(
-                    "reading the snapshots of table {table_name} to check what abort may delete"
+                    "reading the snapshots, tags and branches of table {table_name} to check \
+                     what abort may delete"
                 ),
                 e,
             )
         })
-}
-
-async fn read_referenced(
-    coordinator: &Coordinator,
-    partitioned: bool,
-    touched: &HashSet<BucketKey>,
-) -> paimon::Result<HashSet<(BucketKey, String)>> {
-    let table = coordinator.table();
-    let snapshots = table.snapshot_manager();
-    let file_io = table.file_io();
-    let mut referenced = HashSet::new();
-    let mut lists_read = HashSet::new();
-    let mut manifests_read = HashSet::new();
-    let mut index_manifests_read = HashSet::new();
-    for snapshot in snapshots.list_all().await? {
-        let lists = [
-            Some(snapshot.base_manifest_list()),
-            Some(snapshot.delta_manifest_list()),
-            snapshot.changelog_manifest_list(),
-        ];
-        for list in lists.into_iter().flatten() {
-            if !lists_read.insert(list.to_string()) {
-                continue;
-            }
-            for meta in ManifestList::read(file_io, &snapshots.manifest_path(list)).await? {
-                if !manifests_read.insert(meta.file_name().to_string()) {
-                    continue;
-                }
-                let path = snapshots.manifest_path(meta.file_name());
-                for entry in Manifest::read(file_io, &path).await? {
-                    let key = bucket_key(partitioned, entry.partition(), entry.bucket());
-                    if *entry.kind() == FileKind::Add && touched.contains(&key) {
-                        referenced.insert((key, entry.file().file_name.clone()));
-                    }
-                }
-            }
-        }
-        if let Some(index_manifest) = snapshot.index_manifest() {
-            if index_manifests_read.insert(index_manifest.to_string()) {
-                let path = snapshots.manifest_path(index_manifest);
-                for entry in IndexManifest::read(file_io, &path).await? {
-                    let key = bucket_key(partitioned, &entry.partition, entry.bucket);
-                    if entry.kind == FileKind::Add && touched.contains(&key) {
-                        referenced.insert((key, entry.index_file.file_name.clone()));
-                    }
-                }
-            }
-        }
-    }
-    Ok(referenced)
 }
 
 /// The bucket key of a message, for looking up [`referenced_files`].

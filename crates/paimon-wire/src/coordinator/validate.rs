@@ -14,10 +14,10 @@ use paimon::table::{normalize_global_index_type_for_drop, CommitMessage, Table};
 
 use super::error::{CoordinatorError, CoordinatorResult, Rule, ValidationError};
 use super::fields::{
-    DataFileFields, IndexFileFields, MessageFields, COMPACT_AFTER, COMPACT_BEFORE,
-    COMPACT_NEW_INDEX_FILES, DATA_LISTS, DELETED_FILES, DELETED_INDEX_FILES, INDEX_LISTS,
-    NEW_INDEX_FILES,
+    DataFileFields, IndexFileFields, MessageFields, COMPACT_BEFORE, COMPACT_NEW_INDEX_FILES,
+    DATA_LISTS, DELETED_FILES, DELETED_INDEX_FILES, INDEX_LISTS, NEW_FILES, NEW_INDEX_FILES,
 };
+use super::keys::{compare, KeyType};
 use super::{Binding, CommitMode, WriteKind};
 
 /// Index type of deletion-vector index files (Java `DeletionVectorsIndexFile.DELETION_VECTORS_INDEX`).
@@ -43,6 +43,9 @@ pub const MAX_FILE_SIZE: i64 = 1 << 50;
 /// global index row range end): 2^62, so one more addition of a bounded count cannot
 /// overflow `i64`.
 pub const MAX_SEQUENCE_OR_ROW_ID: i64 = 1 << 62;
+/// Largest amount one commit may raise a bucket's sequence numbers above its live files
+/// (2^40): see rule `bounds` in [`super::table_state`].
+pub const MAX_SEQUENCE_STEP: i64 = 1 << 40;
 /// Largest `total_buckets` a postpone fixed-bucket message may set for its partition.
 pub const MAX_TOTAL_BUCKETS: i32 = 1 << 16;
 
@@ -173,6 +176,44 @@ fn configured_roots(options: &std::collections::HashMap<String, String>, key: &s
         .unwrap_or_default()
 }
 
+/// Refuses an external root that another table could share (rule `external-path`, at bind).
+///
+/// Writers put an external file at `<root>/<partition>/bucket-<n>/<file>`: nothing in that
+/// path names the table. Two tables configured with one root write into the same
+/// directories, so a coordinator of one could not tell the other's files from its own — it
+/// would accept the other table's messages, and its abort would delete the other table's
+/// live files. Detecting a shared root would mean reading every table of every catalog that
+/// can reach the store, which no coordinator can; instead every root must name its table: it
+/// ends with `<database>/<table>` or `<database>.db/<table>`, or lies inside the table's own
+/// directory.
+fn check_table_unique_root(table: &Table, option: &str, root: &str) -> CoordinatorResult<()> {
+    let identifier = table.identifier();
+    let (database, name) = (identifier.database(), identifier.object());
+    let canonical = canonical_root(root);
+    let trimmed = canonical.trim_end_matches('/');
+    let location = canonical_root(table.location());
+    let location = location.trim_end_matches('/');
+    let inside_table = trimmed == location || trimmed.starts_with(&format!("{location}/"));
+    let names_table = [
+        format!("/{database}/{name}"),
+        format!("/{database}.db/{name}"),
+    ]
+    .iter()
+    .any(|suffix| trimmed.ends_with(suffix.as_str()));
+    if inside_table || names_table {
+        return Ok(());
+    }
+    Err(CoordinatorError::Unsupported {
+        reason: format!(
+            "table {database}.{name} sets {option} to root {root:?}, which does not name the \
+             table; another table could share it, and a coordinator could then not tell that \
+             table's external files from this one's (rule external-path). Give every table its \
+             own root ending in /{database}.db/{name} (or /{database}/{name}), or one inside \
+             the table's directory"
+        ),
+    })
+}
+
 /// What the coordinator knows about its table, read once when it is bound.
 #[derive(Debug, Clone)]
 pub(crate) struct TableRules {
@@ -192,6 +233,23 @@ pub(crate) struct TableRules {
     data_external_roots: Vec<String>,
     global_index_external_root: Option<String>,
     entropy_inject: bool,
+    /// The table's key type (empty without a primary key).
+    key_type: KeyType,
+    /// The table's number of LSM levels (Java `CoreOptions#numLevels`).
+    num_levels: i32,
+}
+
+/// Java `CoreOptions#numLevels`: `num-levels`, else `num-sorted-run.compaction-trigger` + 1
+/// (the trigger defaults to 5).
+fn num_levels(options: &std::collections::HashMap<String, String>) -> i32 {
+    let parse = |key: &str| options.get(key).and_then(|v| v.trim().parse::<i32>().ok());
+    parse("num-levels")
+        .unwrap_or_else(|| {
+            parse("num-sorted-run.compaction-trigger")
+                .unwrap_or(5)
+                .saturating_add(1)
+        })
+        .max(1)
 }
 
 impl TableRules {
@@ -240,6 +298,17 @@ impl TableRules {
             configured_roots(schema.options(), GLOBAL_INDEX_EXTERNAL_PATH_OPTION)
                 .into_iter()
                 .next();
+        for (option, root) in data_external_roots
+            .iter()
+            .map(|r| (DATA_EXTERNAL_PATHS_OPTION, r))
+            .chain(
+                global_index_external_root
+                    .iter()
+                    .map(|r| (GLOBAL_INDEX_EXTERNAL_PATH_OPTION, r)),
+            )
+        {
+            check_table_unique_root(table, option, root)?;
+        }
         let entropy_inject = schema
             .options()
             .get(DATA_EXTERNAL_PATHS_STRATEGY_OPTION)
@@ -260,7 +329,19 @@ impl TableRules {
             data_external_roots,
             global_index_external_root,
             entropy_inject,
+            key_type: KeyType::new(schema.fields(), &schema.trimmed_primary_keys()),
+            num_levels: num_levels(schema.options()),
         })
+    }
+
+    /// The table's key type (empty without a primary key).
+    pub(crate) fn key_type(&self) -> &KeyType {
+        &self.key_type
+    }
+
+    /// The table's number of LSM levels; compaction results lie below it.
+    pub(crate) fn num_levels(&self) -> i32 {
+        self.num_levels
     }
 
     pub(crate) fn table_name(&self) -> &str {
@@ -340,9 +421,10 @@ impl TableRules {
         if let Some((list, files)) = compaction_lists(message).find(|(_, n)| *n > 0) {
             let refusal = if !self.allow_compaction {
                 Some(
-                    "the binding refuses compaction results (Binding::without_compaction, C \
-                     paimon_wire_table_commit_new_refusing_compaction, CLI --refuse-compaction, \
-                     Python refuse_compaction=True)",
+                    "compaction is opt-in: a compaction replaces rows with rows the coordinator \
+                     cannot read, so the binding refuses it unless the job's writers compact \
+                     (Binding::with_compaction, C paimon_wire_table_commit_new_with_compaction, \
+                     CLI --allow-compaction, Python allow_compaction=True)",
                 )
             } else if mode == CommitMode::Overwrite {
                 Some("an overwrite commit does not take compaction results; commit them in append mode")
@@ -360,6 +442,9 @@ impl TableRules {
         for (slot, list) in DATA_LISTS.into_iter().enumerate() {
             for (i, file) in message.data_files(slot).enumerate() {
                 check.data_file(&ListElement(list, i), file)?;
+                if slot == NEW_FILES {
+                    check.new_file_level(&ListElement(list, i), file)?;
+                }
             }
         }
         for (slot, list) in INDEX_LISTS.into_iter().enumerate() {
@@ -368,7 +453,7 @@ impl TableRules {
             }
         }
         check.change_kinds(message)?;
-        check.compact_levels(message)?;
+        super::compaction::check_message(&check, message)?;
         Ok(())
     }
 
@@ -388,7 +473,7 @@ impl TableRules {
 }
 
 /// The checks of one message, carrying where the message is for error reports.
-struct Check<'a> {
+pub(crate) struct Check<'a> {
     rules: &'a TableRules,
     message_index: usize,
     /// The message's partition and bucket, which fix where its files may be.
@@ -399,7 +484,13 @@ struct Check<'a> {
 }
 
 impl Check<'_> {
-    fn fail(&self, field: String, rule: Rule, reason: String) -> ValidationError {
+    /// The rules of the table the message is checked against.
+    pub(crate) fn rules(&self) -> &TableRules {
+        self.rules
+    }
+
+    /// A refusal of this message under `rule`.
+    pub(crate) fn fail(&self, field: String, rule: Rule, reason: String) -> ValidationError {
         ValidationError {
             message_index: self.message_index,
             field,
@@ -661,46 +752,58 @@ impl Check<'_> {
         Ok(())
     }
 
-    /// The levels of the message's compaction result fit together (rule `compact-levels`):
-    /// a file named in both `compact_before` and `compact_after` is Java's in-place upgrade
-    /// (`DataFileMeta#upgrade`), which only ever moves a file to a strictly higher level;
-    /// and a primary-key table's compaction writes level 1 or above (Java's universal
-    /// compaction never outputs level 0; level 0 holds only flushed writes). Postpone tables
-    /// are exempt from the second check (their compaction moves files between buckets).
-    fn compact_levels<M: MessageFields>(&self, message: &M) -> Result<(), ValidationError> {
-        let before: std::collections::HashMap<&str, i32> = message
-            .data_files(COMPACT_BEFORE)
-            .map(|f| (f.file_name(), f.level()))
-            .collect();
-        for (i, file) in message.data_files(COMPACT_AFTER).enumerate() {
-            let level = file.level();
-            if let Some(&from) = before.get(file.file_name()) {
-                if level <= from {
-                    return Err(self.fail(
-                        format!("compact_after[{i}].level"),
-                        Rule::CompactLevels,
-                        format!(
-                            "{:?} is upgraded in place from level {from} to level {level}; an \
-                             upgrade moves a file to a higher level",
-                            file.file_name()
-                        ),
-                    ));
-                }
-            }
-            if self.rules.primary_keys
-                && self.rules.bucket_mode != BucketMode::Postpone
-                && level == 0
-            {
-                return Err(self.fail(
-                    format!("compact_after[{i}].level"),
-                    Rule::CompactLevels,
-                    format!(
-                        "{:?} is a compaction result at level 0; a primary-key table's \
-                         compaction writes level 1 or above",
-                        file.file_name()
-                    ),
-                ));
-            }
+    /// Rule `new-file-level`: a new data file is at level 0, where every writer (Java's and
+    /// the paimon crate's) flushes; higher levels are written only by compaction, whose
+    /// results the compaction rules check. A new file at a higher level would skip the
+    /// one-writer and sequence checks readers rely on (files of one level above 0 must not
+    /// overlap). Postpone tables are exempt.
+    fn new_file_level<'m>(
+        &self,
+        at: &ListElement<'_>,
+        file: impl DataFileFields<'m>,
+    ) -> Result<(), ValidationError> {
+        if file.level() == 0 || self.rules.bucket_mode == BucketMode::Postpone {
+            return Ok(());
+        }
+        Err(self.fail(
+            format!("{at}.level"),
+            Rule::NewFileLevel,
+            format!(
+                "{:?} is a new file at level {}; writers put new files at level 0, and only a \
+                 compaction (compact_after) writes higher levels",
+                file.file_name(),
+                file.level()
+            ),
+        ))
+    }
+
+    /// Rule `key-range`: on a primary-key table a data file's key rows decode as the table's
+    /// key type and its minimum is not above its maximum.
+    fn key_range<'m>(
+        &self,
+        at: &ListElement<'_>,
+        file: impl DataFileFields<'m>,
+    ) -> Result<(), ValidationError> {
+        let keys = &self.rules.key_type;
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let decode = |field: &str, bytes: &[u8]| {
+            keys.decode(bytes)
+                .map_err(|e| self.fail(format!("{at}.{field}"), Rule::KeyRange, e))
+        };
+        let min = decode("min_key", file.min_key())?;
+        let max = decode("max_key", file.max_key())?;
+        if compare(&min, &max) == Some(std::cmp::Ordering::Greater) {
+            return Err(self.fail(
+                format!("{at}.min_key"),
+                Rule::KeyRange,
+                format!(
+                    "{:?} claims a smallest key above its largest key; readers merge files by \
+                     their key ranges, so a false range makes them skip a merge",
+                    file.file_name()
+                ),
+            ));
         }
         Ok(())
     }
@@ -794,6 +897,7 @@ impl Check<'_> {
     ) -> Result<(), ValidationError> {
         let file_name = file.file_name();
         self.plain_name(|| format!("{at}.file_name"), file_name)?;
+        self.key_range(at, file)?;
         for (i, extra) in file.extra_files().enumerate() {
             self.plain_name(|| format!("{at}.extra_files[{i}]"), extra)?;
         }

@@ -6,61 +6,19 @@ use indexmap::IndexMap;
 use paimon::spec::{DeletionVectorMeta, GlobalIndexMeta, IndexFileMeta};
 use paimon::table::{CommitMessage, Table};
 use paimon_wire::coordinator::validate::{MAX_FILE_ROW_COUNT, MAX_TOTAL_BUCKETS};
-use paimon_wire::coordinator::{Binding, CommitOutcome, Coordinator, CoordinatorError, Rule};
+use paimon_wire::coordinator::{Binding, CommitOutcome, Rule};
 use paimon_wire::{serialize_list, SerializerVersion};
 
 use super::support::{
-    append_coordinator, bind, expected, find_files, read_rows, snapshot_count, worker_messages,
-    Kind, Warehouse, USER,
+    append_coordinator, bind, expected, find_files, read_rows, rule_of, send, snapshot_count,
+    worker_messages, Kind, Unchanged, Warehouse, USER,
 };
 
 const V: SerializerVersion = SerializerVersion::CURRENT;
 
-/// The table as a test last saw it: its snapshot count and every row.
-struct Unchanged {
-    snapshots: usize,
-    rows: Vec<(i32, String, String)>,
-}
-
-impl Unchanged {
-    async fn of(table: &Table) -> Self {
-        Self {
-            snapshots: snapshot_count(table).await,
-            rows: read_rows(table).await,
-        }
-    }
-
-    async fn assert_still(&self, table: &Table, what: &str) {
-        assert_eq!(
-            snapshot_count(table).await,
-            self.snapshots,
-            "{what}: snapshots"
-        );
-        assert_eq!(read_rows(table).await, self.rows, "{what}: rows");
-    }
-}
-
-/// The rule of a refusal, from `deserialize` or `commit`.
-fn rule_of(error: &CoordinatorError) -> Rule {
-    error
-        .as_validation()
-        .unwrap_or_else(|| panic!("expected a validation error, got {error}"))
-        .rule
-}
-
-/// Deserializes `messages` through `coordinator` and commits them as `identifier`.
-async fn send(
-    coordinator: &Coordinator,
-    messages: &[CommitMessage],
-    identifier: i64,
-) -> Result<CommitOutcome, CoordinatorError> {
-    let bound = coordinator.deserialize(V, &serialize_list(messages, V)?)?;
-    coordinator.commit(bound, identifier).await
-}
-
 /// A table of `kind` holding one committed worker payload of `rows` (snapshot 1), and the
 /// messages of that payload.
-async fn committed(
+pub async fn committed(
     warehouse: &Warehouse,
     name: &str,
     kind: Kind,
@@ -171,15 +129,20 @@ async fn committed_files_sent_again_at_another_level_are_refused() {
     let before = Unchanged::of(&table).await;
     assert_eq!(before.rows, expected(rows));
 
+    // At level 1 they are not new files at all (rule new-file-level, issue 25); sent again
+    // at level 0 they are already live.
     let mut again = messages.clone();
     for file in again.iter_mut().flat_map(|m| m.new_files.iter_mut()) {
         file.level = 1;
     }
     let coordinator = append_coordinator(&table).await;
     let error = send(&coordinator, &again, 2).await.unwrap_err();
+    assert_eq!(rule_of(&error), Rule::NewFileLevel, "{error}");
+    before.assert_still(&table, "level 1 resend").await;
+    let error = send(&coordinator, &messages, 2).await.unwrap_err();
     assert_eq!(rule_of(&error), Rule::AlreadyLive, "{error}");
     assert!(error.to_string().contains("level(s) [0]"), "{error}");
-    before.assert_still(&table, "level 1 resend").await;
+    before.assert_still(&table, "level 0 resend").await;
 }
 
 /// A payload naming a data file that is not in storage (a worker that lost it, or claims a

@@ -8,10 +8,13 @@ use std::sync::Arc;
 use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch, StringArray};
 use futures::TryStreamExt;
 use paimon::catalog::{Catalog, Identifier};
+use paimon::spec::IndexFileMeta;
 use paimon::spec::{DataType, IntType, Schema, VarCharType};
 use paimon::table::{CommitMessage, Table};
 use paimon::{CatalogOptions, FileSystemCatalog, Options};
-use paimon_wire::coordinator::{open_table, Binding, Coordinator};
+use paimon_wire::coordinator::{
+    open_table, Binding, CommitOutcome, Coordinator, CoordinatorError, Rule,
+};
 use paimon_wire::{serialize_list, SerializerVersion};
 
 /// The commit user every worker and coordinator of one test job shares.
@@ -37,6 +40,8 @@ pub enum Kind {
     /// Primary key (pt, id), partitioned by `pt`, dynamic buckets (bucket = -1): workers
     /// write HASH index files.
     DynamicBucketPk,
+    /// Append table partitioned by `pt`, bucket-unaware, with deletion vectors enabled.
+    DeletionVectorAppend,
 }
 
 impl Warehouse {
@@ -52,9 +57,16 @@ impl Warehouse {
         self.dir.path().to_str().unwrap()
     }
 
-    /// The external data root of [`Kind::ExternalAppend`] tables.
+    /// The directory holding the external data roots of [`Kind::ExternalAppend`] tables.
     pub fn external_root(&self) -> PathBuf {
         self.dir.path().join("external-root")
+    }
+
+    /// The external data root of [`Kind::ExternalAppend`] table `db.<name>`: under
+    /// [`Self::external_root`], ending in `db.db/<name>` as the coordinator requires (a root
+    /// must name its table, so no two tables share one).
+    pub fn table_external_root(&self, name: &str) -> PathBuf {
+        self.external_root().join("db.db").join(name)
     }
 
     /// Creates `db.<name>` of `kind` and opens it through the coordinator's own opener.
@@ -77,12 +89,15 @@ impl Warehouse {
                 .partition_keys(["pt"])
                 .primary_key(["pt", "id"])
                 .option("bucket", "-1"),
+            Kind::DeletionVectorAppend => schema
+                .partition_keys(["pt"])
+                .option("deletion-vectors.enabled", "true"),
             Kind::Postpone => schema
                 .primary_key(["id"])
                 .option("bucket", "-2")
                 .option("postpone.default-bucket-num", "2"),
             Kind::ExternalAppend => {
-                let root = self.external_root();
+                let root = self.table_external_root(name);
                 std::fs::create_dir_all(&root).unwrap();
                 schema
                     .option(
@@ -246,4 +261,111 @@ pub async fn bind(table: &Table, binding: Binding) -> Coordinator {
     Coordinator::bind(table.clone(), binding)
         .await
         .expect("bind coordinator")
+}
+
+/// The table as a test last saw it: its snapshot count and every row.
+pub struct Unchanged {
+    pub snapshots: usize,
+    pub rows: Vec<(i32, String, String)>,
+}
+
+impl Unchanged {
+    pub async fn of(table: &Table) -> Self {
+        Self {
+            snapshots: snapshot_count(table).await,
+            rows: read_rows(table).await,
+        }
+    }
+
+    pub async fn assert_still(&self, table: &Table, what: &str) {
+        assert_eq!(
+            snapshot_count(table).await,
+            self.snapshots,
+            "{what}: snapshots"
+        );
+        assert_eq!(read_rows(table).await, self.rows, "{what}: rows");
+    }
+}
+
+/// The rule of a refusal, from `deserialize` or `commit`.
+pub fn rule_of(error: &CoordinatorError) -> Rule {
+    error
+        .as_validation()
+        .unwrap_or_else(|| panic!("expected a validation error, got {error}"))
+        .rule
+}
+
+/// Deserializes `messages` through `coordinator` and commits them as `identifier`.
+pub async fn send(
+    coordinator: &Coordinator,
+    messages: &[CommitMessage],
+    identifier: i64,
+) -> Result<CommitOutcome, CoordinatorError> {
+    const V: SerializerVersion = SerializerVersion::CURRENT;
+    let bound = coordinator.deserialize(V, &serialize_list(messages, V)?)?;
+    coordinator.commit(bound, identifier).await
+}
+
+/// Writes a deletion-vector index file (Java's `DeletionVectorsIndexFile` layout, version 1:
+/// one version byte, then per data file a `BitmapDeletionVector` — big-endian length, magic,
+/// a portable 32-bit roaring bitmap, CRC) into the table's index directory, deleting rows
+/// `positions` of each named data file, and returns its metadata.
+pub fn write_deletion_vectors(table: &Table, vectors: &[(&str, &[u32])]) -> IndexFileMeta {
+    const MAGIC: i32 = 1_581_511_376;
+    let mut bytes = vec![1u8];
+    let mut ranges = indexmap::IndexMap::new();
+    for (data_file, positions) in vectors {
+        let mut sorted: Vec<u16> = positions.iter().map(|p| *p as u16).collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        // Portable roaring, one array container (key 0): cookie, container count, key and
+        // cardinality - 1, the container's offset, then the values.
+        let mut bitmap = Vec::new();
+        bitmap.extend_from_slice(&12_346u32.to_le_bytes());
+        bitmap.extend_from_slice(&1u32.to_le_bytes());
+        bitmap.extend_from_slice(&0u16.to_le_bytes());
+        bitmap.extend_from_slice(&((sorted.len() - 1) as u16).to_le_bytes());
+        bitmap.extend_from_slice(&16u32.to_le_bytes());
+        for value in &sorted {
+            bitmap.extend_from_slice(&value.to_le_bytes());
+        }
+        let offset = bytes.len() as i32;
+        let length = 4 + bitmap.len() as i32;
+        bytes.extend_from_slice(&length.to_be_bytes());
+        bytes.extend_from_slice(&MAGIC.to_be_bytes());
+        bytes.extend_from_slice(&bitmap);
+        bytes.extend_from_slice(&0i32.to_be_bytes()); // CRC, not verified by readers
+        ranges.insert(
+            data_file.to_string(),
+            paimon::spec::DeletionVectorMeta {
+                offset,
+                length,
+                cardinality: Some(sorted.len() as i64),
+            },
+        );
+    }
+    let file_name = format!("index-{}-0", uuid_like());
+    let dir = Path::new(table.location().trim_start_matches("file:")).join("index");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(&file_name), &bytes).unwrap();
+    IndexFileMeta {
+        index_type: "DELETION_VECTORS".into(),
+        file_name,
+        file_size: bytes.len() as i64,
+        row_count: ranges.len() as i64,
+        deletion_vectors_ranges: Some(ranges),
+        external_path: None,
+        global_index_meta: None,
+    }
+}
+
+/// A unique name part (no uuid dependency in the tests).
+fn uuid_like() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "{:x}-{:x}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
 }

@@ -314,7 +314,14 @@ fn rejection_cases() -> Vec<Case> {
             Rule::CompactLevels,
             "compact_after[0].level",
             "level 1 or above",
-            { Box::new(|m| m.compact_after = vec![m.new_files[0].clone()]) },
+            {
+                Box::new(|m| {
+                    let mut input = m.new_files[0].clone();
+                    input.file_name = "data-input.parquet".into();
+                    m.compact_before = vec![input];
+                    m.compact_after = vec![m.new_files[0].clone()];
+                })
+            },
         ),
         (
             "in-place upgrade to a lower level",
@@ -354,7 +361,8 @@ async fn every_rule_rejects_its_crafted_payload_and_nothing_is_committed() {
     let rows: &[(i32, &str)] = &[(1, "a"), (2, "a"), (3, "a"), (4, "a")];
     let valid = worker_messages(&table, rows).await;
     assert!(!valid.is_empty());
-    let coordinator = append_coordinator(&table).await;
+    // Compaction allowed, so the compaction rules themselves are reached.
+    let coordinator = bind(&table, Binding::append(USER).with_compaction()).await;
 
     for (case, rule, field, reason, mutate) in rejection_cases() {
         // Break the last message, so the index in the error is not trivially 0.
@@ -414,19 +422,20 @@ async fn every_rule_rejects_its_crafted_payload_and_nothing_is_committed() {
         .deserialize(V, &with_index)
         .unwrap();
 
-    // A binding that refuses compaction names the rule; the default binding takes it.
+    // The default binding refuses compaction, naming the rule and the opt-in; a binding
+    // that opted in takes it.
     let mut compacting = valid.clone();
     let target = compacting.len() - 1;
     compacting[target].compact_before = vec![compacting[target].new_files[0].clone()];
     let compacting = serialize_list(&compacting, V).unwrap();
-    let error = bind(&table, Binding::append(USER).without_compaction())
+    let error = append_coordinator(&table)
         .await
         .deserialize(V, &compacting)
         .unwrap_err();
     let rejection = error.as_validation().unwrap();
     assert_eq!(rejection.rule, Rule::CompactIncrement, "{error}");
     assert_eq!(rejection.field, "compact_before", "{error}");
-    assert!(error.to_string().contains("--refuse-compaction"), "{error}");
+    assert!(error.to_string().contains("--allow-compaction"), "{error}");
     coordinator.deserialize(V, &compacting).unwrap();
 
     // The untouched payload still commits.

@@ -264,6 +264,8 @@ pub struct TableCommit {
     row_tracking_enabled: bool,
     data_evolution_enabled: bool,
     partition_default_name: String,
+    /// Properties recorded in every snapshot this commit makes (Java `Snapshot#properties`).
+    snapshot_properties: Option<std::collections::HashMap<String, String>>,
 }
 
 impl TableCommit {
@@ -305,7 +307,19 @@ impl TableCommit {
             row_tracking_enabled,
             data_evolution_enabled,
             partition_default_name,
+            snapshot_properties: None,
         }
+    }
+
+    /// Records `properties` in every snapshot this commit makes (Java `Snapshot#properties`,
+    /// which Java's `TableCommitImpl` fills from the commit's own properties), so a caller
+    /// can tell later which commit made a snapshot and with what.
+    pub fn with_snapshot_properties(
+        mut self,
+        properties: std::collections::HashMap<String, String>,
+    ) -> Self {
+        self.snapshot_properties = Some(properties);
+        self
     }
 
     /// Control empty APPEND snapshots. Java stream commits set this to false.
@@ -1488,6 +1502,7 @@ impl TableCommit {
             .statistics(statistics_file)
             .next_row_id(next_row_id)
             .index_manifest(resolved.index_manifest_name.clone())
+            .properties(self.snapshot_properties.clone())
             .build();
 
         let statistics = self.generate_partition_statistics(&resolved.entries)?;

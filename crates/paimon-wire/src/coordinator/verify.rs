@@ -1,0 +1,269 @@
+//! Rule `compact-content` (opt-in, [`super::Binding::with_verified_compaction`]): the
+//! coordinator reads each compaction's inputs and results and compares what a reader sees.
+//!
+//! The metadata rules ([`super::compaction`]) cannot tell that a compaction kept the table's
+//! content: a result with the right row count and key range may hold other rows. With
+//! verification the coordinator reads, per bucket, the compaction inputs (with their live
+//! deletion vectors) and the results (with the deletion vectors the compaction adds) through
+//! the paimon crate's reader and compares:
+//!
+//! - append tables: the multiset of rows;
+//! - primary-key tables with the `deduplicate` or `first-row` merge engine: the merged rows
+//!   (one per key, as a reader of just those files sees them).
+//!
+//! Other merge engines (`partial-update`, `aggregation`) are refused at bind when
+//! verification is asked for: their merged rows depend on files outside the compaction.
+//! Postpone tables compact across buckets and are refused too. The cost is one read of every
+//! compacted byte, twice (inputs and results); BENCHMARKS.md gives it per GB.
+
+use std::collections::HashMap;
+
+use arrow_array::RecordBatch;
+use arrow_row::{RowConverter, SortField};
+use futures::TryStreamExt;
+use paimon::spec::{BinaryRow, DataFileMeta, IndexFileMeta, MergeEngine};
+use paimon::table::{CommitMessage, DataSplit, DeletionFile, Table, TableCommit};
+
+use super::error::{CoordinatorError, CoordinatorResult, Rule};
+use super::table_state::{bucket_key, refuse, BucketKey, TableState};
+use super::validate::{BucketMode, TableRules, DELETION_VECTORS_INDEX_TYPE};
+
+/// Why a table's compactions cannot be verified, or `None` if they can.
+pub(crate) fn unverifiable(table: &Table, rules: &TableRules) -> Option<String> {
+    if rules.bucket_mode() == BucketMode::Postpone {
+        return Some(
+            "a postpone table (bucket = -2) compacts across buckets; its compactions cannot be \
+             verified bucket by bucket"
+                .into(),
+        );
+    }
+    if !rules.has_primary_keys() {
+        return None;
+    }
+    let options = paimon::spec::CoreOptions::new(table.schema().options());
+    match options.merge_engine() {
+        Ok(MergeEngine::Deduplicate | MergeEngine::FirstRow) => None,
+        Ok(other) => Some(format!(
+            "the merge engine {other:?} merges rows with files outside a compaction, so a \
+             compaction's results cannot be compared with its inputs alone (verification \
+             supports deduplicate and first-row)"
+        )),
+        Err(e) => Some(format!("the merge engine cannot be read: {e}")),
+    }
+}
+
+/// The deletion file of data file `name` in `vectors` (a deletion-vector index file), where
+/// the table keeps index files.
+fn deletion_file(
+    table: &Table,
+    bucket_path: &str,
+    index_file: &IndexFileMeta,
+    name: &str,
+) -> Option<DeletionFile> {
+    if index_file.index_type != DELETION_VECTORS_INDEX_TYPE {
+        return None;
+    }
+    let range = index_file.deletion_vectors_ranges.as_ref()?.get(name)?;
+    let in_data_dir = table
+        .schema()
+        .options()
+        .get("index-file-in-data-file-dir")
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    let path = match &index_file.external_path {
+        Some(external) => external.clone(),
+        None if in_data_dir => format!("{bucket_path}/{}", index_file.file_name),
+        None => format!(
+            "{}/index/{}",
+            table.location().trim_end_matches('/'),
+            index_file.file_name
+        ),
+    };
+    Some(DeletionFile::new(
+        path,
+        i64::from(range.offset),
+        i64::from(range.length),
+        range.cardinality,
+    ))
+}
+
+/// One side of a compaction: its files and each file's deletion vector.
+#[derive(Default)]
+struct Side<'m> {
+    files: Vec<&'m DataFileMeta>,
+    vectors: Vec<Option<DeletionFile>>,
+}
+
+/// Reads `side` of bucket `bucket` as a reader of just those files sees it, and returns its
+/// rows in a canonical, sorted form.
+async fn read_rows(
+    table: &Table,
+    snapshot_id: i64,
+    partition: &[u8],
+    bucket: i32,
+    bucket_path: &str,
+    side: &Side<'_>,
+    merge: bool,
+) -> paimon::Result<Vec<Vec<u8>>> {
+    if side.files.is_empty() {
+        return Ok(Vec::new());
+    }
+    let split = DataSplit::builder()
+        .with_snapshot(snapshot_id)
+        .with_partition(BinaryRow::from_serialized_bytes(partition)?)
+        .with_bucket(bucket)
+        .with_bucket_path(bucket_path.to_string())
+        .with_data_files(side.files.iter().map(|f| (*f).clone()).collect())
+        .with_data_deletion_files(side.vectors.clone())
+        .with_raw_convertible(!merge)
+        .build()?;
+    let batches: Vec<RecordBatch> = table
+        .new_read_builder()
+        .new_read()?
+        .to_arrow(&[split])?
+        .try_collect()
+        .await?;
+    let mut rows = Vec::new();
+    if let Some(first) = batches.first() {
+        let fields = first
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| SortField::new(f.data_type().clone()))
+            .collect();
+        let converter = RowConverter::new(fields).map_err(arrow_error)?;
+        for batch in &batches {
+            let converted = converter
+                .convert_columns(batch.columns())
+                .map_err(arrow_error)?;
+            rows.extend(converted.iter().map(|row| row.as_ref().to_vec()));
+        }
+    }
+    rows.sort_unstable();
+    Ok(rows)
+}
+
+fn arrow_error(e: arrow_schema::ArrowError) -> paimon::Error {
+    paimon::Error::UnexpectedError {
+        message: format!("comparing compaction rows: {e}"),
+        source: Some(Box::new(e)),
+    }
+}
+
+/// Reads every compaction's inputs and results and refuses one whose results do not show
+/// the rows its inputs showed.
+pub(crate) async fn verify_compactions(
+    table: &Table,
+    table_name: &str,
+    has_primary_keys: bool,
+    messages: &[CommitMessage],
+    state: &TableState,
+) -> CoordinatorResult<()> {
+    let Some(snapshot) = &state.snapshot else {
+        return Ok(()); // No live file: a compaction's inputs were refused as not live.
+    };
+    let paths = TableCommit::new(table.clone(), String::new());
+    // Per bucket: (first message, partition, bucket, inputs, results).
+    let mut buckets: HashMap<BucketKey, (usize, &[u8], i32, Side, Side)> = HashMap::new();
+    for (index, message) in messages.iter().enumerate() {
+        if message.compact_before.is_empty() && message.compact_after.is_empty() {
+            continue;
+        }
+        let key = bucket_key(state.partitioned, &message.partition, message.bucket);
+        let entry = buckets.entry(key).or_insert_with(|| {
+            (
+                index,
+                &message.partition,
+                message.bucket,
+                Side::default(),
+                Side::default(),
+            )
+        });
+        entry.3.files.extend(&message.compact_before);
+        entry.4.files.extend(&message.compact_after);
+    }
+    let mut ordered: Vec<_> = buckets.into_iter().collect();
+    ordered.sort_by_key(|(_, (index, ..))| *index);
+    for (key, (index, partition, bucket, mut inputs, mut results)) in ordered {
+        let during = || format!("reading the compaction of message {index} of table {table_name}");
+        let bucket_path = paths
+            .bucket_path(partition, bucket)
+            .map_err(|e| CoordinatorError::paimon(during(), e))?;
+        let live_vectors: Vec<&IndexFileMeta> = state
+            .index
+            .values()
+            .filter(|(k, _)| *k == key)
+            .map(|(_, file)| file)
+            .collect();
+        inputs.vectors = inputs
+            .files
+            .iter()
+            .map(|f| {
+                live_vectors
+                    .iter()
+                    .find_map(|v| deletion_file(table, &bucket_path, v, &f.file_name))
+            })
+            .collect();
+        let new_vectors: Vec<&IndexFileMeta> = messages
+            .iter()
+            .filter(|m| bucket_key(state.partitioned, &m.partition, m.bucket) == key)
+            .flat_map(|m| &m.compact_new_index_files)
+            .collect();
+        results.vectors = results
+            .files
+            .iter()
+            .map(|f| {
+                new_vectors
+                    .iter()
+                    .find_map(|v| deletion_file(table, &bucket_path, v, &f.file_name))
+            })
+            .collect();
+        let read = |side| {
+            read_rows(
+                table,
+                snapshot.id(),
+                partition,
+                bucket,
+                &bucket_path,
+                side,
+                has_primary_keys,
+            )
+        };
+        let rows_in = read(&inputs)
+            .await
+            .map_err(|e| CoordinatorError::paimon(during(), e))?;
+        let rows_out = read(&results)
+            .await
+            .map_err(|e| CoordinatorError::paimon(during(), e))?;
+        if rows_in != rows_out {
+            let what = if has_primary_keys {
+                "merged rows (one per key)"
+            } else {
+                "rows"
+            };
+            return Err(refuse(
+                index,
+                "compact_after".into(),
+                Rule::CompactContent,
+                format!(
+                    "the compaction's results hold other {what} than its inputs ({} read from \
+                     the results, {} from the inputs{}); a compaction rewrites rows, it does \
+                     not change them",
+                    rows_out.len(),
+                    rows_in.len(),
+                    first_difference(&rows_in, &rows_out)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `, first differing row at position N` for two sorted row lists.
+fn first_difference(a: &[Vec<u8>], b: &[Vec<u8>]) -> String {
+    a.iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .map_or(String::new(), |at| {
+            format!(", the first differing row at sorted position {at}")
+        })
+}
