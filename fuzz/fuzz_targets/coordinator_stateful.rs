@@ -8,8 +8,12 @@
 //! already-committed files come back at other levels, lists, buckets and sizes.
 //!
 //! Every payload the coordinator accepts is committed under the next identifier. The
-//! invariant, checked after every input: when `deserialize`, `merge` or `commit` refuses,
-//! the table has the same snapshots as before and reads back the same rows. (A commit the
+//! invariants, checked after every input (the oracle of `tests/stateful_model.rs`, issue 25):
+//! when `deserialize`, `merge` or `commit` refuses, the table has the same snapshots as before
+//! and reads back the same rows; when it accepts, the commit only added — the coordinator is
+//! bound with the default binding (no compaction, no deletes), so no payload may erase, hide
+//! or replace a row: on the append table every row read before is still read (as a multiset),
+//! on the primary-key table every key read before is still read. (A commit the
 //! coordinator accepts may name files that do not exist — the trust model takes file
 //! existence on trust — so when a read fails after an accepted commit, the fixture starts
 //! over with a fresh warehouse.)
@@ -122,6 +126,39 @@ impl State {
     }
 }
 
+/// The oracle of an accepted commit under the default binding: it only added. `keyed`: the
+/// primary-key table, whose rows render as `id|pt|v` and may change value per key.
+fn assert_only_added(keyed: bool, before: &[String], after: &[String]) {
+    let key = |row: &String| {
+        if keyed {
+            row.splitn(3, '|').take(2).collect::<Vec<_>>().join("|")
+        } else {
+            row.clone()
+        }
+    };
+    let mut remaining: std::collections::HashMap<String, usize> =
+        std::collections::HashMap::new();
+    for row in after {
+        *remaining.entry(key(row)).or_default() += 1;
+    }
+    for row in before {
+        let k = key(row);
+        match remaining.get_mut(&k) {
+            // A key may be read again with another value; a row of the append table is
+            // matched once.
+            Some(n) if *n > 0 => {
+                if !keyed {
+                    *n -= 1;
+                }
+            }
+            _ => panic!(
+                "an accepted commit under the default binding removed {} {row:?}",
+                if keyed { "the key of" } else { "row" }
+            ),
+        }
+    }
+}
+
 fn state() -> &'static Mutex<State> {
     static STATE: std::sync::OnceLock<Mutex<State>> = std::sync::OnceLock::new();
     STATE.get_or_init(|| Mutex::new(State::new()))
@@ -175,6 +212,7 @@ fuzz_target!(|data: &[u8]| {
         table_state.next_identifier += 1;
         match rows {
             Ok(rows) => {
+                assert_only_added(slot == 1, &table_state.rows, &rows);
                 table_state.snapshots = snapshots;
                 table_state.rows = rows;
             }

@@ -663,3 +663,105 @@ async fn a_sequence_number_that_would_brick_the_bucket_is_refused() {
         CommitOutcome::Committed { .. }
     ));
 }
+
+// ---- Verified compaction: what the metadata cannot show -------------------------------------
+
+/// Deserializes `messages` through `coordinator` and runs the commit-time checks only.
+async fn check_only(
+    coordinator: &paimon_wire::coordinator::Coordinator,
+    messages: &[CommitMessage],
+) -> Result<(), CoordinatorError> {
+    const V: paimon_wire::SerializerVersion = paimon_wire::SerializerVersion::CURRENT;
+    let bound = coordinator.deserialize(V, &paimon_wire::serialize_list(messages, V)?)?;
+    coordinator.check_against_table(&bound).await
+}
+
+#[tokio::test]
+async fn verified_compaction_refuses_results_that_hold_other_rows() {
+    let warehouse = Warehouse::new();
+    let rows = rows_in_a(0..10);
+    let (table, first) = committed(&warehouse, "verify", Kind::PartitionedAppend, &rows).await;
+    let before = Unchanged::of(&table).await;
+    // Ten other rows in place of the ten compacted: every metadata rule holds.
+    let swapped = compaction(
+        &first[0],
+        files(&first),
+        files(&worker_messages(&table, &rows_in_a(100..110)).await),
+    );
+    check_only(
+        &bind(&table, compacting()).await,
+        std::slice::from_ref(&swapped),
+    )
+    .await
+    .expect("the metadata cannot show it");
+    let verifying = bind(&table, Binding::append(USER).with_verified_compaction()).await;
+    assert_refused(
+        send(&verifying, &[swapped], 2).await,
+        Rule::CompactContent,
+        "other rows than its inputs",
+    );
+    before.assert_still(&table, "swapped rows").await;
+    // The same rows rewritten: verified and committed.
+    let honest = compaction(
+        &first[0],
+        files(&first),
+        files(&worker_messages(&table, &rows).await),
+    );
+    assert!(matches!(
+        send(&verifying, &[honest], 2).await.unwrap(),
+        CommitOutcome::Committed { .. }
+    ));
+    assert_eq!(read_rows(&table).await, expected(&rows));
+}
+
+#[tokio::test]
+async fn verified_compaction_refuses_a_primary_key_erase_the_metadata_allows() {
+    let warehouse = Warehouse::new();
+    let rows = [(1, "a"), (2, "a"), (3, "a"), (4, "a")];
+    let (table, first) = committed(&warehouse, "verify_pk", Kind::FixedBucketPk, &rows).await;
+    let before = Unchanged::of(&table).await;
+    // Merging may drop rows of a primary-key table, so no results at all pass the row
+    // count; only reading shows the keys are gone.
+    let erase = compaction(&first[0], first[0].new_files.clone(), vec![]);
+    check_only(
+        &bind(&table, compacting()).await,
+        std::slice::from_ref(&erase),
+    )
+    .await
+    .expect("the metadata cannot show it");
+    let verifying = bind(&table, Binding::append(USER).with_verified_compaction()).await;
+    assert_refused(
+        send(&verifying, &[erase], 2).await,
+        Rule::CompactContent,
+        "merged rows",
+    );
+    before.assert_still(&table, "primary-key erase").await;
+    // An in-place upgrade keeps the rows: verified and committed.
+    let file = first[0].new_files[0].clone();
+    let mut upgraded = file.clone();
+    upgraded.level = 3;
+    assert!(matches!(
+        send(
+            &verifying,
+            &[compaction(&first[0], vec![file], vec![upgraded])],
+            2
+        )
+        .await
+        .unwrap(),
+        CommitOutcome::Committed { .. }
+    ));
+    assert_eq!(read_rows(&table).await, expected(&rows));
+}
+
+#[tokio::test]
+async fn tables_whose_compactions_cannot_be_verified_are_refused_at_bind() {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("postponed", Kind::Postpone).await;
+    let error = paimon_wire::coordinator::Coordinator::bind(
+        table,
+        Binding::append(USER).with_verified_compaction(),
+    )
+    .await
+    .unwrap_err();
+    assert!(error.to_string().contains("cannot be verified"), "{error}");
+}
