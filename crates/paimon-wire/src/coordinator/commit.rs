@@ -517,7 +517,7 @@ pub(crate) async fn abort(
             let is_referenced = if index_file {
                 referenced.index.contains(name)
             } else {
-                referenced.data.contains(&(key.clone(), name.to_string()))
+                referenced.has_data(&key, name)
             };
             if is_referenced {
                 report.skipped.push(SkippedFile {

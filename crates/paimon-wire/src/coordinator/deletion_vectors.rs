@@ -162,7 +162,7 @@ fn check_targets_live(messages: &[CommitMessage], state: &TableState) -> Coordin
             for (i, file) in files.iter().enumerate() {
                 for (name, _) in deletion_vectors(file) {
                     let target = (key.clone(), name);
-                    let live_now = state.data.contains_key(&(key.clone(), name.to_string()));
+                    let live_now = state.live_data(&key, name).is_some();
                     if (live_now || added.contains(&target)) && !removed.contains(&target) {
                         continue;
                     }

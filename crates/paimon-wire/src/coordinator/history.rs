@@ -1,5 +1,6 @@
 //! What the table's retained history references: every file an entry of any snapshot still
-//! on disk, of any tag, or of any branch (and its tags) names.
+//! on disk, of any tag, or of any branch (and its tags) names — and, in the same pass, the
+//! entries of the latest snapshot, from which [`super::table_state`] computes what is live.
 //!
 //! "Live" for the coordinator's safety rules means live in any of them, not only in the
 //! latest snapshot:
@@ -12,13 +13,20 @@
 //!   claims for it.
 //!
 //! Data files are read for the touched buckets only (their names are unique within a
-//! bucket directory); index files, which all live in `<table>/index/`, for the whole table.
-//! Both ADD and DELETE entries count: a DELETE entry names a file an older snapshot still
-//! reads. Each manifest list and manifest is read once, however many snapshots share it.
+//! bucket directory; manifests whose bucket range misses every touched bucket are skipped);
+//! index files, which all live in `<table>/index/`, for the whole table. Both ADD and DELETE
+//! entries count: a DELETE entry names a file an older snapshot still reads. Each manifest
+//! list and manifest is read once, however many snapshots share it, and of a branch's
+//! snapshots only the earliest is read whole: every later snapshot's base is the earliest's
+//! base plus the deltas since, so its delta (and changelog) lists name everything it adds.
+//! Tags are read whole (a tag may be older than every retained snapshot).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use paimon::spec::{IndexManifest, Manifest, ManifestList, Snapshot};
+use paimon::spec::{
+    IndexManifest, IndexManifestEntry, Manifest, ManifestEntry, ManifestFileMeta, ManifestList,
+    Snapshot,
+};
 use paimon::table::{BranchManager, SnapshotManager, Table, TagManager};
 
 use super::table_state::{bucket_key, BucketKey};
@@ -26,27 +34,118 @@ use super::table_state::{bucket_key, BucketKey};
 /// The files the retained history references.
 #[derive(Debug, Default)]
 pub(crate) struct Referenced {
-    /// Data, changelog and extra-free data file names, per touched bucket.
-    pub(crate) data: HashSet<(BucketKey, String)>,
+    /// Data and changelog file names, per touched bucket.
+    data: HashMap<BucketKey, HashSet<String>>,
     /// Index file names, table-wide.
     pub(crate) index: HashSet<String>,
 }
 
-/// The manifests already read, so a manifest shared by many snapshots is read once.
+impl Referenced {
+    /// Whether a retained snapshot, tag or branch references data file `name` of `bucket`.
+    pub(crate) fn has_data(&self, bucket: &BucketKey, name: &str) -> bool {
+        self.data
+            .get(bucket)
+            .is_some_and(|names| names.contains(name))
+    }
+}
+
+/// The latest snapshot's entries, as the same pass read them.
 #[derive(Default)]
-struct Seen {
+pub(crate) struct LatestEntries {
+    /// Entries of its base and delta manifests in the touched buckets.
+    pub(crate) data: Vec<ManifestEntry>,
+    /// Entries of its index manifest (the whole table).
+    pub(crate) index: Vec<IndexManifestEntry>,
+}
+
+/// One pass over every manifest of the table's retained history.
+struct Scan<'a> {
+    manifests: SnapshotManager,
+    partitioned: bool,
+    touched: &'a HashSet<BucketKey>,
+    bucket_range: (i32, i32),
     lists: HashSet<String>,
-    manifests: HashSet<String>,
+    manifest_files: HashSet<String>,
     index_manifests: HashSet<String>,
+    referenced: Referenced,
+    latest: LatestEntries,
+}
+
+impl Scan<'_> {
+    /// Whether a manifest may hold entries of a touched bucket.
+    fn may_touch(&self, meta: &ManifestFileMeta) -> bool {
+        match (meta.min_bucket(), meta.max_bucket()) {
+            (Some(lo), Some(hi)) => hi >= self.bucket_range.0 && lo <= self.bucket_range.1,
+            _ => true,
+        }
+    }
+
+    /// Reads `snapshot`'s manifests: its base list only when `whole` (the latest snapshot,
+    /// the earliest of a branch, a tag); entries of the base and delta lists go to
+    /// [`LatestEntries`] when `latest`.
+    async fn snapshot(
+        &mut self,
+        snapshot: &Snapshot,
+        whole: bool,
+        latest: bool,
+    ) -> paimon::Result<()> {
+        let file_io = self.manifests.file_io().clone();
+        let lists = [
+            (whole.then(|| snapshot.base_manifest_list()), latest),
+            (Some(snapshot.delta_manifest_list()), latest),
+            (snapshot.changelog_manifest_list(), false),
+        ];
+        for (list, live) in lists {
+            let Some(list) = list else { continue };
+            if !self.lists.insert(list.to_string()) {
+                continue;
+            }
+            let metas = ManifestList::read(&file_io, &self.manifests.manifest_path(list)).await?;
+            for meta in metas {
+                if !self.may_touch(&meta) || !self.manifest_files.insert(meta.file_name().into()) {
+                    continue;
+                }
+                let path = self.manifests.manifest_path(meta.file_name());
+                for entry in Manifest::read(&file_io, &path).await? {
+                    let key = bucket_key(self.partitioned, entry.partition(), entry.bucket());
+                    if !self.touched.contains(&key) {
+                        continue;
+                    }
+                    let names = self.referenced.data.entry(key).or_default();
+                    if !names.contains(entry.file().file_name.as_str()) {
+                        names.insert(entry.file().file_name.clone());
+                    }
+                    if live {
+                        self.latest.data.push(entry);
+                    }
+                }
+            }
+        }
+        if let Some(index_manifest) = snapshot.index_manifest() {
+            if self.index_manifests.insert(index_manifest.to_string()) {
+                let path = self.manifests.manifest_path(index_manifest);
+                for entry in IndexManifest::read(&file_io, &path).await? {
+                    self.referenced
+                        .index
+                        .insert(entry.index_file.file_name.clone());
+                    if latest {
+                        self.latest.index.push(entry);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Reads what every retained snapshot, tag and branch of `table` references in the `touched`
-/// buckets (data files) and anywhere (index files).
-pub(crate) async fn referenced(
+/// buckets (data files) and anywhere (index files), and the entries of `latest` (the main
+/// branch's latest snapshot, read first) on the way.
+pub(crate) async fn scan(
     table: &Table,
     touched: &HashSet<BucketKey>,
-) -> paimon::Result<Referenced> {
-    let partitioned = !table.schema().partition_keys().is_empty();
+    latest: Option<&Snapshot>,
+) -> paimon::Result<(Referenced, LatestEntries)> {
     let file_io = table.file_io();
     let main = table.snapshot_manager();
     let tags = TagManager::new(file_io.clone(), table.location().to_string());
@@ -57,67 +156,34 @@ pub(crate) async fn referenced(
     {
         scopes.push((main.with_branch(&branch), tags.with_branch(&branch)));
     }
-    let mut referenced = Referenced::default();
-    let mut seen = Seen::default();
+    let buckets = touched.iter().map(|(_, bucket)| *bucket);
+    let mut scan = Scan {
+        // Manifests of every branch live in the table's own manifest directory.
+        manifests: main,
+        partitioned: !table.schema().partition_keys().is_empty(),
+        touched,
+        bucket_range: (
+            buckets.clone().min().unwrap_or(0),
+            buckets.max().unwrap_or(0),
+        ),
+        lists: HashSet::new(),
+        manifest_files: HashSet::new(),
+        index_manifests: HashSet::new(),
+        referenced: Referenced::default(),
+        latest: LatestEntries::default(),
+    };
+    if let Some(latest) = latest {
+        scan.snapshot(latest, true, true).await?;
+    }
     for (snapshots, tags) in &scopes {
         let mut retained: Vec<Snapshot> = snapshots.list_all().await?;
-        retained.extend(tags.list_all().await?.into_iter().map(|(_, s)| s));
-        for snapshot in &retained {
-            // Manifests of every branch live in the table's own manifest directory.
-            read_snapshot(
-                &main,
-                snapshot,
-                partitioned,
-                touched,
-                &mut seen,
-                &mut referenced,
-            )
-            .await?;
+        retained.sort_by_key(Snapshot::id);
+        for (position, snapshot) in retained.iter().enumerate() {
+            scan.snapshot(snapshot, position == 0, false).await?;
+        }
+        for (_, tagged) in tags.list_all().await? {
+            scan.snapshot(&tagged, true, false).await?;
         }
     }
-    Ok(referenced)
-}
-
-async fn read_snapshot(
-    manifests: &SnapshotManager,
-    snapshot: &Snapshot,
-    partitioned: bool,
-    touched: &HashSet<BucketKey>,
-    seen: &mut Seen,
-    referenced: &mut Referenced,
-) -> paimon::Result<()> {
-    let file_io = manifests.file_io();
-    let lists = [
-        Some(snapshot.base_manifest_list()),
-        Some(snapshot.delta_manifest_list()),
-        snapshot.changelog_manifest_list(),
-    ];
-    for list in lists.into_iter().flatten() {
-        if !seen.lists.insert(list.to_string()) {
-            continue;
-        }
-        for meta in ManifestList::read(file_io, &manifests.manifest_path(list)).await? {
-            if !seen.manifests.insert(meta.file_name().to_string()) {
-                continue;
-            }
-            let path = manifests.manifest_path(meta.file_name());
-            for entry in Manifest::read(file_io, &path).await? {
-                let key = bucket_key(partitioned, entry.partition(), entry.bucket());
-                if touched.contains(&key) {
-                    referenced
-                        .data
-                        .insert((key, entry.file().file_name.clone()));
-                }
-            }
-        }
-    }
-    if let Some(index_manifest) = snapshot.index_manifest() {
-        if seen.index_manifests.insert(index_manifest.to_string()) {
-            let path = manifests.manifest_path(index_manifest);
-            for entry in IndexManifest::read(file_io, &path).await? {
-                referenced.index.insert(entry.index_file.file_name.clone());
-            }
-        }
-    }
-    Ok(())
+    Ok((scan.referenced, scan.latest))
 }

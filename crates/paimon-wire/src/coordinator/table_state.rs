@@ -20,8 +20,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use paimon::spec::{DataFileMeta, IndexFileMeta, Manifest};
-use paimon::spec::{FileKind, IndexManifest, ManifestList, Snapshot};
+use paimon::spec::{DataFileMeta, IndexFileMeta};
+use paimon::spec::{FileKind, Snapshot};
 use paimon::table::CommitMessage;
 
 use super::error::{CoordinatorError, CoordinatorResult, Rule, ValidationError};
@@ -41,9 +41,9 @@ pub(crate) struct TableState {
     pub(crate) snapshot: Option<Snapshot>,
     /// Whether the table is partitioned.
     pub(crate) partitioned: bool,
-    /// Data files live in the latest snapshot, in the touched buckets: (bucket, file name) →
+    /// Data files live in the latest snapshot, in the touched buckets: bucket → file name →
     /// the live entries, one per level, sorted by level.
-    pub(crate) data: HashMap<(BucketKey, String), Vec<DataFileMeta>>,
+    pub(crate) data: HashMap<BucketKey, HashMap<String, Vec<DataFileMeta>>>,
     /// Index files live in the latest snapshot, anywhere in the table: file name → bucket
     /// and entry.
     pub(crate) index: HashMap<String, (BucketKey, IndexFileMeta)>,
@@ -54,6 +54,14 @@ pub(crate) struct TableState {
 }
 
 impl TableState {
+    /// The live entries of data file `name` in `bucket` (one per level), if it is live.
+    pub(crate) fn live_data(&self, bucket: &BucketKey, name: &str) -> Option<&[DataFileMeta]> {
+        self.data
+            .get(bucket)
+            .and_then(|files| files.get(name))
+            .map(Vec::as_slice)
+    }
+
     /// The live deletion vector of data file `file_name` in `bucket`: `Some(cardinality)` if
     /// one is live, `None` if the file has none.
     pub(crate) fn live_deletion_vector(
@@ -181,22 +189,18 @@ async fn read_state(
         .iter()
         .map(|m| bucket_key(partitioned, &m.partition, m.bucket))
         .collect();
+    let (history, latest) = super::history::scan(table, &touched, snapshot.as_ref())
+        .await
+        .map_err(|e| CoordinatorError::paimon(reading(), e))?;
     let mut state = TableState {
         snapshot: None,
         partitioned,
         data: HashMap::new(),
         index: HashMap::new(),
         max_sequence: HashMap::new(),
-        history: Referenced::default(),
+        history,
     };
-    if let Some(snapshot) = &snapshot {
-        read_live_files(coordinator, snapshot, &touched, &mut state)
-            .await
-            .map_err(|e| CoordinatorError::paimon(reading(), e))?;
-        state.history = super::history::referenced(table, &touched)
-            .await
-            .map_err(|e| CoordinatorError::paimon(reading(), e))?;
-    }
+    live_files(latest, &mut state);
     state.snapshot = snapshot;
     Ok(state)
 }
@@ -230,8 +234,7 @@ fn check_added_files_are_new(
                     // An in-place upgrade: live (or new) at the level compact_before names.
                     continue;
                 }
-                let name_key = (key.clone(), file.file_name.clone());
-                let reason = if let Some(live) = state.data.get(&name_key) {
+                let reason = if let Some(live) = state.live_data(&key, &file.file_name) {
                     format!(
                         "{:?} (sent at level {}) is already live in {} at level(s) {:?}; a file \
                           is committed once",
@@ -240,7 +243,7 @@ fn check_added_files_are_new(
                         where_(),
                         live.iter().map(|f| f.level).collect::<Vec<_>>()
                     )
-                } else if state.history.data.contains(&name_key) {
+                } else if state.history.has_data(&key, &file.file_name) {
                     format!(
                         "{:?} was committed to {} before and is still referenced by a retained \
                           snapshot, tag or branch; a file removed from the table is not added \
@@ -387,7 +390,7 @@ fn check_deleted_files_are_live(
             ("compact_before", &message.compact_before),
         ] {
             for (i, file) in files.iter().enumerate() {
-                let live = state.data.get(&(key.clone(), file.file_name.clone()));
+                let live = state.live_data(&key, &file.file_name);
                 let at_level = live.and_then(|l| l.iter().find(|f| f.level == file.level));
                 let same_commit = || {
                     if list == "compact_before" {
@@ -876,89 +879,55 @@ fn check_sequence_numbers(
     Ok(())
 }
 
-/// Reads into `state` the live data files of the `touched` buckets in `snapshot`, with the
-/// highest sequence number per bucket, and every live index file of the table.
-async fn read_live_files(
-    coordinator: &Coordinator,
-    snapshot: &Snapshot,
-    touched: &HashSet<BucketKey>,
-    state: &mut TableState,
-) -> paimon::Result<()> {
-    let table = coordinator.table();
-    let snapshots = table.snapshot_manager();
-    let file_io = table.file_io();
+/// Computes from the latest snapshot's entries the live data files of the touched buckets,
+/// the highest sequence number per bucket, and every live index file of the table.
+fn live_files(latest: super::history::LatestEntries, state: &mut TableState) {
     let partitioned = state.partitioned;
-    let touched_buckets: HashSet<i32> = touched.iter().map(|(_, bucket)| *bucket).collect();
-    let (min_bucket, max_bucket) = (
-        touched_buckets.iter().copied().min().unwrap_or(0),
-        touched_buckets.iter().copied().max().unwrap_or(0),
-    );
-    // Net count per (bucket, level, name): an ADD counts +1, a DELETE -1, in manifest order;
-    // with the entry's file.
-    let mut net: HashMap<(BucketKey, i32, String), (i32, DataFileMeta)> = HashMap::new();
-    for list in [
-        snapshot.base_manifest_list(),
-        snapshot.delta_manifest_list(),
-    ] {
-        let metas = ManifestList::read(file_io, &snapshots.manifest_path(list)).await?;
-        for meta in metas {
-            if let (Some(lo), Some(hi)) = (meta.min_bucket(), meta.max_bucket()) {
-                if hi < min_bucket || lo > max_bucket {
-                    continue;
-                }
-            }
-            let entries =
-                Manifest::read(file_io, &snapshots.manifest_path(meta.file_name())).await?;
-            for entry in entries {
-                let key = bucket_key(partitioned, entry.partition(), entry.bucket());
-                if !touched.contains(&key) {
-                    continue;
-                }
-                let delta = match entry.kind() {
-                    FileKind::Add => 1,
-                    FileKind::Delete => -1,
-                };
-                let file = entry.file();
-                match net.entry((key, file.level, file.file_name.clone())) {
-                    std::collections::hash_map::Entry::Occupied(mut occupied) => {
-                        occupied.get_mut().0 += delta;
-                        if delta > 0 {
-                            occupied.get_mut().1 = file.clone();
-                        }
-                    }
-                    std::collections::hash_map::Entry::Vacant(vacant) => {
-                        vacant.insert((delta, file.clone()));
-                    }
-                }
-            }
+    // Net count per (bucket, level, name): an ADD counts +1, a DELETE -1, with the file of
+    // the (last) ADD entry.
+    let mut net: HashMap<(BucketKey, i32, String), (i32, Option<DataFileMeta>)> = HashMap::new();
+    for entry in latest.data {
+        let add = *entry.kind() == FileKind::Add;
+        let (partition, bucket, _, file) = entry.into_parts();
+        let key = bucket_key(partitioned, &partition, bucket);
+        let slot = net
+            .entry((key, file.level, file.file_name.clone()))
+            .or_insert((0, None));
+        if add {
+            slot.0 += 1;
+            slot.1 = Some(file);
+        } else {
+            slot.0 -= 1;
         }
     }
     for ((key, _, name), (count, file)) in net {
-        if count > 0 {
-            let highest = state
-                .max_sequence
-                .entry(key.clone())
-                .or_insert(file.max_sequence_number);
-            *highest = (*highest).max(file.max_sequence_number);
-            state.data.entry((key, name)).or_default().push(file);
-        }
+        let Some(file) = file.filter(|_| count > 0) else {
+            continue;
+        };
+        let highest = state
+            .max_sequence
+            .entry(key.clone())
+            .or_insert(file.max_sequence_number);
+        *highest = (*highest).max(file.max_sequence_number);
+        state
+            .data
+            .entry(key)
+            .or_default()
+            .entry(name)
+            .or_default()
+            .push(file);
     }
-    for files in state.data.values_mut() {
+    for files in state.data.values_mut().flat_map(HashMap::values_mut) {
         files.sort_unstable_by_key(|f| f.level);
     }
-    if let Some(index_manifest) = snapshot.index_manifest() {
-        let entries =
-            IndexManifest::read(file_io, &snapshots.manifest_path(index_manifest)).await?;
-        for entry in entries {
-            if entry.kind == FileKind::Add {
-                let key = bucket_key(partitioned, &entry.partition, entry.bucket);
-                state
-                    .index
-                    .insert(entry.index_file.file_name.clone(), (key, entry.index_file));
-            }
+    for entry in latest.index {
+        if entry.kind == FileKind::Add {
+            let key = bucket_key(partitioned, &entry.partition, entry.bucket);
+            state
+                .index
+                .insert(entry.index_file.file_name.clone(), (key, entry.index_file));
         }
     }
-    Ok(())
 }
 
 /// What abort may not delete: every file any retained snapshot, tag or branch references
@@ -974,8 +943,9 @@ pub(crate) async fn referenced_files(
         .iter()
         .map(|m| bucket_key(partitioned, &m.partition, m.bucket))
         .collect();
-    super::history::referenced(table, &touched)
+    super::history::scan(table, &touched, None)
         .await
+        .map(|(referenced, _)| referenced)
         .map_err(|e| {
             CoordinatorError::paimon(
                 format!(

@@ -226,7 +226,7 @@ impl ManifestEntry {
     }
 
     /// Consume the entry and return (partition, bucket, total_buckets, file).
-    pub(crate) fn into_parts(self) -> (Vec<u8>, i32, i32, DataFileMeta) {
+    pub fn into_parts(self) -> (Vec<u8>, i32, i32, DataFileMeta) {
         (self.partition, self.bucket, self.total_buckets, self.file)
     }
 
