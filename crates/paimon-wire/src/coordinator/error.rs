@@ -94,6 +94,54 @@ pub enum Rule {
 }
 
 impl Rule {
+    /// Every rule, in the order the coordinator applies them: first those checked on each
+    /// message when a payload is decoded, then those checked against the table's state when
+    /// it commits (see [`Rule::needs_table_state`]).
+    pub const ALL: [Rule; 24] = [
+        Rule::Partition,
+        Rule::Bucket,
+        Rule::TotalBuckets,
+        Rule::PlainFileName,
+        Rule::ExternalPath,
+        Rule::SchemaId,
+        Rule::NonNegative,
+        Rule::IndexType,
+        Rule::KeyRange,
+        Rule::NewFileLevel,
+        Rule::ChangeKind,
+        Rule::CompactIncrement,
+        Rule::CompactInputs,
+        Rule::CompactLevels,
+        Rule::CompactRanges,
+        Rule::Bounds,
+        Rule::TwoRoles,
+        Rule::SequenceNumbers,
+        Rule::AlreadyLive,
+        Rule::NotLive,
+        Rule::CompactRows,
+        Rule::DeletionVectors,
+        Rule::MissingFile,
+        Rule::CompactContent,
+    ];
+
+    /// Whether the rule needs the table's state (its manifests, history or files), so it is
+    /// checked when the coordinator commits (and by `Coordinator::check_against_table`), not
+    /// when a payload is decoded. `bounds` is checked at both.
+    pub fn needs_table_state(self) -> bool {
+        matches!(
+            self,
+            Rule::Bounds
+                | Rule::TwoRoles
+                | Rule::SequenceNumbers
+                | Rule::AlreadyLive
+                | Rule::NotLive
+                | Rule::CompactRows
+                | Rule::DeletionVectors
+                | Rule::MissingFile
+                | Rule::CompactContent
+        )
+    }
+
     /// The stable name of the rule, e.g. `plain-file-name`.
     pub fn name(self) -> &'static str {
         match self {
@@ -465,5 +513,55 @@ impl fmt::Display for PlainPaimonError<'_> {
             next = error.source();
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Rule;
+
+    /// The number of `Rule` variants: the match below fails to compile when a rule is
+    /// added, until it is counted here (and listed in `Rule::ALL`).
+    fn variant_index(rule: Rule) -> usize {
+        match rule {
+            Rule::Partition => 0,
+            Rule::Bucket => 1,
+            Rule::TotalBuckets => 2,
+            Rule::PlainFileName => 3,
+            Rule::ExternalPath => 4,
+            Rule::SchemaId => 5,
+            Rule::NonNegative => 6,
+            Rule::IndexType => 7,
+            Rule::KeyRange => 8,
+            Rule::NewFileLevel => 9,
+            Rule::ChangeKind => 10,
+            Rule::CompactIncrement => 11,
+            Rule::CompactInputs => 12,
+            Rule::CompactLevels => 13,
+            Rule::CompactRanges => 14,
+            Rule::Bounds => 15,
+            Rule::TwoRoles => 16,
+            Rule::SequenceNumbers => 17,
+            Rule::AlreadyLive => 18,
+            Rule::NotLive => 19,
+            Rule::CompactRows => 20,
+            Rule::DeletionVectors => 21,
+            Rule::MissingFile => 22,
+            Rule::CompactContent => 23,
+        }
+    }
+
+    #[test]
+    fn every_rule_is_listed_once_with_a_distinct_name() {
+        let mut seen = [false; Rule::ALL.len()];
+        for rule in Rule::ALL {
+            assert!(
+                !std::mem::replace(&mut seen[variant_index(rule)], true),
+                "{rule}"
+            );
+        }
+        assert!(seen.iter().all(|s| *s));
+        let names: std::collections::HashSet<_> = Rule::ALL.iter().map(|r| r.name()).collect();
+        assert_eq!(names.len(), Rule::ALL.len());
     }
 }
