@@ -5,11 +5,11 @@
 
 use std::path::PathBuf;
 
-use paimon_wire::coordinator::{Binding, BoundMessages, CommitOutcome, Coordinator};
+use paimon_wire::coordinator::{Binding, BoundMessages, CommitOutcome, Coordinator, Rule};
 use paimon_wire::{DecodeLimits, SerializerVersion};
 
 use crate::error::{CliError, CliResult};
-use crate::output::stdout_line;
+use crate::output::{stderr_line, stdout_line};
 use crate::payload::{display_source, read_input, unframe, Framing};
 use crate::table::{block_on, open, TableArgs};
 
@@ -31,10 +31,25 @@ pub struct PayloadFiles {
     /// Without it such messages are refused (rule change-kind).
     #[arg(long)]
     pub allow_deletes: bool,
-    /// Refuse messages that carry compaction results (rule compact-increment), for jobs
-    /// whose writers never compact. Without it they are committed as Java's committer does:
-    /// an APPEND snapshot of the new files, then a COMPACT snapshot, under one identifier.
-    #[arg(long)]
+    /// Allow messages that carry compaction results, for jobs whose writers compact (Java
+    /// writers with write-only = false, Java's default). They are committed as Java's
+    /// committer does: an APPEND snapshot of the new files, then a COMPACT snapshot, under
+    /// one identifier, after the compaction rules (inputs live, rows and ranges that add up,
+    /// deletion vectors only of compacted files). `--allow-compaction=verify` also reads each
+    /// compaction's inputs and results and refuses one whose rows differ (rule
+    /// compact-content). Without it such messages are refused (rule compact-increment).
+    #[arg(
+        long,
+        value_name = "verify",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "trust",
+        value_enum
+    )]
+    pub allow_compaction: Option<AllowCompaction>,
+    /// Deprecated no-op: compaction results are refused by default now (see
+    /// --allow-compaction). Accepted so older scripts keep working; prints a note on stderr.
+    #[arg(long, hide = true, conflicts_with = "allow_compaction")]
     pub refuse_compaction: bool,
     /// Refuse a payload of more bytes than this.
     #[arg(long, value_name = "BYTES", default_value_t = DecodeLimits::DEFAULT_MAX_PAYLOAD_BYTES)]
@@ -116,29 +131,75 @@ fn binding(commit_user: &str, overwrite: bool, payloads: &PayloadFiles) -> Bindi
         binding
     };
     if payloads.refuse_compaction {
-        binding.without_compaction()
-    } else {
-        binding
+        stderr_line(REFUSE_COMPACTION_NOTE);
+    }
+    match payloads.allow_compaction {
+        None => binding,
+        Some(AllowCompaction::Trust) => binding.with_compaction(),
+        Some(AllowCompaction::Verify) => binding.with_verified_compaction(),
     }
 }
+
+/// How `--allow-compaction` takes compaction results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AllowCompaction {
+    /// Check them by their metadata and the table's state (`--allow-compaction`).
+    Trust,
+    /// Also read their inputs and results and compare the rows (`--allow-compaction=verify`).
+    Verify,
+}
+
+/// What `--refuse-compaction` prints: it changes nothing any more.
+const REFUSE_COMPACTION_NOTE: &str = "paimon-wire: note: --refuse-compaction is deprecated and \
+     does nothing: compaction results are refused by default now (--allow-compaction takes them)";
 
 /// The commit user `validate` binds with; validation does not depend on it.
 const VALIDATE_COMMIT_USER: &str = "paimon-wire-validate";
 
-/// `validate`: checks every payload against the table and that they merge; commits nothing.
-pub fn validate(table: &TableArgs, payloads: &PayloadFiles) -> CliResult<()> {
+/// The options of `validate` beyond the table and payloads.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ValidateOptions {
+    /// Check as an overwrite commit would (the sequence-numbers rule depends on the mode).
+    #[arg(long)]
+    pub overwrite: bool,
+}
+
+/// `validate`: checks every payload against the table — every rule `commit` runs, the
+/// table's state included — and that they merge; commits nothing. Prints the rules it ran.
+pub fn validate(
+    table: &TableArgs,
+    payloads: &PayloadFiles,
+    options: &ValidateOptions,
+) -> CliResult<()> {
     block_on(async {
         let table_handle = open(table).await?;
-        let coordinator =
-            Coordinator::bind(table_handle, binding(VALIDATE_COMMIT_USER, false, payloads))
-                .await?
-                .with_decode_limits(payloads.decode_limits());
+        let coordinator = Coordinator::bind(
+            table_handle,
+            binding(VALIDATE_COMMIT_USER, options.overwrite, payloads),
+        )
+        .await?
+        .with_decode_limits(payloads.decode_limits());
         let merged = load(&coordinator, payloads)?;
+        coordinator.check_against_table(&merged).await?;
         stdout_line(format_args!(
             "valid: {} payload(s) for table {}: {} after merging",
             payloads.files.len(),
             table.table,
             summary(&merged)
+        ))?;
+        let names = |state: bool| {
+            Rule::ALL
+                .iter()
+                .filter(|rule| rule.needs_table_state() == state)
+                .map(|rule| rule.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        stdout_line(format_args!(
+            "rules checked: per message: {}; across payloads: one writer per bucket, no \
+             conflicting duplicates; against the table's state: {}",
+            names(false),
+            names(true)
         ))?;
         Ok(())
     })?

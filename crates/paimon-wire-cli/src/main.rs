@@ -51,11 +51,13 @@ enum Command {
     Inspect(InspectArgs),
     /// Re-encode a payload at another serializer version.
     Convert(ConvertArgs),
-    /// Check payloads against a table (every rule of the coordinator) and that they merge;
-    /// commits nothing.
+    /// Check payloads against a table — every rule `commit` runs, the table's state
+    /// included — and that they merge; commits nothing, and lists the rules it ran.
     Validate {
         #[command(flatten)]
         table: TableArgs,
+        #[command(flatten)]
+        options: coordinate::ValidateOptions,
         #[command(flatten)]
         payloads: PayloadFiles,
     },
@@ -160,7 +162,11 @@ fn run(cli: Cli) -> CliResult<()> {
     match cli.command {
         Command::Inspect(args) => run_inspect(args),
         Command::Convert(args) => run_convert(args),
-        Command::Validate { table, payloads } => coordinate::validate(&table, &payloads),
+        Command::Validate {
+            table,
+            options,
+            payloads,
+        } => coordinate::validate(&table, &payloads, &options),
         Command::Commit {
             table,
             options,

@@ -79,6 +79,17 @@ fn write_payload(dir: &tempfile::TempDir, warehouse: &str, index: u32, of: u32) 
 
 /// `paimon-wire commit` of `payload` under `identifier`, killed at `crash_at` if given.
 fn commit(warehouse: &str, payload: &str, identifier: i64, crash: Option<(&Path, &str)>) -> Output {
+    commit_with(warehouse, payload, identifier, crash, &[])
+}
+
+/// `commit` with the further options `options` (such as `--allow-compaction`).
+fn commit_with(
+    warehouse: &str,
+    payload: &str,
+    identifier: i64,
+    crash: Option<(&Path, &str)>,
+    options: &[&str],
+) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_paimon-wire"));
     command
         .args([
@@ -93,8 +104,9 @@ fn commit(warehouse: &str, payload: &str, identifier: i64, crash: Option<(&Path,
             &identifier.to_string(),
             "--version",
             "14",
-            payload,
         ])
+        .args(options)
+        .arg(payload)
         .stdin(Stdio::null());
     if let Some((shim, point)) = crash {
         command
@@ -316,12 +328,52 @@ fn a_coordinator_killed_between_the_append_and_the_compact_snapshot_completes_on
     )
     .unwrap();
 
+    // Compaction is opt-in: without --allow-compaction the payload is refused by name, and
+    // the deprecated --refuse-compaction changes nothing but prints a note.
+    let refused = common::failure(&commit(&warehouse, &combined, 2, None), 1);
+    assert!(
+        refused.contains("rule compact-increment broken") && refused.contains("--allow-compaction"),
+        "{refused}"
+    );
+    let deprecated = commit_with(&warehouse, &combined, 2, None, &["--refuse-compaction"]);
+    let stderr = String::from_utf8_lossy(&deprecated.stderr);
+    assert_eq!(deprecated.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("--refuse-compaction is deprecated and does nothing")
+            && stderr.contains("rule compact-increment broken"),
+        "{stderr}"
+    );
+    let both = commit_with(
+        &warehouse,
+        &combined,
+        2,
+        None,
+        &["--refuse-compaction", "--allow-compaction"],
+    );
+    common::failure(&both, 2);
+    let validate = |options: &[&str]| {
+        let mut args = vec!["validate", "--warehouse", &warehouse, "--table", TABLE];
+        args.extend(["--version", "14"]);
+        args.extend(options);
+        args.push(&combined);
+        run(&args, None)
+    };
+    let refused = common::failure(&validate(&[]), 1);
+    assert!(
+        refused.contains("rule compact-increment broken"),
+        "{refused}"
+    );
+    let valid = success(&validate(&["--allow-compaction"]));
+    assert!(valid.contains("valid: 1 payload(s)"), "{valid}");
+    assert_eq!(state(&warehouse).snapshots, vec![1], "nothing committed");
+
     // Killed when publishing the COMPACT snapshot: the APPEND snapshot is in.
-    killed(&commit(
+    killed(&commit_with(
         &warehouse,
         &combined,
         2,
         Some((&shim, "before-second-publish")),
+        &["--allow-compaction"],
     ));
     let after_crash = state(&warehouse);
     assert_eq!(after_crash.snapshots, vec![1, 2]);
@@ -339,13 +391,25 @@ fn a_coordinator_killed_between_the_append_and_the_compact_snapshot_completes_on
     assert_eq!(kind(2), ("APPEND".to_string(), 2));
 
     // The rerun commits the COMPACT part only.
-    let rerun = success(&commit(&warehouse, &combined, 2, None));
+    let rerun = success(&commit_with(
+        &warehouse,
+        &combined,
+        2,
+        None,
+        &["--allow-compaction"],
+    ));
     assert!(rerun.contains("committed snapshot 3:"), "{rerun}");
     let end = state(&warehouse);
     assert_eq!(end.snapshots, vec![1, 2, 3]);
     assert_eq!(kind(3), ("COMPACT".to_string(), 2));
     assert_eq!(end.rows, 2 * ROWS as usize, "every row exactly once");
-    let again = success(&commit(&warehouse, &combined, 2, None));
+    let again = success(&commit_with(
+        &warehouse,
+        &combined,
+        2,
+        None,
+        &["--allow-compaction"],
+    ));
     assert!(again.contains("already committed in snapshot 3"), "{again}");
     assert_eq!(state(&warehouse).snapshots, vec![1, 2, 3]);
 }

@@ -242,14 +242,32 @@ fn commit_is_idempotent_per_identifier() {
 fn validate_accepts_real_payloads_and_rejects_a_crafted_one() {
     let w = written(2, 100, &[]);
     let stdout = success(&run(&validate_args(&w, &w.payload_paths()), None));
+    let lines: Vec<&str> = stdout.lines().collect();
     assert!(
-        stdout
-            .lines()
-            .last()
-            .unwrap()
+        lines[lines.len() - 2]
             .starts_with("valid: 2 payload(s) for table demo.events: 6 message(s)"),
         "{stdout}"
     );
+    // It says which rules it ran: every rule, the table-state ones included.
+    let rules = lines[lines.len() - 1];
+    assert!(rules.starts_with("rules checked: "), "{rules}");
+    for rule in paimon_wire::coordinator::Rule::ALL {
+        assert!(
+            rules.contains(rule.name()),
+            "{} missing: {rules}",
+            rule.name()
+        );
+    }
+    assert!(rules.contains("against the table's state: "), "{rules}");
+
+    // validate runs the table-state rules as commit does (issue 25): once the payloads are
+    // committed, validating them again refuses them as already live, as a rerun of commit
+    // under a new identifier would.
+    success(&run(&commit_args(&w, "1", &w.payload_paths()), None));
+    let line = failure(&run(&validate_args(&w, &w.payload_paths()), None), 1);
+    assert!(line.contains("already-live"), "{line}");
+    let line = failure(&run(&commit_args(&w, "2", &w.payload_paths()), None), 1);
+    assert!(line.contains("already-live"), "{line}");
 
     // A data file name that climbs out of its bucket directory.
     let escape = crafted(&w, "escape.bin", |messages| {
@@ -262,9 +280,9 @@ fn validate_accepts_real_payloads_and_rejects_a_crafted_one() {
 
     // A bucket the bucket-unaware table can't have, committed: refused, nothing written.
     let bucket = crafted(&w, "bucket.bin", |messages| messages[0].bucket = 3);
-    let line = failure(&run(&commit_args(&w, "1", &[&bucket]), None), 1);
+    let line = failure(&run(&commit_args(&w, "3", &[&bucket]), None), 1);
     assert!(line.contains("rule bucket"), "{line}");
-    assert_eq!(count_rows(&w.warehouse, TABLE), 0);
+    assert_eq!(count_rows(&w.warehouse, TABLE), 100);
 }
 
 #[test]
@@ -528,12 +546,9 @@ fn commit_refuses_deletes_unless_allowed_and_refuses_files_already_committed() {
     assert!(refused.contains("--allow-deletes"), "{refused}");
     assert_eq!(count_rows(&w.warehouse, TABLE), 100);
 
-    // Worker 0's committed files sent again at level 1: refused against the table's state.
-    let again = crafted(&w, "again.bin", |messages| {
-        for file in messages.iter_mut().flat_map(|m| m.new_files.iter_mut()) {
-            file.level = 1;
-        }
-    });
+    // Worker 0's committed files sent again under a new identifier: refused against the
+    // table's state.
+    let again = crafted(&w, "again.bin", |_| {});
     let refused = failure(&run(&commit_args(&w, "2", &[&again]), None), 1);
     assert!(refused.contains("rule already-live broken"), "{refused}");
     assert_eq!(count_rows(&w.warehouse, TABLE), 100);
