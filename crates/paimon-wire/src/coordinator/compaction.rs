@@ -237,6 +237,7 @@ pub(crate) fn check_against_table(
     // (bucket) → (rows in, rows out, first message with results).
     let mut rows: HashMap<BucketKey, (i64, i64, usize)> = HashMap::new();
     let new_deletion_vectors = state.new_compact_deletion_vectors(messages);
+    let live_deletion_vectors = state.live_deletion_vectors();
     for (index, message) in messages.iter().enumerate() {
         if message.compact_before.is_empty() && message.compact_after.is_empty() {
             continue;
@@ -249,7 +250,9 @@ pub(crate) fn check_against_table(
         let message_key = bucket_key(state.partitioned, &message.partition, message.bucket);
         let entry = rows.entry(key).or_insert((0, 0, index));
         for (i, file) in message.compact_before.iter().enumerate() {
-            let dv = state.live_deletion_vector(&message_key, &file.file_name);
+            let dv = live_deletion_vectors
+                .get(&(&message_key, file.file_name.as_str()))
+                .copied();
             let visible = visible_rows(file, dv).ok_or_else(|| {
                 refuse(
                     index,

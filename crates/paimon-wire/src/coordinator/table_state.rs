@@ -62,22 +62,19 @@ impl TableState {
             .map(Vec::as_slice)
     }
 
-    /// The live deletion vector of data file `file_name` in `bucket`: `Some(cardinality)` if
-    /// one is live, `None` if the file has none.
-    pub(crate) fn live_deletion_vector(
-        &self,
-        bucket: &BucketKey,
-        file_name: &str,
-    ) -> Option<Option<i64>> {
-        self.index.values().find_map(|(key, file)| {
-            if key != bucket || file.index_type != DELETION_VECTORS_INDEX_TYPE {
-                return None;
+    /// The live deletion vectors of the table: (bucket, data file name) → how many rows each
+    /// hides (`None` where its writer did not record it).
+    pub(crate) fn live_deletion_vectors(&self) -> HashMap<(&BucketKey, &str), Option<i64>> {
+        let mut vectors = HashMap::new();
+        for (key, file) in self.index.values() {
+            if file.index_type != DELETION_VECTORS_INDEX_TYPE {
+                continue;
             }
-            file.deletion_vectors_ranges
-                .as_ref()?
-                .get(file_name)
-                .map(|range| range.cardinality)
-        })
+            for (name, range) in file.deletion_vectors_ranges.iter().flatten() {
+                vectors.insert((key, name.as_str()), range.cardinality);
+            }
+        }
+        vectors
     }
 
     /// The deletion vectors the messages' compactions add (compact_new_index_files), per

@@ -93,16 +93,22 @@ struct Side<'m> {
     vectors: Vec<Option<DeletionFile>>,
 }
 
-/// Reads `side` of bucket `bucket` as a reader of just those files sees it, and returns its
+/// Where one compaction's files are: the table, the snapshot the split reads against, and the
+/// bucket.
+struct BucketLocation<'a> {
+    table: &'a Table,
+    snapshot_id: i64,
+    partition: &'a [u8],
+    bucket: i32,
+    bucket_path: &'a str,
+}
+
+/// Reads `side` of the bucket at `at` as a reader of just those files sees it, and returns its
 /// rows as a sorted list of 64-bit hashes of their canonical (arrow row format) bytes, keyed
 /// by `hasher` (SipHash with this process's random key, so a writer cannot aim a collision):
 /// eight bytes a row instead of the row, for compactions of millions of rows.
 async fn read_rows(
-    table: &Table,
-    snapshot_id: i64,
-    partition: &[u8],
-    bucket: i32,
-    bucket_path: &str,
+    at: &BucketLocation<'_>,
     side: &Side<'_>,
     merge: bool,
     hasher: &std::collections::hash_map::RandomState,
@@ -110,11 +116,12 @@ async fn read_rows(
     if side.files.is_empty() {
         return Ok(Vec::new());
     }
+    let table = at.table;
     let split = DataSplit::builder()
-        .with_snapshot(snapshot_id)
-        .with_partition(BinaryRow::from_serialized_bytes(partition)?)
-        .with_bucket(bucket)
-        .with_bucket_path(bucket_path.to_string())
+        .with_snapshot(at.snapshot_id)
+        .with_partition(BinaryRow::from_serialized_bytes(at.partition)?)
+        .with_bucket(at.bucket)
+        .with_bucket_path(at.bucket_path.to_string())
         .with_data_files(side.files.iter().map(|f| (*f).clone()).collect())
         .with_data_deletion_files(side.vectors.clone())
         .with_raw_convertible(!merge)
@@ -224,18 +231,14 @@ pub(crate) async fn verify_compactions(
                     .find_map(|v| deletion_file(table, &bucket_path, v, &f.file_name))
             })
             .collect();
-        let read = |side| {
-            read_rows(
-                table,
-                snapshot.id(),
-                partition,
-                bucket,
-                &bucket_path,
-                side,
-                has_primary_keys,
-                &hasher,
-            )
+        let at = BucketLocation {
+            table,
+            snapshot_id: snapshot.id(),
+            partition,
+            bucket,
+            bucket_path: &bucket_path,
         };
+        let read = |side| read_rows(&at, side, has_primary_keys, &hasher);
         let rows_in = read(&inputs)
             .await
             .map_err(|e| CoordinatorError::paimon(during(), e))?;
