@@ -19,7 +19,10 @@
 //! list and manifest is read once, however many snapshots share it, and of a branch's
 //! snapshots only the earliest is read whole: every later snapshot's base is the earliest's
 //! base plus the deltas since, so its delta (and changelog) lists name everything it adds.
-//! Tags are read whole (a tag may be older than every retained snapshot).
+//! Tags are read whole (a tag may be older than every retained snapshot). Changelogs a branch
+//! keeps apart from its snapshots (`<branch>/changelog/changelog-N`, Java's
+//! `ChangelogManager`, when `changelog.num-retained.*` outlives the snapshots) are read by
+//! their delta and changelog lists.
 
 use std::collections::{HashMap, HashSet};
 
@@ -184,6 +187,42 @@ pub(crate) async fn scan(
         for (_, tagged) in tags.list_all().await? {
             scan.snapshot(&tagged, true, false).await?;
         }
+        for changelog in separate_changelogs(file_io, &snapshots.snapshot_dir()).await? {
+            scan.snapshot(&changelog, false, false).await?;
+        }
     }
     Ok((scan.referenced, scan.latest))
+}
+
+/// The changelogs kept apart from the snapshots of the branch whose snapshot directory is
+/// `snapshot_dir`: `changelog-N` files beside it, in the snapshot's JSON form.
+async fn separate_changelogs(
+    file_io: &paimon::io::FileIO,
+    snapshot_dir: &str,
+) -> paimon::Result<Vec<Snapshot>> {
+    let branch = snapshot_dir
+        .trim_end_matches('/')
+        .rsplit_once('/')
+        .map_or("", |(branch, _)| branch);
+    let dir = format!("{branch}/changelog");
+    if !file_io.exists(&dir).await? {
+        return Ok(Vec::new());
+    }
+    let mut changelogs = Vec::new();
+    for name in file_io.list_file_names(&dir).await? {
+        let is_changelog = name
+            .strip_prefix("changelog-")
+            .is_some_and(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()));
+        if !is_changelog {
+            continue;
+        }
+        let bytes = file_io.new_input(&format!("{dir}/{name}"))?.read().await?;
+        let changelog: Snapshot =
+            serde_json::from_slice(&bytes).map_err(|e| paimon::Error::DataInvalid {
+                message: format!("changelog file {dir}/{name} is not a changelog: {e}"),
+                source: Some(Box::new(e)),
+            })?;
+        changelogs.push(changelog);
+    }
+    Ok(changelogs)
 }

@@ -638,6 +638,42 @@ async fn files_removed_by_an_earlier_snapshot_do_not_come_back() {
     assert_eq!(find_files(warehouse.dir.path(), name).len(), 1);
 }
 
+#[tokio::test]
+async fn files_a_separately_kept_changelog_references_do_not_come_back() {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("kept", Kind::PartitionedAppend).await;
+    let coordinator = append_coordinator(&table).await;
+    // Snapshot 1 adds a data file and a changelog file (only its changelog manifest names
+    // the changelog file); snapshot 2 writes more.
+    let mut first = worker_messages(&table, &[(1, "a")]).await;
+    let changelog = files(&worker_messages(&table, &[(2, "a")]).await);
+    first[0].new_changelog_files = changelog.clone();
+    send(&coordinator, &first, 1).await.unwrap();
+    send(&coordinator, &worker_messages(&table, &[(3, "a")]).await, 2)
+        .await
+        .unwrap();
+    // Snapshot 1 expired, its changelog kept apart (as Java's ChangelogManager keeps it when
+    // changelog.num-retained outlives the snapshots).
+    let root = std::path::Path::new(table.location().trim_start_matches("file:"));
+    std::fs::create_dir_all(root.join("changelog")).unwrap();
+    std::fs::rename(
+        root.join("snapshot/snapshot-1"),
+        root.join("changelog/changelog-1"),
+    )
+    .unwrap();
+    std::fs::write(root.join("snapshot/EARLIEST"), "2").unwrap();
+    // The changelog file sent again as a new data file.
+    let mut again = CommitMessage::new(first[0].partition.clone(), first[0].bucket, changelog);
+    again.new_files[0].level = 0;
+    let error = check_only(&coordinator, &[again.clone()])
+        .await
+        .unwrap_err();
+    assert_eq!(rule_of(&error), Rule::AlreadyLive, "{error}");
+    // Only the kept changelog still references it: without it, it would pass.
+    std::fs::remove_file(root.join("changelog/changelog-1")).unwrap();
+    check_only(&coordinator, &[again]).await.unwrap();
+}
+
 // ---- 11. A sequence number that would brick its bucket --------------------------------------
 
 #[tokio::test]
