@@ -87,6 +87,26 @@ struct ArrowArray {
 #endif  /* ARROW_C_DATA_INTERFACE */
 
 
+// A flag of `paimon_wire_table_commit_new_with_flags`: the binding takes messages that delete
+// (deleted data files, deletion-vector index files, deleted index files), as
+// `paimon_wire_table_commit_new_with_deletes` does.
+#define PAIMON_WIRE_BINDING_ALLOW_DELETES 1
+
+// A flag of `paimon_wire_table_commit_new_with_flags`: the binding takes messages that carry
+// compaction results, as `paimon_wire_table_commit_new_with_compaction` does.
+#define PAIMON_WIRE_BINDING_ALLOW_COMPACTION 2
+
+// A flag of `paimon_wire_table_commit_new_with_flags`: the binding takes messages that carry
+// compaction results (it implies `PAIMON_WIRE_BINDING_ALLOW_COMPACTION`) and verifies each
+// compaction by reading its inputs and its results: a compaction whose rows differ (append
+// tables: the multiset of rows; primary-key tables with the `deduplicate` or `first-row` merge
+// engine: the merged rows) is refused with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED`, rule
+// `compact-content`. The cost is a read of every compacted byte, twice (inputs and results).
+// Binding fails with `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for tables whose compactions cannot
+// be verified: postpone tables (`'bucket' = '-2'`) and primary-key tables with the
+// `partial-update` or `aggregation` merge engine.
+#define PAIMON_WIRE_BINDING_VERIFY_COMPACTION 4
+
 // Major version of this library (the crate's version, `MAJOR.MINOR.PATCH`).
 #define PAIMON_WIRE_VERSION_MAJOR 0
 
@@ -402,6 +422,15 @@ extern "C" {
 // combined with `paimon_wire_table_commit_merge` and committed once with
 // `paimon_wire_table_commit_commit`.
 //
+// The table commit takes new files only. Messages that delete (see
+// `paimon_wire_table_commit_new_with_deletes`) are refused with
+// `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (rule `change-kind`), and so are messages carrying
+// compaction results (`compact_before`, `compact_after`, compact changelog or index files;
+// rule `compact-increment`): a compaction replaces rows with rows the coordinator cannot read,
+// so a payload alone must not be able to rewrite the table's files. A job whose writers
+// compact (Java writers with `write-only = false`, Java's default) creates its table commit
+// with `paimon_wire_table_commit_new_with_compaction` (or `paimon_wire_table_commit_new_with_flags`).
+//
 // Errors: `PAIMON_WIRE_ERROR_CODE_NULL_POINTER` / `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND` for
 // the arguments, `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for a commit user that is empty or not
 // a safe file-name segment (as `paimon_wire_write_builder_new`) or an unknown `write_kind`,
@@ -422,7 +451,12 @@ struct paimon_wire_result_table_commit paimon_wire_table_commit_new(const struct
 // files, carry deletion-vector index files and delete index files (a primary-key table's
 // deletion-vector maintenance, row-level deletes). `paimon_wire_table_commit_new` refuses such
 // messages with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (rule `change-kind`), so a payload
-// alone cannot turn an append job into one that removes rows.
+// alone cannot turn an append job into one that removes rows. Compaction results are still
+// refused (rule `compact-increment`); a job that both deletes and compacts uses
+// `paimon_wire_table_commit_new_with_flags` with
+// `PAIMON_WIRE_BINDING_ALLOW_DELETES | PAIMON_WIRE_BINDING_ALLOW_COMPACTION`.
+//
+// Ownership and errors as `paimon_wire_table_commit_new`.
 //
 // # Safety
 // As `paimon_wire_table_commit_new`.
@@ -431,11 +465,55 @@ struct paimon_wire_result_table_commit paimon_wire_table_commit_new_with_deletes
                                                                                  bool overwrite,
                                                                                  int32_t write_kind);
 
-// `paimon_wire_table_commit_new` for a job whose writers never compact: messages carrying
-// compaction results (`compact_before`, `compact_after`, compact changelog or index files)
-// are refused with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (rule `compact-increment`).
-// `paimon_wire_table_commit_new` commits them as Java's committer does: an APPEND snapshot of the
-// new files, then a COMPACT snapshot, under one identifier.
+// `paimon_wire_table_commit_new` for a job whose writers compact (Java writers with
+// `write-only = false`): its messages may carry compaction results (`compact_before`,
+// `compact_after`, compact changelog and index files), committed as Java's committer does: an
+// APPEND snapshot of the new files, then a COMPACT snapshot, under one identifier. The
+// compaction rules still refuse, with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED`, what the
+// metadata shows to be wrong (inputs that are not live files, rows appearing or vanishing on
+// an append table, key or sequence ranges outside the inputs'), and an overwrite commit
+// refuses compaction results. Messages that delete are refused as by
+// `paimon_wire_table_commit_new` (rule `change-kind`).
+//
+// Ownership and errors as `paimon_wire_table_commit_new`.
+//
+// # Safety
+// As `paimon_wire_table_commit_new`.
+struct paimon_wire_result_table_commit paimon_wire_table_commit_new_with_compaction(const struct paimon_wire_table *table,
+                                                                                    const char *commit_user,
+                                                                                    bool overwrite,
+                                                                                    int32_t write_kind);
+
+// `paimon_wire_table_commit_new` with the binding's permissions given as `flags`, a bitwise OR
+// of `PAIMON_WIRE_BINDING_ALLOW_DELETES` (as `paimon_wire_table_commit_new_with_deletes`),
+// `PAIMON_WIRE_BINDING_ALLOW_COMPACTION` (as `paimon_wire_table_commit_new_with_compaction`)
+// and `PAIMON_WIRE_BINDING_VERIFY_COMPACTION`; 0 is `paimon_wire_table_commit_new`. Flags
+// added later are new bits.
+//
+// `PAIMON_WIRE_BINDING_VERIFY_COMPACTION` implies `PAIMON_WIRE_BINDING_ALLOW_COMPACTION` and
+// has the coordinator read each compaction's inputs and results, refusing one whose rows
+// differ with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (rule `compact-content`), where the
+// metadata rules alone cannot tell. It reads every compacted byte twice (inputs and results),
+// and binding fails with `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for tables whose compactions
+// cannot be verified (postpone tables, `'bucket' = '-2'`; primary-key tables with the
+// `partial-update` or `aggregation` merge engine).
+//
+// Ownership and errors as `paimon_wire_table_commit_new`, and
+// `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` when `flags` has a bit this library does not know
+// (the message names the bits).
+//
+// # Safety
+// As `paimon_wire_table_commit_new`.
+struct paimon_wire_result_table_commit paimon_wire_table_commit_new_with_flags(const struct paimon_wire_table *table,
+                                                                               const char *commit_user,
+                                                                               bool overwrite,
+                                                                               int32_t write_kind,
+                                                                               uint32_t flags);
+
+// Kept for programs built against earlier headers: compaction results are now refused by
+// default, so this is the same as `paimon_wire_table_commit_new` (messages carrying
+// compaction results are refused with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED`, rule
+// `compact-increment`). New code calls `paimon_wire_table_commit_new`.
 //
 // # Safety
 // As `paimon_wire_table_commit_new`.

@@ -259,14 +259,19 @@ class WriteBuilder {
   detail::Owner<paimon_wire_write_builder, paimon_wire_write_builder_free> handle_;
 };
 
-/// Which messages a TableCommit accepts (the three paimon_wire_table_commit_new* functions).
+/// Which messages a TableCommit accepts (the paimon_wire_table_commit_new* functions; for any
+/// combination, Table::new_commit_with_flags).
 enum class CommitMode {
-  /// paimon_wire_table_commit_new: new files and compaction results.
+  /// paimon_wire_table_commit_new: new files only; deletes and compaction results are refused.
   Standard,
   /// paimon_wire_table_commit_new_with_deletes: also deleted files and deletion vectors.
   WithDeletes,
-  /// paimon_wire_table_commit_new_refusing_compaction: new files only.
+  /// paimon_wire_table_commit_new_refusing_compaction: kept for older callers, the same as
+  /// Standard now that compaction results are refused by default.
   RefusingCompaction,
+  /// paimon_wire_table_commit_new_with_compaction: also compaction results, for jobs whose
+  /// writers compact (Java writers with write-only = false).
+  WithCompaction,
 };
 
 /// The coordinator of one logical commit.
@@ -455,7 +460,24 @@ class Table {
         result = paimon_wire_table_commit_new_refusing_compaction(handle_.get(), user.c_str(),
                                                              overwrite, kind);
         break;
+      case CommitMode::WithCompaction:
+        result = paimon_wire_table_commit_new_with_compaction(handle_.get(), user.c_str(),
+                                                              overwrite, kind);
+        break;
     }
+    detail::throw_if_error(result.error);
+    return TableCommit(result.commit);
+  }
+  /// The coordinator of one logical commit whose binding takes what `flags` allow: a bitwise
+  /// OR of PAIMON_WIRE_BINDING_ALLOW_DELETES, PAIMON_WIRE_BINDING_ALLOW_COMPACTION and
+  /// PAIMON_WIRE_BINDING_VERIFY_COMPACTION (compaction results taken and each one verified by
+  /// reading its inputs and results; throws UNSUPPORTED for tables whose compactions cannot be
+  /// verified) (0 is CommitMode::Standard). An unknown bit throws INVALID_ARGUMENT.
+  TableCommit new_commit_with_flags(std::string_view commit_user, bool overwrite,
+                                    paimon_wire_write_kind kind, uint32_t flags) const {
+    std::string user = detail::c_string(commit_user);
+    paimon_wire_result_table_commit result = paimon_wire_table_commit_new_with_flags(
+        handle_.get(), user.c_str(), overwrite, kind, flags);
     detail::throw_if_error(result.error);
     return TableCommit(result.commit);
   }

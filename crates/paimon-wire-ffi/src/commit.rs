@@ -172,6 +172,31 @@ impl From<CoordinatorError> for FfiError {
     }
 }
 
+/// A flag of `paimon_wire_table_commit_new_with_flags`: the binding takes messages that delete
+/// (deleted data files, deletion-vector index files, deleted index files), as
+/// `paimon_wire_table_commit_new_with_deletes` does.
+pub const PAIMON_WIRE_BINDING_ALLOW_DELETES: u32 = 1;
+
+/// A flag of `paimon_wire_table_commit_new_with_flags`: the binding takes messages that carry
+/// compaction results, as `paimon_wire_table_commit_new_with_compaction` does.
+pub const PAIMON_WIRE_BINDING_ALLOW_COMPACTION: u32 = 2;
+
+/// A flag of `paimon_wire_table_commit_new_with_flags`: the binding takes messages that carry
+/// compaction results (it implies `PAIMON_WIRE_BINDING_ALLOW_COMPACTION`) and verifies each
+/// compaction by reading its inputs and its results: a compaction whose rows differ (append
+/// tables: the multiset of rows; primary-key tables with the `deduplicate` or `first-row` merge
+/// engine: the merged rows) is refused with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED`, rule
+/// `compact-content`. The cost is a read of every compacted byte, twice (inputs and results).
+/// Binding fails with `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for tables whose compactions cannot
+/// be verified: postpone tables (`'bucket' = '-2'`) and primary-key tables with the
+/// `partial-update` or `aggregation` merge engine.
+pub const PAIMON_WIRE_BINDING_VERIFY_COMPACTION: u32 = 4;
+
+/// Every flag `paimon_wire_table_commit_new_with_flags` knows.
+const KNOWN_BINDING_FLAGS: u32 = PAIMON_WIRE_BINDING_ALLOW_DELETES
+    | PAIMON_WIRE_BINDING_ALLOW_COMPACTION
+    | PAIMON_WIRE_BINDING_VERIFY_COMPACTION;
+
 /// Creates the coordinator of one logical commit on `table`.
 ///
 /// `commit_user` (NUL-terminated UTF-8, copied) is the one the workers' write builders were
@@ -181,6 +206,15 @@ impl From<CoordinatorError> for FfiError {
 /// the other kind by name. Payloads are then decoded with `paimon_wire_commit_messages_deserialize`,
 /// combined with `paimon_wire_table_commit_merge` and committed once with
 /// `paimon_wire_table_commit_commit`.
+///
+/// The table commit takes new files only. Messages that delete (see
+/// `paimon_wire_table_commit_new_with_deletes`) are refused with
+/// `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (rule `change-kind`), and so are messages carrying
+/// compaction results (`compact_before`, `compact_after`, compact changelog or index files;
+/// rule `compact-increment`): a compaction replaces rows with rows the coordinator cannot read,
+/// so a payload alone must not be able to rewrite the table's files. A job whose writers
+/// compact (Java writers with `write-only = false`, Java's default) creates its table commit
+/// with `paimon_wire_table_commit_new_with_compaction` (or `paimon_wire_table_commit_new_with_flags`).
 ///
 /// Errors: `PAIMON_WIRE_ERROR_CODE_NULL_POINTER` / `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND` for
 /// the arguments, `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for a commit user that is empty or not
@@ -201,14 +235,19 @@ pub unsafe extern "C" fn paimon_wire_table_commit_new(
     write_kind: i32,
 ) -> paimon_wire_result_table_commit {
     // SAFETY: forwarded from the caller.
-    unsafe { table_commit_new(table, commit_user, overwrite, write_kind, false, false) }
+    unsafe { table_commit_new(table, commit_user, overwrite, write_kind, 0) }
 }
 
 /// `paimon_wire_table_commit_new` for a job that deletes: its messages may name deleted data
 /// files, carry deletion-vector index files and delete index files (a primary-key table's
 /// deletion-vector maintenance, row-level deletes). `paimon_wire_table_commit_new` refuses such
 /// messages with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (rule `change-kind`), so a payload
-/// alone cannot turn an append job into one that removes rows.
+/// alone cannot turn an append job into one that removes rows. Compaction results are still
+/// refused (rule `compact-increment`); a job that both deletes and compacts uses
+/// `paimon_wire_table_commit_new_with_flags` with
+/// `PAIMON_WIRE_BINDING_ALLOW_DELETES | PAIMON_WIRE_BINDING_ALLOW_COMPACTION`.
+///
+/// Ownership and errors as `paimon_wire_table_commit_new`.
 ///
 /// # Safety
 /// As `paimon_wire_table_commit_new`.
@@ -220,14 +259,86 @@ pub unsafe extern "C" fn paimon_wire_table_commit_new_with_deletes(
     write_kind: i32,
 ) -> paimon_wire_result_table_commit {
     // SAFETY: forwarded from the caller.
-    unsafe { table_commit_new(table, commit_user, overwrite, write_kind, true, false) }
+    unsafe {
+        table_commit_new(
+            table,
+            commit_user,
+            overwrite,
+            write_kind,
+            PAIMON_WIRE_BINDING_ALLOW_DELETES,
+        )
+    }
 }
 
-/// `paimon_wire_table_commit_new` for a job whose writers never compact: messages carrying
-/// compaction results (`compact_before`, `compact_after`, compact changelog or index files)
-/// are refused with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (rule `compact-increment`).
-/// `paimon_wire_table_commit_new` commits them as Java's committer does: an APPEND snapshot of the
-/// new files, then a COMPACT snapshot, under one identifier.
+/// `paimon_wire_table_commit_new` for a job whose writers compact (Java writers with
+/// `write-only = false`): its messages may carry compaction results (`compact_before`,
+/// `compact_after`, compact changelog and index files), committed as Java's committer does: an
+/// APPEND snapshot of the new files, then a COMPACT snapshot, under one identifier. The
+/// compaction rules still refuse, with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED`, what the
+/// metadata shows to be wrong (inputs that are not live files, rows appearing or vanishing on
+/// an append table, key or sequence ranges outside the inputs'), and an overwrite commit
+/// refuses compaction results. Messages that delete are refused as by
+/// `paimon_wire_table_commit_new` (rule `change-kind`).
+///
+/// Ownership and errors as `paimon_wire_table_commit_new`.
+///
+/// # Safety
+/// As `paimon_wire_table_commit_new`.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_wire_table_commit_new_with_compaction(
+    table: *const paimon_wire_table,
+    commit_user: *const c_char,
+    overwrite: bool,
+    write_kind: i32,
+) -> paimon_wire_result_table_commit {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        table_commit_new(
+            table,
+            commit_user,
+            overwrite,
+            write_kind,
+            PAIMON_WIRE_BINDING_ALLOW_COMPACTION,
+        )
+    }
+}
+
+/// `paimon_wire_table_commit_new` with the binding's permissions given as `flags`, a bitwise OR
+/// of `PAIMON_WIRE_BINDING_ALLOW_DELETES` (as `paimon_wire_table_commit_new_with_deletes`),
+/// `PAIMON_WIRE_BINDING_ALLOW_COMPACTION` (as `paimon_wire_table_commit_new_with_compaction`)
+/// and `PAIMON_WIRE_BINDING_VERIFY_COMPACTION`; 0 is `paimon_wire_table_commit_new`. Flags
+/// added later are new bits.
+///
+/// `PAIMON_WIRE_BINDING_VERIFY_COMPACTION` implies `PAIMON_WIRE_BINDING_ALLOW_COMPACTION` and
+/// has the coordinator read each compaction's inputs and results, refusing one whose rows
+/// differ with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (rule `compact-content`), where the
+/// metadata rules alone cannot tell. It reads every compacted byte twice (inputs and results),
+/// and binding fails with `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for tables whose compactions
+/// cannot be verified (postpone tables, `'bucket' = '-2'`; primary-key tables with the
+/// `partial-update` or `aggregation` merge engine).
+///
+/// Ownership and errors as `paimon_wire_table_commit_new`, and
+/// `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` when `flags` has a bit this library does not know
+/// (the message names the bits).
+///
+/// # Safety
+/// As `paimon_wire_table_commit_new`.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_wire_table_commit_new_with_flags(
+    table: *const paimon_wire_table,
+    commit_user: *const c_char,
+    overwrite: bool,
+    write_kind: i32,
+    flags: u32,
+) -> paimon_wire_result_table_commit {
+    // SAFETY: forwarded from the caller.
+    unsafe { table_commit_new(table, commit_user, overwrite, write_kind, flags) }
+}
+
+/// Kept for programs built against earlier headers: compaction results are now refused by
+/// default, so this is the same as `paimon_wire_table_commit_new` (messages carrying
+/// compaction results are refused with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED`, rule
+/// `compact-increment`). New code calls `paimon_wire_table_commit_new`.
 ///
 /// # Safety
 /// As `paimon_wire_table_commit_new`.
@@ -239,7 +350,48 @@ pub unsafe extern "C" fn paimon_wire_table_commit_new_refusing_compaction(
     write_kind: i32,
 ) -> paimon_wire_result_table_commit {
     // SAFETY: forwarded from the caller.
-    unsafe { table_commit_new(table, commit_user, overwrite, write_kind, false, true) }
+    unsafe { table_commit_new(table, commit_user, overwrite, write_kind, 0) }
+}
+
+/// Checks `flags` of `paimon_wire_table_commit_new_with_flags`: only known bits.
+fn binding_flags_arg(flags: u32) -> FfiResult<u32> {
+    let unknown = flags & !KNOWN_BINDING_FLAGS;
+    if unknown != 0 {
+        return Err(FfiError::invalid_argument(format!(
+            "argument `flags` is {flags:#x} with unknown bits {unknown:#x}; expected a bitwise OR \
+             of PAIMON_WIRE_BINDING_ALLOW_DELETES ({PAIMON_WIRE_BINDING_ALLOW_DELETES}), \
+             PAIMON_WIRE_BINDING_ALLOW_COMPACTION ({PAIMON_WIRE_BINDING_ALLOW_COMPACTION}) and \
+             PAIMON_WIRE_BINDING_VERIFY_COMPACTION ({PAIMON_WIRE_BINDING_VERIFY_COMPACTION})"
+        )));
+    }
+    Ok(flags)
+}
+
+/// The binding of a table commit; `flags` are `PAIMON_WIRE_BINDING_*` bits, checked.
+fn binding(
+    commit_user: &str,
+    overwrite: bool,
+    write_kind: paimon_wire_write_kind,
+    flags: u32,
+) -> FfiResult<Binding> {
+    let flags = binding_flags_arg(flags)?;
+    let mut binding = Binding {
+        write_kind: write_kind.into(),
+        ..if overwrite {
+            Binding::overwrite(commit_user)
+        } else {
+            Binding::append(commit_user)
+        }
+    };
+    if flags & PAIMON_WIRE_BINDING_ALLOW_DELETES != 0 {
+        binding = binding.with_deletes();
+    }
+    if flags & PAIMON_WIRE_BINDING_VERIFY_COMPACTION != 0 {
+        binding = binding.with_verified_compaction();
+    } else if flags & PAIMON_WIRE_BINDING_ALLOW_COMPACTION != 0 {
+        binding = binding.with_compaction();
+    }
+    Ok(binding)
 }
 
 /// # Safety
@@ -249,8 +401,7 @@ unsafe fn table_commit_new(
     commit_user: *const c_char,
     overwrite: bool,
     write_kind: i32,
-    allow_deletes: bool,
-    refuse_compaction: bool,
+    flags: u32,
 ) -> paimon_wire_result_table_commit {
     guard(|| {
         // SAFETY: forwarded from the caller.
@@ -262,16 +413,7 @@ unsafe fn table_commit_new(
         };
         check_commit_user(&table.table, commit_user)?;
         let write_kind = write_kind_arg(write_kind)?;
-        let binding = Binding {
-            write_kind: write_kind.into(),
-            allow_deletes,
-            allow_compaction: !refuse_compaction,
-            ..if overwrite {
-                Binding::overwrite(commit_user)
-            } else {
-                Binding::append(commit_user)
-            }
-        };
+        let binding = binding(commit_user, overwrite, write_kind, flags)?;
         let coordinator = table
             .runtime
             .block_on(Coordinator::bind(table.table.clone(), binding))?

@@ -23,6 +23,9 @@ struct Job<'a> {
     overwrite: bool,
     /// Run every process under valgrind memcheck.
     memcheck: bool,
+    /// The coordinator's options choosing how it binds its table commit: none
+    /// (`paimon_wire_table_commit_new`), `--with-compaction` or `--flags N`.
+    binding: &'a [&'a str],
 }
 
 impl<'a> Job<'a> {
@@ -33,6 +36,7 @@ impl<'a> Job<'a> {
             commit_user,
             overwrite,
             memcheck: false,
+            binding: &[],
         }
     }
 
@@ -86,14 +90,15 @@ impl<'a> Job<'a> {
     }
 
     fn coordinator_args(&self, commit_id: i64, crash: bool, payloads: &[String]) -> Vec<String> {
-        let mut args = vec![
+        let mut args: Vec<String> = self.binding.iter().map(|a| a.to_string()).collect();
+        args.extend([
             self.warehouse.path().to_string(),
             format!("db.{}", self.table),
             self.commit_user.to_string(),
             (self.overwrite as i32).to_string(),
             commit_id.to_string(),
             (crash as i32).to_string(),
-        ];
+        ]);
         args.extend(payloads.iter().cloned());
         args
     }
@@ -256,19 +261,49 @@ fn decode_payload(path: &str) -> Vec<paimon_wire_core::CommitMessage> {
     paimon_wire_core::deserialize_list(version, raw).unwrap()
 }
 
-/// A commit whose messages carry compaction results, as a compacting Java writer sends them:
-/// the C coordinator commits an APPEND snapshot of the new files, then a COMPACT snapshot,
-/// under one identifier; a rerun commits nothing.
+/// A commit whose messages carry compaction results, as a compacting Java writer sends them.
+/// `paimon_wire_table_commit_new` refuses it (rule `compact-increment`: compaction is opt-in)
+/// and commits nothing; `paimon_wire_table_commit_new_with_compaction` commits an APPEND
+/// snapshot of the new files, then a COMPACT snapshot, under one identifier; a rerun through
+/// `paimon_wire_table_commit_new_with_flags(PAIMON_WIRE_BINDING_ALLOW_COMPACTION)` commits
+/// nothing.
 #[test]
-fn compaction_results_commit_through_c_as_an_append_then_a_compact_snapshot() {
+fn compaction_results_commit_through_c_only_when_opted_in_as_an_append_then_a_compact_snapshot() {
+    compaction_results_commit_through_c(&["--with-compaction"]);
+}
+
+/// The same honest compaction (its results hold the rows of its inputs) committed through
+/// `paimon_wire_table_commit_new_with_flags(PAIMON_WIRE_BINDING_VERIFY_COMPACTION)`: the
+/// coordinator reads the inputs and results, finds the same rows and commits it.
+#[test]
+fn an_honest_compaction_commits_through_c_with_verified_compaction() {
+    // PAIMON_WIRE_BINDING_VERIFY_COMPACTION, which implies PAIMON_WIRE_BINDING_ALLOW_COMPACTION
+    compaction_results_commit_through_c(&["--flags", "4"]);
+}
+
+/// Refused by default, then committed by a coordinator bound with `commit_binding`.
+fn compaction_results_commit_through_c(commit_binding: &[&str]) {
     let warehouse = Warehouse::new();
     warehouse.create_orders("orders", Layout::PrimaryKeyFixedBuckets);
     let job = Job::new(&warehouse, "job-c", false);
+    let with_compaction = Job {
+        binding: commit_binding,
+        ..Job::new(&warehouse, "job-c", false)
+    };
+    let with_flags = Job {
+        // PAIMON_WIRE_BINDING_ALLOW_COMPACTION
+        binding: &["--flags", "2"],
+        ..Job::new(&warehouse, "job-c", false)
+    };
     let first = job.run_workers(0, 1, 60, PARTITIONS);
     let first_messages = decode_payload(&first[0]);
-    job.run_coordinator(1, &first);
-    // The same worker again (same rows): the files a compaction of the first round wrote.
+    // Kept aside: the next run of the worker writes its payload to the same file.
+    let first_payload = warehouse.scratch("first.payload");
+    std::fs::copy(&first[0], &first_payload).unwrap();
+    // The same worker again on the same snapshot (same rows, same sequence numbers): the files
+    // a compaction of the first round wrote.
     let rewrite = decode_payload(&job.run_workers(0, 1, 60, PARTITIONS)[0]);
+    job.run_coordinator(1, std::slice::from_ref(&first_payload));
     let mut messages = decode_payload(&job.run_workers(1000, 1, 30, PARTITIONS)[0]);
     for before in first_messages {
         let after = rewrite
@@ -295,7 +330,32 @@ fn compaction_results_commit_through_c_as_an_append_then_a_compact_snapshot() {
     )
     .unwrap();
 
-    let outcome = job.run_coordinator(2, std::slice::from_ref(&payload));
+    // Compaction is opt-in: the default table commit refuses the payload, naming the opt-in.
+    for binding in [&[][..], &["--flags", "1"][..]] {
+        let default = Job {
+            binding,
+            ..Job::new(&warehouse, "job-c", false)
+        };
+        let refused = run(
+            &c_program("coordinator"),
+            &default
+                .coordinator_args(2, false, std::slice::from_ref(&payload))
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+        );
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(1), "{binding:?}: {stderr}");
+        assert!(
+            stderr.contains("paimon_wire_commit_messages_deserialize failed: error ")
+                && stderr.contains("compact-increment")
+                && stderr.contains("paimon_wire_table_commit_new_with_compaction"),
+            "{binding:?}: {stderr}"
+        );
+        assert_eq!(warehouse.snapshots("orders").len(), 1, "nothing committed");
+    }
+
+    let outcome = with_compaction.run_coordinator(2, std::slice::from_ref(&payload));
     assert!(outcome.starts_with("committed snapshot=3 "), "{outcome}");
     let kinds: Vec<String> = {
         let table = warehouse.table("orders");
@@ -323,7 +383,7 @@ fn compaction_results_commit_through_c_as_an_append_then_a_compact_snapshot() {
     expected.sort();
     assert_eq!(warehouse.rows("orders"), expected, "every row once");
 
-    let again = job.run_coordinator(2, std::slice::from_ref(&payload));
+    let again = with_flags.run_coordinator(2, std::slice::from_ref(&payload));
     assert!(
         again.starts_with("already-committed snapshot=3 "),
         "{again}"

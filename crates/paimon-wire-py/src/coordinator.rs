@@ -30,6 +30,11 @@ pub struct Coordinator {
 }
 
 impl Coordinator {
+    /// Binds the core coordinator. `verify_compaction` implies `allow_compaction`
+    /// (`Binding::with_verified_compaction`). `refuse_compaction` is the deprecated Python
+    /// keyword, ignored (refusing compaction results is the default) unless it contradicts
+    /// `allow_compaction` or `verify_compaction`.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn bind(
         py: Python<'_>,
         table: &Table,
@@ -37,8 +42,22 @@ impl Coordinator {
         overwrite: bool,
         postpone_fixed_bucket: bool,
         allow_deletes: bool,
+        allow_compaction: bool,
+        verify_compaction: bool,
         refuse_compaction: bool,
     ) -> PyResult<Self> {
+        if refuse_compaction && (allow_compaction || verify_compaction) {
+            let taking = if verify_compaction {
+                "verify_compaction"
+            } else {
+                "allow_compaction"
+            };
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "refuse_compaction=True contradicts {taking}=True: refuse_compaction is \
+                 deprecated and does nothing (compaction results are refused by default); pass \
+                 only {taking}=True to take them"
+            )));
+        }
         let binding = if overwrite {
             Binding::overwrite(commit_user)
         } else {
@@ -54,8 +73,11 @@ impl Coordinator {
         } else {
             binding
         };
-        let binding = if refuse_compaction {
-            binding.without_compaction()
+        // `refuse_compaction` is the default now: nothing to do for it.
+        let binding = if verify_compaction {
+            binding.with_verified_compaction()
+        } else if allow_compaction {
+            binding.with_compaction()
         } else {
             binding
         };
@@ -112,16 +134,26 @@ impl Coordinator {
     /// of the paimon crate's postpone fixed-bucket writer (postpone tables only).
     /// `allow_deletes=True` lets messages delete (deleted data files, deletion-vector index
     /// files, deleted index files); without it such messages raise `ValidationError` (rule
-    /// `change-kind`). Compaction results (from writers that compact, Java's default) are
-    /// committed as Java's committer does, an APPEND then a COMPACT snapshot under one
-    /// identifier; `refuse_compaction=True` raises `ValidationError` (rule
-    /// `compact-increment`) for them instead. Raises `UnsupportedError` for tables or
+    /// `change-kind`). Compaction is opt-in: messages carrying compaction results raise
+    /// `ValidationError` (rule `compact-increment`) unless `allow_compaction=True`, for jobs
+    /// whose writers compact (Java writers with `write-only = false`, Java's default); they
+    /// are then committed as Java's committer does, an APPEND then a COMPACT snapshot under
+    /// one identifier. `verify_compaction=True` (implies `allow_compaction=True`) also reads
+    /// each compaction's inputs and results and raises `ValidationError` (rule
+    /// `compact-content`) for one whose rows differ, which the metadata rules alone cannot
+    /// tell; it reads every compacted byte twice (inputs and results), and binding raises
+    /// `UnsupportedError` for tables whose compactions cannot be verified (postpone tables,
+    /// `bucket = -2`; primary-key tables with the `partial-update` or `aggregation` merge
+    /// engine). `refuse_compaction` is deprecated and ignored (refusing is the default);
+    /// `refuse_compaction=True` together with `allow_compaction=True` or
+    /// `verify_compaction=True` raises `ValueError`. Raises `UnsupportedError` for tables or
     /// bindings the coordinator cannot commit.
     #[new]
     #[pyo3(signature = (
         table, commit_user, *, overwrite=false, postpone_fixed_bucket=false, allow_deletes=false,
-        refuse_compaction=false
+        allow_compaction=false, verify_compaction=false, refuse_compaction=false
     ))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         table: &Bound<'_, Table>,
@@ -129,6 +161,8 @@ impl Coordinator {
         overwrite: bool,
         postpone_fixed_bucket: bool,
         allow_deletes: bool,
+        allow_compaction: bool,
+        verify_compaction: bool,
         refuse_compaction: bool,
     ) -> PyResult<Self> {
         Self::bind(
@@ -138,6 +172,8 @@ impl Coordinator {
             overwrite,
             postpone_fixed_bucket,
             allow_deletes,
+            allow_compaction,
+            verify_compaction,
             refuse_compaction,
         )
     }
@@ -261,6 +297,20 @@ impl Coordinator {
     #[getter]
     fn table_name(&self) -> &str {
         &self.table_name
+    }
+
+    /// Whether messages carrying compaction results are taken (`allow_compaction=True`, or
+    /// `verify_compaction=True`, which implies it).
+    #[getter]
+    fn allow_compaction(&self) -> bool {
+        self.coordinator.binding().allow_compaction
+    }
+
+    /// Whether each compaction is verified by reading its inputs and results
+    /// (`verify_compaction=True`; rule `compact-content`).
+    #[getter]
+    fn verify_compaction(&self) -> bool {
+        self.coordinator.binding().verify_compaction
     }
 
     fn __repr__(&self) -> String {

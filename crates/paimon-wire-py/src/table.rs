@@ -292,17 +292,23 @@ impl Table {
         Writer::new(&self.table, &self.name, commit_user, overwrite)
     }
 
-    /// The coordinator of one commit job on this table; see `Coordinator`.
+    /// The coordinator of one commit job on this table; see `Coordinator` (compaction
+    /// results are refused unless `allow_compaction=True`; `verify_compaction=True` takes
+    /// them too and verifies each by reading its inputs and results; `refuse_compaction` is
+    /// deprecated and ignored).
     #[pyo3(signature = (
         commit_user, *, overwrite=false, postpone_fixed_bucket=false, allow_deletes=false,
-        refuse_compaction=false
+        allow_compaction=false, verify_compaction=false, refuse_compaction=false
     ))]
+    #[allow(clippy::too_many_arguments)]
     fn new_coordinator(
         slf: &Bound<'_, Self>,
         commit_user: &str,
         overwrite: bool,
         postpone_fixed_bucket: bool,
         allow_deletes: bool,
+        allow_compaction: bool,
+        verify_compaction: bool,
         refuse_compaction: bool,
     ) -> PyResult<Coordinator> {
         Coordinator::bind(
@@ -312,6 +318,8 @@ impl Table {
             overwrite,
             postpone_fixed_bucket,
             allow_deletes,
+            allow_compaction,
+            verify_compaction,
             refuse_compaction,
         )
     }

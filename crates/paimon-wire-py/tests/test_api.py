@@ -374,6 +374,54 @@ def test_codec_errors_carry_the_cli_message_and_location(warehouse, cli, tmp_pat
         table.new_coordinator("job-1").deserialize(truncated, version)
 
 
+def test_compaction_is_opt_in_and_refuse_compaction_is_a_deprecated_no_op(warehouse):
+    # Refusing compaction results is the default; tests/test_java_compaction.py shows a real
+    # compacting payload refused by default and committed with allow_compaction=True.
+    table = create_orders(warehouse)
+    assert not pw.Coordinator(table, "job-1").allow_compaction
+    assert not table.new_coordinator("job-1").allow_compaction
+    assert not table.new_coordinator("job-1", refuse_compaction=True).allow_compaction
+    assert pw.Coordinator(table, "job-1", allow_compaction=True).allow_compaction
+    allowing = table.new_coordinator("job-1", allow_compaction=True)
+    assert allowing.allow_compaction
+    with pytest.raises(ValueError, match="refuse_compaction=True contradicts allow_compaction=True"):
+        table.new_coordinator("job-1", allow_compaction=True, refuse_compaction=True)
+    with pytest.raises(ValueError, match="refuse_compaction"):
+        pw.Coordinator(table, "job-1", allow_compaction=True, refuse_compaction=True)
+    # Payloads without compaction results commit the same either way.
+    payload, version = prepare(table, range(10))
+    assert allowing.commit_payloads([(payload, version)], 1).status == "committed"
+    assert sorted_ids(read_with_pypaimon(warehouse)) == list(range(10))
+
+
+def test_verify_compaction_implies_allow_compaction_and_refuses_unverifiable_tables(warehouse):
+    table = create_orders(warehouse)
+    assert not pw.Coordinator(table, "job-1").verify_compaction
+    assert not table.new_coordinator("job-1", allow_compaction=True).verify_compaction
+    verifying = pw.Coordinator(table, "job-1", verify_compaction=True)
+    assert verifying.allow_compaction and verifying.verify_compaction
+    from_table = table.new_coordinator("job-1", verify_compaction=True)
+    assert from_table.allow_compaction and from_table.verify_compaction
+    both = table.new_coordinator("job-1", allow_compaction=True, verify_compaction=True)
+    assert both.allow_compaction and both.verify_compaction
+    with pytest.raises(ValueError, match="refuse_compaction=True contradicts verify_compaction=True"):
+        pw.Coordinator(table, "job-1", verify_compaction=True, refuse_compaction=True)
+
+    # A postpone table compacts across buckets: its compactions cannot be verified, so a
+    # verifying coordinator is refused at bind; trusting compaction by metadata still binds.
+    postponed = pk_table(warehouse, bucket="-2")
+    assert pw.Coordinator(postponed, "job-1", allow_compaction=True).allow_compaction
+    with pytest.raises(pw.UnsupportedError, match="cannot be verified"):
+        pw.Coordinator(postponed, "job-1", verify_compaction=True)
+    with pytest.raises(pw.UnsupportedError, match="cannot be verified"):
+        postponed.new_coordinator("job-1", allow_compaction=True, verify_compaction=True)
+
+    # Payloads without compaction results commit the same.
+    payload, version = prepare(table, range(10))
+    assert verifying.commit_payloads([(payload, version)], 1).status == "committed"
+    assert sorted_ids(read_with_pypaimon(warehouse)) == list(range(10))
+
+
 def test_validation_errors_name_the_rule_as_the_cli_does(tmp_path, cli):
     warehouse = str(tmp_path / "warehouse")
     four = pw.create_table(warehouse, "db.four", SCHEMA, options={"bucket": "4", "bucket-key": "id"})

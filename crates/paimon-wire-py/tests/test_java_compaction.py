@@ -2,9 +2,11 @@
 
 Real Paimon Java 2.0 writers (compat/java, `write --compact true`: write-only = false,
 compaction awaited at prepare) write a primary-key table with 2 fixed buckets round after
-round; every round updates every key so far and adds 10. The Python coordinator commits each
-round's payload (an APPEND snapshot, then a COMPACT snapshot when the payload carries
-compaction results). Java and pypaimon then read every key once, with its latest value.
+round; every round updates every key so far and adds 10. The Python coordinator, made with
+``allow_compaction=True`` (compaction is opt-in: a default coordinator refuses such payloads),
+commits each round's payload (an APPEND snapshot, then a COMPACT snapshot when the payload
+carries compaction results). Java and pypaimon then read every key once, with its latest
+value.
 
 Needs Java 17 and Maven (`.ci/run` installs them); the harness builds itself on first use
 and is cached in compat/java/target/ (scripts/java-interop builds it earlier in
@@ -17,6 +19,7 @@ import pathlib
 import re
 import subprocess
 
+import pytest
 from conftest import read_with_pypaimon
 
 import paimon_wire as pw
@@ -49,7 +52,9 @@ def expected_rows(rounds: int) -> list[tuple[int, str, str]]:
 def test_java_compacting_writers_committed_by_the_python_coordinator(tmp_path):
     warehouse = str(tmp_path / "warehouse")
     java("create-table", "--warehouse", warehouse, "--table", TABLE, "--kind", "pk")
-    coordinator = pw.open_table(warehouse, TABLE).new_coordinator(COMMIT_USER)
+    table = pw.open_table(warehouse, TABLE)
+    coordinator = table.new_coordinator(COMMIT_USER, allow_compaction=True)
+    refusing = table.new_coordinator(COMMIT_USER)
 
     rounds_with_compaction = 0
     for round_ in range(1, ROUNDS + 1):
@@ -67,6 +72,13 @@ def test_java_compacting_writers_committed_by_the_python_coordinator(tmp_path):
         written_version = re.search(r"version (\d+)", out)
         assert written_version, out
         version = int(written_version.group(1))
+
+        if compacted:
+            # Compaction is opt-in: a default coordinator refuses the payload by rule.
+            with pytest.raises(pw.ValidationError) as raised:
+                refusing.deserialize(payload.read_bytes(), version)
+            assert raised.value.rule == "compact-increment", raised.value
+            assert "allow_compaction=True" in str(raised.value)
 
         outcome = coordinator.commit_payloads([(payload.read_bytes(), version)], round_)
         assert outcome.status == "committed", outcome

@@ -175,6 +175,14 @@ def test_overwrite_replaces_the_partitions_written(warehouse):
     assert table.latest_snapshot()["commit_kind"] == "OVERWRITE"
 
 
+def test_the_sink_passes_allow_compaction_to_its_coordinator(warehouse):
+    create_orders(warehouse)
+    assert not PaimonDatasink(warehouse, "db.orders")._coordinator().allow_compaction
+    sink = PaimonDatasink(warehouse, "db.orders", allow_compaction=True)
+    assert sink.allow_compaction
+    assert sink._coordinator().allow_compaction
+
+
 def test_the_sink_refuses_a_missing_table(warehouse):
     create_orders(warehouse)
     with pytest.raises(pw.TableNotFoundError):

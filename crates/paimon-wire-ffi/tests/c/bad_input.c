@@ -388,9 +388,54 @@ static void write_kind_errors(const char *warehouse, const paimon_wire_table *or
   expect_error(c.error, PAIMON_WIRE_ERROR_CODE_UNSUPPORTED, NULL, "fixed-bucket commit, append table");
   c = paimon_wire_table_commit_new(NULL, "job", false, PAIMON_WIRE_WRITE_KIND_STANDARD);
   expect_error(c.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`table`", "commit NULL table");
+  c = paimon_wire_table_commit_new_with_compaction(NULL, "job", false, PAIMON_WIRE_WRITE_KIND_STANDARD);
+  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`table`", "compaction commit NULL table");
+  c = paimon_wire_table_commit_new_with_flags(orders, NULL, false, PAIMON_WIRE_WRITE_KIND_STANDARD,
+                                              PAIMON_WIRE_BINDING_ALLOW_COMPACTION);
+  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`commit_user`", "flags commit NULL user");
+  /* Unknown binding flags: refused, naming the unknown bits. */
+  c = paimon_wire_table_commit_new_with_flags(orders, "job", false, PAIMON_WIRE_WRITE_KIND_STANDARD, 8);
+  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "unknown bits 0x8", "commit flags 8");
+  c = paimon_wire_table_commit_new_with_flags(orders, "job", false, PAIMON_WIRE_WRITE_KIND_STANDARD,
+                                              PAIMON_WIRE_BINDING_VERIFY_COMPACTION | 8u);
+  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "PAIMON_WIRE_BINDING_VERIFY_COMPACTION",
+               "commit flags 8 with verify, naming the known flags");
+  c = paimon_wire_table_commit_new_with_flags(
+      orders, "job", false, PAIMON_WIRE_WRITE_KIND_STANDARD,
+      PAIMON_WIRE_BINDING_ALLOW_COMPACTION | 0x80000000u);
+  expect_error(c.error, PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "unknown bits 0x80000000",
+               "commit flags with the top bit");
+  /* Every known combination binds. */
+  for (uint32_t flags = 0;
+       flags <= (PAIMON_WIRE_BINDING_ALLOW_DELETES | PAIMON_WIRE_BINDING_ALLOW_COMPACTION |
+                 PAIMON_WIRE_BINDING_VERIFY_COMPACTION);
+       flags++) {
+    c = paimon_wire_table_commit_new_with_flags(orders, "job", false, PAIMON_WIRE_WRITE_KIND_STANDARD,
+                                                flags);
+    expect(c.error == NULL && c.commit != NULL, "commit with known flags");
+    paimon_wire_error_free(c.error);
+    paimon_wire_table_commit_free(c.commit);
+  }
 
   /* A postpone table: each coordinator takes only the messages of its own write kind. */
   paimon_wire_table *postponed = open_table(warehouse, "db.postponed");
+  /* Its compactions cannot be verified: a verifying binding is refused, with or without
+   * the other flags; compaction trusted by metadata binds. */
+  for (uint32_t flags = PAIMON_WIRE_BINDING_VERIFY_COMPACTION;
+       flags <= (PAIMON_WIRE_BINDING_ALLOW_DELETES | PAIMON_WIRE_BINDING_ALLOW_COMPACTION |
+                 PAIMON_WIRE_BINDING_VERIFY_COMPACTION);
+       flags++) {
+    c = paimon_wire_table_commit_new_with_flags(postponed, "job", false,
+                                                PAIMON_WIRE_WRITE_KIND_STANDARD, flags);
+    expect_error(c.error, PAIMON_WIRE_ERROR_CODE_UNSUPPORTED, "cannot be verified",
+                 "verified compaction on a postpone table");
+    paimon_wire_table_commit_free(c.commit);
+  }
+  c = paimon_wire_table_commit_new_with_flags(postponed, "job", false, PAIMON_WIRE_WRITE_KIND_STANDARD,
+                                              PAIMON_WIRE_BINDING_ALLOW_COMPACTION);
+  expect(c.error == NULL && c.commit != NULL, "trusted compaction on a postpone table");
+  paimon_wire_error_free(c.error);
+  paimon_wire_table_commit_free(c.commit);
   paimon_wire_bytes standard = write_payload(postponed, "job", PAIMON_WIRE_WRITE_KIND_STANDARD, 0, 10, PARTS, NULL);
   paimon_wire_bytes fixed =
       write_payload(postponed, "job", PAIMON_WIRE_WRITE_KIND_POSTPONE_FIXED_BUCKET, 100, 10, PARTS, NULL);

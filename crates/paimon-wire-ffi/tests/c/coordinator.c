@@ -3,8 +3,12 @@
  * through one table commit (which fixes table, commit user and mode), merges the parts and
  * commits them once under a commit identifier. Prints the outcome on stdout.
  *
- * usage: coordinator WAREHOUSE DATABASE.TABLE COMMIT_USER OVERWRITE(0|1) COMMIT_ID
- *                    CRASH_AFTER_COMMIT(0|1) PAYLOAD_FILE...
+ * usage: coordinator [--with-compaction | --flags N] WAREHOUSE DATABASE.TABLE COMMIT_USER
+ *                    OVERWRITE(0|1) COMMIT_ID CRASH_AFTER_COMMIT(0|1) PAYLOAD_FILE...
+ *
+ * The table commit comes from paimon_wire_table_commit_new (compaction results refused), or
+ * with --with-compaction from paimon_wire_table_commit_new_with_compaction, or with --flags N
+ * from paimon_wire_table_commit_new_with_flags(..., N).
  *
  * With CRASH_AFTER_COMMIT=1 the process kills itself with SIGKILL right after the commit
  * returns, before reporting anything, as a coordinator crash would.
@@ -15,14 +19,33 @@
 
 #include "common.h"
 
-static void run_coordinator(const char *warehouse, const char *table_name,
-                            const char *commit_user, bool overwrite, int64_t commit_id,
-                            bool crash_after_commit, char *const *paths, int n_paths) {
+/* Which paimon_wire_table_commit_new* function binds the table commit. */
+typedef enum { BIND_DEFAULT, BIND_WITH_COMPACTION, BIND_WITH_FLAGS } binding_kind;
+
+static void run_coordinator(binding_kind binding, uint32_t flags, const char *warehouse,
+                            const char *table_name, const char *commit_user, bool overwrite,
+                            int64_t commit_id, bool crash_after_commit, char *const *paths,
+                            int n_paths) {
   paimon_wire_result_table table = paimon_wire_table_open(warehouse, table_name, NULL, NULL, 0);
   check(table.error, "paimon_wire_table_open");
-  paimon_wire_result_table_commit commit =
-      paimon_wire_table_commit_new(table.table, commit_user, overwrite, PAIMON_WIRE_WRITE_KIND_STANDARD);
-  check(commit.error, "paimon_wire_table_commit_new");
+  paimon_wire_result_table_commit commit;
+  switch (binding) {
+    case BIND_WITH_COMPACTION:
+      commit = paimon_wire_table_commit_new_with_compaction(table.table, commit_user, overwrite,
+                                                            PAIMON_WIRE_WRITE_KIND_STANDARD);
+      check(commit.error, "paimon_wire_table_commit_new_with_compaction");
+      break;
+    case BIND_WITH_FLAGS:
+      commit = paimon_wire_table_commit_new_with_flags(table.table, commit_user, overwrite,
+                                                       PAIMON_WIRE_WRITE_KIND_STANDARD, flags);
+      check(commit.error, "paimon_wire_table_commit_new_with_flags");
+      break;
+    default:
+      commit = paimon_wire_table_commit_new(table.table, commit_user, overwrite,
+                                            PAIMON_WIRE_WRITE_KIND_STANDARD);
+      check(commit.error, "paimon_wire_table_commit_new");
+      break;
+  }
 
   const paimon_wire_commit_messages **parts =
       (const paimon_wire_commit_messages **)checked_malloc(sizeof(void *) * (size_t)n_paths);
@@ -63,13 +86,26 @@ static void run_coordinator(const char *warehouse, const char *table_name,
 }
 
 int main(int argc, char **argv) {
-  if (argc < 8) {
+  binding_kind binding = BIND_DEFAULT;
+  uint32_t flags = 0;
+  int first = 1;
+  if (argc > 1 && strcmp(argv[1], "--with-compaction") == 0) {
+    binding = BIND_WITH_COMPACTION;
+    first = 2;
+  } else if (argc > 2 && strcmp(argv[1], "--flags") == 0) {
+    binding = BIND_WITH_FLAGS;
+    flags = (uint32_t)strtoul(argv[2], NULL, 0);
+    first = 3;
+  }
+  if (argc - first < 7) {
     fprintf(stderr,
-            "usage: %s WAREHOUSE DATABASE.TABLE COMMIT_USER OVERWRITE COMMIT_ID CRASH PAYLOAD...\n",
+            "usage: %s [--with-compaction | --flags N] WAREHOUSE DATABASE.TABLE COMMIT_USER "
+            "OVERWRITE COMMIT_ID CRASH PAYLOAD...\n",
             argv[0]);
     return 2;
   }
-  run_coordinator(argv[1], argv[2], argv[3], atoi(argv[4]) != 0, atoll(argv[5]),
-                  atoi(argv[6]) != 0, argv + 7, argc - 7);
+  char **args = argv + first;
+  run_coordinator(binding, flags, args[0], args[1], args[2], atoi(args[3]) != 0, atoll(args[4]),
+                  atoi(args[5]) != 0, args + 6, argc - first - 6);
   return 0;
 }

@@ -74,6 +74,11 @@ int main(int argc, char **argv) {
                [&] { table.new_write_builder(""); });
   expect_error("an empty commit user for a commit", PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "",
                [&] { table.new_commit(""); });
+  expect_error("an unknown binding flag", PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "unknown bits 0x8",
+               [&] {
+                 table.new_commit_with_flags("job", false, PAIMON_WIRE_WRITE_KIND_STANDARD,
+                                             PAIMON_WIRE_BINDING_ALLOW_COMPACTION | 8u);
+               });
 
   paimon_wire::WriteBuilder builder = table.new_write_builder("job");
   paimon_wire::TableWrite write = builder.new_write();

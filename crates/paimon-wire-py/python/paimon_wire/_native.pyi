@@ -231,9 +231,15 @@ class Table:
         overwrite: bool = False,
         postpone_fixed_bucket: bool = False,
         allow_deletes: bool = False,
+        allow_compaction: bool = False,
+        verify_compaction: bool = False,
         refuse_compaction: bool = False,
     ) -> Coordinator:
-        """The coordinator of the job ``commit_user`` on this table."""
+        """The coordinator of the job ``commit_user`` on this table. Compaction results are
+        refused (``ValidationError``, rule ``compact-increment``) unless
+        ``allow_compaction=True``, or ``verify_compaction=True`` which also verifies each
+        compaction by reading its inputs and results (see ``Coordinator``);
+        ``refuse_compaction`` is deprecated and ignored."""
 
 @final
 class Writer:
@@ -277,14 +283,36 @@ class Coordinator:
         overwrite: bool = False,
         postpone_fixed_bucket: bool = False,
         allow_deletes: bool = False,
+        allow_compaction: bool = False,
+        verify_compaction: bool = False,
         refuse_compaction: bool = False,
-    ) -> Coordinator: ...
+    ) -> Coordinator:
+        """Binds a coordinator. ``allow_compaction=True`` takes messages carrying compaction
+        results (writers that compact, such as Java writers with ``write-only = false``),
+        refused by default (``ValidationError``, rule ``compact-increment``).
+        ``verify_compaction=True`` implies ``allow_compaction=True`` and also reads each
+        compaction's inputs and results, raising ``ValidationError`` (rule
+        ``compact-content``) for one whose rows differ; it reads every compacted byte twice,
+        and binding raises ``UnsupportedError`` for tables whose compactions cannot be
+        verified (postpone tables, ``bucket = -2``; primary-key tables with the
+        ``partial-update`` or ``aggregation`` merge engine).
+        ``refuse_compaction`` is deprecated and ignored (refusing is the default); together
+        with ``allow_compaction=True`` or ``verify_compaction=True`` it raises
+        ``ValueError``."""
     @property
     def commit_user(self) -> str: ...
     @property
     def mode(self) -> Literal["append", "overwrite"]: ...
     @property
     def table_name(self) -> str: ...
+    @property
+    def allow_compaction(self) -> bool:
+        """Whether messages carrying compaction results are taken (also with
+        ``verify_compaction=True``)."""
+    @property
+    def verify_compaction(self) -> bool:
+        """Whether each compaction is verified by reading its inputs and results (rule
+        ``compact-content``)."""
     def deserialize(self, payload: _BytesLike, version: Optional[int] = None) -> BoundMessages:
         """Decodes and validates one payload (without ``version``: a PWIR envelope)."""
     def merge(self, parts: Sequence[BoundMessages]) -> BoundMessages:

@@ -170,6 +170,18 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
             ``{"s3.endpoint": ..., "s3.access-key": ..., "s3.secret-key": ...}``). They travel
             with the sink to every write task (Ray pickles it), so every task reaches the same
             warehouse; they never appear in ``repr`` or log lines.
+        allow_compaction: Let the sink's coordinator take payloads that carry compaction
+            results (``Coordinator(..., allow_compaction=True)``). The sink's own write tasks
+            never compact, so this only matters for payloads of writers that compact; by
+            default such payloads are refused (``ValidationError``, rule
+            ``compact-increment``).
+        verify_compaction: Like ``allow_compaction``, and the coordinator also verifies each
+            compaction by reading its inputs and results
+            (``Coordinator(..., verify_compaction=True)``; rule ``compact-content``), at the
+            cost of reading every compacted byte twice. Implies ``allow_compaction``. Tables
+            whose compactions cannot be verified (postpone tables, ``bucket = -2``;
+            primary-key tables with the ``partial-update`` or ``aggregation`` merge engine)
+            raise ``UnsupportedError`` here, before anything is written.
 
     After a job, ``outcome`` holds the ``CommitOutcome`` and ``commit_identifier`` the
     identifier used.
@@ -185,6 +197,8 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         commit_identifier: Optional[int] = None,
         min_rows_per_write: Optional[int] = None,
         catalog_options: Optional[Mapping[str, str]] = None,
+        allow_compaction: bool = False,
+        verify_compaction: bool = False,
     ) -> None:
         self._catalog_options = dict(catalog_options or {})
         opened = open_table(warehouse, table, catalog_options=self._catalog_options)
@@ -203,6 +217,8 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         self.table = opened.name
         self.commit_user = commit_user or _default_commit_user(opened)
         self.overwrite = overwrite
+        self.allow_compaction = allow_compaction or verify_compaction
+        self.verify_compaction = verify_compaction
         self.commit_identifier: Optional[int] = None
         self.outcome: Optional[CommitOutcome] = None
         self._fixed_identifier = commit_identifier
@@ -211,6 +227,10 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         self._tracker: Any = None
         self._pending: Optional[list[Payload]] = None
         self._commit_started = False
+        if verify_compaction:
+            # Bind once here so a table whose compactions cannot be verified is refused
+            # before any task writes (UnsupportedError), not at the commit.
+            self._coordinator(opened)
 
     # --- routing -----------------------------------------------------------------------
 
@@ -248,8 +268,14 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
     def _open(self) -> Table:
         return open_table(self.warehouse, self.table, catalog_options=self._catalog_options)
 
-    def _coordinator(self) -> Coordinator:
-        return Coordinator(self._open(), self.commit_user, overwrite=self.overwrite)
+    def _coordinator(self, table: Optional[Table] = None) -> Coordinator:
+        return Coordinator(
+            table if table is not None else self._open(),
+            self.commit_user,
+            overwrite=self.overwrite,
+            allow_compaction=self.allow_compaction,
+            verify_compaction=self.verify_compaction,
+        )
 
     def _start_job(self) -> None:
         if self._fixed_identifier is not None:
@@ -392,7 +418,7 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
             # task's result will never reach the commit.
             writer.close()
             if prepared is not None:
-                coordinator = Coordinator(table, self.commit_user, overwrite=self.overwrite)
+                coordinator = self._coordinator(table)
                 coordinator.abort(coordinator.deserialize(*prepared))
             raise
         writer.close()

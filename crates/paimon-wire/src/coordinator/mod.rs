@@ -425,8 +425,10 @@ impl Coordinator {
             if let Some(reason) = verify::unverifiable(&table, &rules) {
                 return Err(CoordinatorError::Unsupported {
                     reason: format!(
-                        "table {} cannot have its compactions verified: {reason}; bind with \
-                         compaction trusted (Binding::with_compaction) or refused",
+                        "compactions of table {} cannot be verified: {reason}; allow compaction \
+                         without verification (Rust Binding::with_compaction, C \
+                         PAIMON_WIRE_BINDING_ALLOW_COMPACTION, CLI --allow-compaction, Python \
+                         allow_compaction=True) or leave it refused",
                         rules.table_name()
                     ),
                 });
