@@ -9,9 +9,9 @@
 //! It commits `TABLE_STATE_FILES` (default 100,000) data files into ONE partition and bucket
 //! of a real local append table (10 commits), the worst case for the check: it reads every
 //! entry of the touched bucket. Then it times `Coordinator::check_against_table` (what
-//! `commit` runs before committing) for a payload of 100 new files in that partition, and for
-//! one in a partition the table does not have, and prints
-//! `table-state live_files=N case=C runs=R median_ms=M min_ms=M`.
+//! `commit` runs before committing) for a payload of 100 new files in that partition, for one
+//! in a partition the table does not have, and for a W3-sized payload (100,000 new files in a
+//! new partition), and prints `table-state live_files=N case=C runs=R median_ms=M min_ms=M`.
 
 #[path = "coordinator/support.rs"]
 #[allow(dead_code)]
@@ -70,11 +70,12 @@ async fn table_state_check_cost_at_many_live_files() {
         started.elapsed().as_secs_f64()
     );
 
-    for (case, template) in [
-        ("touched-partition-holds-all", &in_a),
-        ("new-partition", &in_b),
+    for (case, template, files) in [
+        ("touched-partition-holds-all", &in_a, 100),
+        ("new-partition", &in_b, 100),
+        ("w3-sized-payload-new-partition", &in_b, live_files),
     ] {
-        let probe = with_files(root, template, "probe", 100);
+        let probe = with_files(root, template, &format!("probe{files}"), files);
         let bound = coordinator.bind_messages(vec![probe]).expect("valid");
         let runs = 5;
         let mut times = Vec::with_capacity(runs);

@@ -27,7 +27,9 @@ use paimon::spec::DataFileMeta;
 use paimon::table::CommitMessage;
 
 use super::error::{CoordinatorResult, Rule};
-use super::fields::{DataFileFields, MessageFields, COMPACT_AFTER, COMPACT_BEFORE};
+use super::fields::{
+    metadata_difference, DataFileFields, MessageFields, COMPACT_AFTER, COMPACT_BEFORE,
+};
 use super::keys::{compare, Key};
 use super::table_state::{bucket_key, refuse, BucketKey, TableState};
 use super::validate::{compaction_lists, BucketMode, Check, TableRules};
@@ -77,7 +79,7 @@ pub(crate) fn check_message<M: MessageFields>(
                     ),
                 ));
             }
-            if let Some(field) = upgrade_difference(from, &file) {
+            if let Some(field) = metadata_difference(from, &file) {
                 return Err(check.fail(
                     at(field),
                     Rule::CompactLevels,
@@ -119,31 +121,6 @@ pub(crate) fn check_message<M: MessageFields>(
         check_ranges(check, message)?;
     }
     Ok(())
-}
-
-/// What differs between a file and its in-place upgrade besides the level, if anything.
-fn upgrade_difference<'m, F: DataFileFields<'m>>(before: &F, after: &F) -> Option<&'static str> {
-    if before.row_count() != after.row_count() {
-        Some("row_count")
-    } else if before.file_size() != after.file_size() {
-        Some("file_size")
-    } else if before.min_sequence_number() != after.min_sequence_number()
-        || before.max_sequence_number() != after.max_sequence_number()
-    {
-        Some("sequence_numbers")
-    } else if before.min_key() != after.min_key() || before.max_key() != after.max_key() {
-        Some("keys")
-    } else if before.schema_id() != after.schema_id() {
-        Some("schema_id")
-    } else if before.external_path() != after.external_path()
-        || !before.extra_files().eq(after.extra_files())
-    {
-        Some("files")
-    } else if before.delete_row_count() != after.delete_row_count() {
-        Some("delete_row_count")
-    } else {
-        None
-    }
 }
 
 /// Rule `compact-ranges`: every result's keys and sequence numbers lie within the union of

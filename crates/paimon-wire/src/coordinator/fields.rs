@@ -107,6 +107,35 @@ pub(crate) trait MessageFields {
     fn index_file_count(&self, list: usize) -> usize;
 }
 
+/// The first field (besides the level and the statistics) in which two data files' metadata
+/// differ, if any: the identity the paimon crate matches entries by (extra files, external
+/// path; the embedded index is compared by the caller that has it) and the counts and ranges
+/// the coordinator's rules rely on. Used where a file must be the same file: an in-place
+/// upgrade and its input, a deleted file and its live entry.
+pub(crate) fn metadata_difference<'m, F: DataFileFields<'m>>(a: &F, b: &F) -> Option<&'static str> {
+    if !a.extra_files().eq(b.extra_files()) {
+        Some("extra_files")
+    } else if a.external_path() != b.external_path() {
+        Some("external_path")
+    } else if a.row_count() != b.row_count() {
+        Some("row_count")
+    } else if a.file_size() != b.file_size() {
+        Some("file_size")
+    } else if a.min_sequence_number() != b.min_sequence_number()
+        || a.max_sequence_number() != b.max_sequence_number()
+    {
+        Some("sequence_numbers")
+    } else if a.min_key() != b.min_key() || a.max_key() != b.max_key() {
+        Some("keys")
+    } else if a.delete_row_count() != b.delete_row_count() {
+        Some("delete_row_count")
+    } else if a.schema_id() != b.schema_id() {
+        Some("schema_id")
+    } else {
+        None
+    }
+}
+
 impl<'m> DataFileFields<'m> for &'m DataFileMeta {
     fn file_name(&self) -> &'m str {
         &self.file_name

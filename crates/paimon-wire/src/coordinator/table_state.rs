@@ -25,7 +25,7 @@ use paimon::spec::{FileKind, Snapshot};
 use paimon::table::CommitMessage;
 
 use super::error::{CoordinatorError, CoordinatorResult, Rule, ValidationError};
-use super::fields::{MessageFields, DATA_LISTS};
+use super::fields::{metadata_difference, MessageFields, DATA_LISTS};
 use super::history::Referenced;
 use super::validate::{
     has_compaction, DELETION_VECTORS_INDEX_TYPE, MAX_SEQUENCE_OR_ROW_ID, MAX_SEQUENCE_STEP,
@@ -305,28 +305,10 @@ fn check_added_files_are_new(
 /// identity (partition, bucket, level, name, extra files, embedded index, external path)
 /// matches, and the compaction rules count the rows and ranges of the inputs.
 fn live_entry_difference(sent: &DataFileMeta, live: &DataFileMeta) -> Option<&'static str> {
-    if sent.extra_files != live.extra_files {
-        Some("extra_files")
-    } else if sent.embedded_index != live.embedded_index {
+    if sent.embedded_index != live.embedded_index {
         Some("embedded_index")
-    } else if sent.external_path != live.external_path {
-        Some("external_path")
-    } else if sent.row_count != live.row_count {
-        Some("row_count")
-    } else if sent.file_size != live.file_size {
-        Some("file_size")
-    } else if sent.min_sequence_number != live.min_sequence_number
-        || sent.max_sequence_number != live.max_sequence_number
-    {
-        Some("sequence_numbers")
-    } else if sent.min_key != live.min_key || sent.max_key != live.max_key {
-        Some("keys")
-    } else if sent.delete_row_count != live.delete_row_count {
-        Some("delete_row_count")
-    } else if sent.schema_id != live.schema_id {
-        Some("schema_id")
     } else {
-        None
+        metadata_difference(&sent, &live)
     }
 }
 
