@@ -7,6 +7,11 @@
 //! A hostile step must be refused (with the rule its class names) or be a rerun that commits
 //! nothing, and leave the snapshots unchanged.
 //!
+//! Honest writers are the paimon crate's (always), pypaimon's (its own write and commit, when
+//! `PAIMON_WIRE_PYPAIMON` is set) and real Paimon Java 2.0 writers that compact
+//! (`compat/java/harness.sh 2.0.0 write --compact true`, their payloads committed by the
+//! coordinator, on the primary-key table, when `PAIMON_WIRE_JAVA_HARNESS` names the harness).
+//!
 //! Two tables, two bindings:
 //! - an append table with deletion vectors, compaction allowed (metadata rules): honest
 //!   writes, honest row deletes (deletion vectors, a binding with deletes), honest
@@ -70,6 +75,8 @@ enum Step {
 struct Run {
     table: Table,
     kind: Kind,
+    warehouse: String,
+    name: String,
     coordinator: Coordinator,
     deleting: Coordinator,
     model: Vec<Row>,
@@ -262,6 +269,98 @@ impl Run {
         assert!(matches!(outcome, CommitOutcome::Committed { .. }));
         self.apply_upserts(&rows);
         Step::Honest("write")
+    }
+
+    /// A real Paimon Java 2.0 writer that compacts (`write-only = false`): its payload is
+    /// committed by the coordinator, compaction results included.
+    async fn java_write(&mut self) -> Option<Step> {
+        let harness = std::env::var("PAIMON_WIRE_JAVA_HARNESS").ok()?;
+        if !self.primary_key() {
+            return None;
+        }
+        let from = self.rng.below(40);
+        let to = from + 1 + self.rng.below(8);
+        let prefix = format!("j{}_", self.step);
+        let identifier = self.identifier();
+        let payload = std::env::temp_dir().join(format!(
+            "stateful-java-{}-{}.bin",
+            std::process::id(),
+            self.step
+        ));
+        let out = std::process::Command::new(harness)
+            .args(["2.0.0", "write", "--warehouse", &self.warehouse])
+            .args([
+                "--table",
+                &format!("db.{}", self.name),
+                "--commit-user",
+                USER,
+            ])
+            .args(["--identifier", &identifier.to_string()])
+            .args(["--rows", &format!("{from}:{to}"), "--value-prefix", &prefix])
+            .args(["--compact", "true", "--out"])
+            .arg(&payload)
+            .output()
+            .expect("run the Java harness");
+        assert!(
+            out.status.success(),
+            "Java writer failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let bytes = std::fs::read(&payload).unwrap();
+        let _ = std::fs::remove_file(&payload);
+        let version = paimon_wire::SerializerVersion::try_from(12).unwrap();
+        let bound = self.coordinator.deserialize(version, &bytes).unwrap();
+        let outcome = self.coordinator.commit(bound, identifier).await;
+        assert!(
+            matches!(outcome, Ok(CommitOutcome::Committed { .. })),
+            "a Java writer's payload commits: {outcome:?}"
+        );
+        let rows: Vec<Row> = (from as i32..to as i32)
+            .map(|i| (i, format!("p{}", i % 3), format!("{prefix}{i}")))
+            .collect();
+        self.apply_upserts(&rows);
+        Some(Step::Honest("java write"))
+    }
+
+    /// pypaimon writes and commits rows itself (its own commit user).
+    async fn pypaimon_write(&mut self) -> Option<Step> {
+        let python = std::env::var("PAIMON_WIRE_PYPAIMON").ok()?;
+        let count = 1 + self.rng.below(6);
+        let rows: Vec<Row> = self
+            .random_rows(count)
+            .into_iter()
+            .map(|(id, pt, v)| (id, pt, format!("py{v}")))
+            .collect();
+        let script = r#"
+import json, sys
+import pyarrow as pa
+from pypaimon import CatalogFactory
+t = CatalogFactory.create({"warehouse": sys.argv[1]}).get_table(sys.argv[2])
+rows = json.loads(sys.argv[3])
+data = pa.table({"id": pa.array([r[0] for r in rows], pa.int32()),
+                 "pt": pa.array([r[1] for r in rows], pa.string()),
+                 "v": pa.array([r[2] for r in rows], pa.string())})
+b = t.new_batch_write_builder()
+w = b.new_write()
+w.write_arrow(data)
+c = b.new_commit()
+c.commit(w.prepare_commit())
+w.close()
+c.close()
+"#;
+        let out = std::process::Command::new(python)
+            .args(["-c", script, &self.warehouse, &format!("db.{}", self.name)])
+            .arg(serde_json::to_string(&rows).unwrap())
+            .output()
+            .expect("run pypaimon");
+        assert!(
+            out.status.success(),
+            "pypaimon write failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        self.apply_upserts(&rows);
+        Some(Step::Honest("pypaimon write"))
     }
 
     async fn honest_compaction(&mut self) -> Step {
@@ -614,6 +713,8 @@ async fn run(kind: Kind, name: &str) {
         _ => Binding::append(USER).with_compaction(),
     };
     let mut run = Run {
+        warehouse: warehouse.path().to_string(),
+        name: name.to_string(),
         coordinator: bind(&table, binding.clone()).await,
         deleting: bind(&table, binding.with_deletes()).await,
         table,
@@ -631,7 +732,15 @@ async fn run(kind: Kind, name: &str) {
         run.step = step;
         let snapshots = snapshot_count(&run.table).await;
         let what = match run.rng.below(12) {
-            0..=3 => run.honest_write().await,
+            0 => match run.java_write().await {
+                Some(step) => step,
+                None => run.honest_write().await,
+            },
+            1 => match run.pypaimon_write().await {
+                Some(step) => step,
+                None => run.honest_write().await,
+            },
+            2 | 3 => run.honest_write().await,
             4 | 5 => run.honest_compaction().await,
             6 if !run.primary_key() => run.honest_delete().await,
             6 => run.honest_compaction().await,
