@@ -40,8 +40,8 @@ use paimon::table::{CommitMessage, DataSplit, Table};
 use paimon_wire::coordinator::validate::MAX_SEQUENCE_OR_ROW_ID;
 use paimon_wire::coordinator::{Binding, CommitOutcome, Coordinator, CoordinatorError, Rule};
 use support::{
-    batch_with_values, bind, read_rows, send, snapshot_count, write_deletion_vectors, Kind,
-    Warehouse, USER,
+    batch_with_values, bind, read_rows, read_with_pypaimon, send, snapshot_count,
+    write_deletion_vectors, Kind, Warehouse, USER,
 };
 
 type Row = (i32, String, String);
@@ -147,33 +147,6 @@ async fn rows_of(table: &Table, splits: &[DataSplit]) -> Vec<Row> {
         }
     }
     rows
-}
-
-/// The table as pypaimon reads it, if `PAIMON_WIRE_PYPAIMON` names a Python with pypaimon.
-fn read_with_pypaimon(warehouse: &str, table: &str) -> Option<Vec<Row>> {
-    let python = std::env::var("PAIMON_WIRE_PYPAIMON").ok()?;
-    let script = r#"
-import json, sys
-from pypaimon import CatalogFactory
-t = CatalogFactory.create({"warehouse": sys.argv[1]}).get_table(sys.argv[2])
-b = t.new_read_builder()
-a = b.new_read().to_arrow(b.new_scan().plan().splits())
-rows = [] if a is None else list(zip(a.column("id").to_pylist(), a.column("pt").to_pylist(), a.column("v").to_pylist()))
-print(json.dumps(rows))
-"#;
-    let out = std::process::Command::new(python)
-        .args(["-c", script, warehouse, table])
-        .output()
-        .expect("run pypaimon");
-    assert!(
-        out.status.success(),
-        "pypaimon failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rows: Vec<(i32, String, String)> = serde_json::from_slice(&out.stdout).expect("json");
-    let mut rows = rows;
-    rows.sort();
-    Some(rows)
 }
 
 /// A worker writing `rows` in one `TableWrite` (one writer for every bucket it touches).

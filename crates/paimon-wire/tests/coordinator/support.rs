@@ -277,6 +277,9 @@ impl Unchanged {
         }
     }
 
+    /// Asserts the table has the same snapshots and rows, read by the paimon crate and —
+    /// when `PAIMON_WIRE_PYPAIMON` names a Python with pypaimon (scripts/test-python) — by
+    /// pypaimon, an independent reader.
     pub async fn assert_still(&self, table: &Table, what: &str) {
         assert_eq!(
             snapshot_count(table).await,
@@ -284,6 +287,21 @@ impl Unchanged {
             "{what}: snapshots"
         );
         assert_eq!(read_rows(table).await, self.rows, "{what}: rows");
+        let location = table.location().trim_start_matches("file:");
+        let (warehouse, name) = location
+            .trim_end_matches('/')
+            .rsplit_once('/')
+            .map(|(db, table)| {
+                let (warehouse, db) = db.rsplit_once('/').unwrap();
+                (
+                    warehouse.to_string(),
+                    format!("{}.{table}", db.trim_end_matches(".db")),
+                )
+            })
+            .unwrap();
+        if let Some(rows) = read_with_pypaimon(&warehouse, &name) {
+            assert_eq!(rows, self.rows, "{what}: rows as pypaimon reads them");
+        }
     }
 }
 
@@ -368,4 +386,31 @@ fn uuid_like() -> String {
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     )
+}
+
+/// The table as pypaimon reads it, if `PAIMON_WIRE_PYPAIMON` names a Python with pypaimon.
+pub fn read_with_pypaimon(warehouse: &str, table: &str) -> Option<Vec<(i32, String, String)>> {
+    let python = std::env::var("PAIMON_WIRE_PYPAIMON").ok()?;
+    let script = r#"
+import json, sys
+from pypaimon import CatalogFactory
+t = CatalogFactory.create({"warehouse": sys.argv[1]}).get_table(sys.argv[2])
+b = t.new_read_builder()
+a = b.new_read().to_arrow(b.new_scan().plan().splits())
+rows = [] if a is None else list(zip(a.column("id").to_pylist(), a.column("pt").to_pylist(), a.column("v").to_pylist()))
+print(json.dumps(rows))
+"#;
+    let out = std::process::Command::new(python)
+        .args(["-c", script, warehouse, table])
+        .output()
+        .expect("run pypaimon");
+    assert!(
+        out.status.success(),
+        "pypaimon failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<(i32, String, String)> = serde_json::from_slice(&out.stdout).expect("json");
+    let mut rows = rows;
+    rows.sort();
+    Some(rows)
 }
