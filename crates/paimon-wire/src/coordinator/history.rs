@@ -27,12 +27,12 @@
 use std::collections::{HashMap, HashSet};
 
 use paimon::spec::{
-    IndexManifest, IndexManifestEntry, Manifest, ManifestEntry, ManifestFileMeta, ManifestList,
-    Snapshot,
+    DataFileMeta, IndexManifest, IndexManifestEntry, Manifest, ManifestEntry, ManifestFileMeta,
+    ManifestList, Snapshot,
 };
 use paimon::table::{BranchManager, SnapshotManager, Table, TagManager};
 
-use super::table_state::{bucket_key, BucketKey};
+use super::table_state::{bucket_key, partition_key, BucketKey};
 
 /// The files the retained history references.
 #[derive(Debug, Default)]
@@ -45,27 +45,58 @@ pub(crate) struct Referenced {
 
 impl Referenced {
     /// Whether a retained snapshot, tag or branch references data file `name` of `bucket`.
+    /// The latest snapshot's live files are not in this set (see [`scan`]): ask the live
+    /// state too.
     pub(crate) fn has_data(&self, bucket: &BucketKey, name: &str) -> bool {
         self.data
             .get(bucket)
             .is_some_and(|names| names.contains(name))
     }
+
+    /// Records that data file `name` of `bucket` is referenced.
+    pub(crate) fn add_data(&mut self, bucket: BucketKey, name: String) {
+        self.data.entry(bucket).or_default().insert(name);
+    }
 }
+
+/// A data file of the latest snapshot's manifests: (bucket, level, file name).
+pub(crate) type LatestFile = (BucketKey, i32, String);
 
 /// The latest snapshot's entries, as the same pass read them.
 #[derive(Default)]
 pub(crate) struct LatestEntries {
-    /// Entries of its base and delta manifests in the touched buckets.
-    pub(crate) data: Vec<ManifestEntry>,
+    /// Entries of its base and delta manifests in the touched buckets, netted as they are
+    /// read: per file, ADD entries count +1 and DELETE entries -1, with the file of the last
+    /// ADD entry.
+    pub(crate) data: HashMap<LatestFile, (i32, Option<DataFileMeta>)>,
     /// Entries of its index manifest (the whole table).
     pub(crate) index: Vec<IndexManifestEntry>,
 }
 
+impl LatestEntries {
+    fn add(&mut self, partitioned: bool, entry: ManifestEntry) {
+        let add = *entry.kind() == paimon::spec::FileKind::Add;
+        let (partition, bucket, _, file) = entry.into_parts();
+        let key = bucket_key(partitioned, &partition, bucket);
+        let slot = self
+            .data
+            .entry((key, file.level, file.file_name.clone()))
+            .or_insert((0, None));
+        if add {
+            slot.0 += 1;
+            slot.1 = Some(file);
+        } else {
+            slot.0 -= 1;
+        }
+    }
+}
+
 /// One pass over every manifest of the table's retained history.
-struct Scan<'a> {
+struct Scan {
     manifests: SnapshotManager,
     partitioned: bool,
-    touched: &'a HashSet<BucketKey>,
+    /// The touched buckets by partition, looked up without allocating per entry.
+    touched: HashMap<Vec<u8>, HashSet<i32>>,
     bucket_range: (i32, i32),
     lists: HashSet<String>,
     manifest_files: HashSet<String>,
@@ -74,7 +105,7 @@ struct Scan<'a> {
     latest: LatestEntries,
 }
 
-impl Scan<'_> {
+impl Scan {
     /// Whether a manifest may hold entries of a touched bucket.
     fn may_touch(&self, meta: &ManifestFileMeta) -> bool {
         match (meta.min_bucket(), meta.max_bucket()) {
@@ -110,16 +141,24 @@ impl Scan<'_> {
                 }
                 let path = self.manifests.manifest_path(meta.file_name());
                 for entry in Manifest::read(&file_io, &path).await? {
-                    let key = bucket_key(self.partitioned, entry.partition(), entry.bucket());
-                    if !self.touched.contains(&key) {
+                    let partition = partition_key(self.partitioned, entry.partition());
+                    let touched = self
+                        .touched
+                        .get(partition)
+                        .is_some_and(|buckets| buckets.contains(&entry.bucket()));
+                    if !touched {
                         continue;
                     }
-                    let names = self.referenced.data.entry(key).or_default();
-                    if !names.contains(entry.file().file_name.as_str()) {
-                        names.insert(entry.file().file_name.clone());
-                    }
                     if live {
-                        self.latest.data.push(entry);
+                        // Its names reach the references through the live state (see
+                        // `scan`), which adds those the latest snapshot nets out.
+                        self.latest.add(self.partitioned, entry);
+                    } else {
+                        let key = bucket_key(self.partitioned, entry.partition(), entry.bucket());
+                        let names = self.referenced.data.entry(key).or_default();
+                        if !names.contains(entry.file().file_name.as_str()) {
+                            names.insert(entry.file().file_name.clone());
+                        }
                     }
                 }
             }
@@ -143,7 +182,10 @@ impl Scan<'_> {
 
 /// Reads what every retained snapshot, tag and branch of `table` references in the `touched`
 /// buckets (data files) and anywhere (index files), and the entries of `latest` (the main
-/// branch's latest snapshot, read first) on the way.
+/// branch's latest snapshot, read first) on the way. The data entries of `latest` are returned
+/// in [`LatestEntries`] and not added to the references: the caller that asks for them computes
+/// the live files from them and adds the names they do not keep live
+/// ([`Referenced::add_data`]); without `latest`, every entry is a reference.
 pub(crate) async fn scan(
     table: &Table,
     touched: &HashSet<BucketKey>,
@@ -160,11 +202,18 @@ pub(crate) async fn scan(
         scopes.push((main.with_branch(&branch), tags.with_branch(&branch)));
     }
     let buckets = touched.iter().map(|(_, bucket)| *bucket);
+    let mut by_partition: HashMap<Vec<u8>, HashSet<i32>> = HashMap::new();
+    for (partition, bucket) in touched {
+        by_partition
+            .entry(partition.clone())
+            .or_default()
+            .insert(*bucket);
+    }
     let mut scan = Scan {
         // Manifests of every branch live in the table's own manifest directory.
         manifests: main,
         partitioned: !table.schema().partition_keys().is_empty(),
-        touched,
+        touched: by_partition,
         bucket_range: (
             buckets.clone().min().unwrap_or(0),
             buckets.max().unwrap_or(0),

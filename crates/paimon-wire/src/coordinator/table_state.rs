@@ -862,25 +862,12 @@ fn check_sequence_numbers(
 /// the highest sequence number per bucket, and every live index file of the table.
 fn live_files(latest: super::history::LatestEntries, state: &mut TableState) {
     let partitioned = state.partitioned;
-    // Net count per (bucket, level, name): an ADD counts +1, a DELETE -1, with the file of
-    // the (last) ADD entry.
-    let mut net: HashMap<(BucketKey, i32, String), (i32, Option<DataFileMeta>)> = HashMap::new();
-    for entry in latest.data {
-        let add = *entry.kind() == FileKind::Add;
-        let (partition, bucket, _, file) = entry.into_parts();
-        let key = bucket_key(partitioned, &partition, bucket);
-        let slot = net
-            .entry((key, file.level, file.file_name.clone()))
-            .or_insert((0, None));
-        if add {
-            slot.0 += 1;
-            slot.1 = Some(file);
-        } else {
-            slot.0 -= 1;
-        }
-    }
+    let net = latest.data;
     for ((key, _, name), (count, file)) in net {
         let Some(file) = file.filter(|_| count > 0) else {
+            // Named by the latest snapshot's manifests but not live (added and deleted in
+            // manifests not merged yet): still a reference.
+            state.history.add_data(key, name);
             continue;
         };
         let highest = state
