@@ -79,3 +79,25 @@ pub async fn open_table_with_options(
         .await
         .map_err(|e| paimon_error(format!("opening table {name} in {warehouse:?}"), e, options))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::is_fixed_table_option;
+
+    #[test]
+    fn layout_and_external_path_options_are_fixed_for_a_job() {
+        for fixed in [
+            "bucket",
+            "primary-key",
+            "merge-engine",
+            "data-file.external-paths",
+            "data-file.external-paths.strategy",
+            "global-index.external-path",
+        ] {
+            assert!(is_fixed_table_option(fixed), "{fixed}");
+        }
+        for free in ["write-buffer-size", "target-file-size", "file.compression"] {
+            assert!(!is_fixed_table_option(free), "{free}");
+        }
+    }
+}
