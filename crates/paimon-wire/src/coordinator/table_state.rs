@@ -481,7 +481,7 @@ fn check_deleted_files_are_live(
 }
 
 /// Rule `bounds` (headroom): a commit may raise a bucket's sequence numbers by at most
-/// [`MAX_SEQUENCE_STEP`] above its live files. The next writer of the bucket continues from
+/// [`MAX_SEQUENCE_STEP`] above its live files, by new files or by compaction results. The next writer of the bucket continues from
 /// the highest sequence number, so a file claiming the per-file bound 2^62 would leave it no
 /// room and every later commit to the bucket would be refused; with the step bound an
 /// attacker needs 2^22 accepted commits to get there, while an honest writer never writes
@@ -494,11 +494,20 @@ fn check_sequence_headroom(
         let key = bucket_key(state.partitioned, &message.partition, message.bucket);
         let floor = state.max_sequence.get(&key).copied().unwrap_or(0).max(0);
         let ceiling = floor.saturating_add(MAX_SEQUENCE_STEP);
-        for (i, file) in message.new_files.iter().enumerate() {
+        // Compaction results too: on an append table no range rule bounds their sequence
+        // numbers, and a writer restores the bucket from them as from any live file.
+        let added = [
+            ("new_files", &message.new_files),
+            ("compact_after", &message.compact_after),
+        ];
+        for (list, i, file) in added
+            .into_iter()
+            .flat_map(|(list, files)| files.iter().enumerate().map(move |(i, f)| (list, i, f)))
+        {
             if file.max_sequence_number > ceiling {
                 return Err(refuse(
                     index,
-                    format!("new_files[{i}].max_sequence_number"),
+                    format!("{list}[{i}].max_sequence_number"),
                     Rule::Bounds,
                     format!(
                         "{} for {:?}: {} reaches sequence number {floor}, and one commit may \

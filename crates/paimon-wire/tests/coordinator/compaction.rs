@@ -109,6 +109,23 @@ async fn commit_append_part_of_round_2(setup: &Setup) {
     );
 }
 
+/// Reruns all of round 2 (compaction included) under identifier 2, twice: each rerun
+/// reports the identifier committed by its APPEND snapshot (snapshot 2) and commits nothing.
+async fn rerun_round_2_twice_reports_the_append_snapshot(setup: &Setup) {
+    for _ in 0..2 {
+        let bound = setup
+            .coordinator
+            .bind_messages(setup.round_2.clone())
+            .unwrap();
+        assert_eq!(
+            setup.coordinator.commit(bound, 2).await.unwrap(),
+            CommitOutcome::AlreadyCommitted {
+                snapshot_id: Some(2)
+            }
+        );
+    }
+}
+
 /// Commit kind, user and identifier of snapshot `id`.
 async fn snapshot_kind(table: &Table, id: i64) -> (CommitKind, String, i64) {
     let snapshot = table.snapshot_manager().get_snapshot(id).await.unwrap();
@@ -209,18 +226,7 @@ async fn a_rerun_that_adds_a_compaction_to_a_committed_identifier_commits_nothin
             snapshot_id: Some(2)
         })
     );
-    for _ in 0..2 {
-        let bound = setup
-            .coordinator
-            .bind_messages(setup.round_2.clone())
-            .unwrap();
-        assert_eq!(
-            setup.coordinator.commit(bound, 2).await.unwrap(),
-            CommitOutcome::AlreadyCommitted {
-                snapshot_id: Some(2)
-            }
-        );
-    }
+    rerun_round_2_twice_reports_the_append_snapshot(&setup).await;
     assert_eq!(snapshot_count(&setup.table).await, 2);
     assert_eq!(read_rows(&setup.table).await, all_rows(), "every row once");
 }
@@ -406,18 +412,7 @@ async fn a_rerun_whose_compaction_inputs_were_removed_since_the_append_snapshot_
     // The rerun of identifier 2 must not commit its compaction: its inputs are gone, and
     // its results hold the same rows as the other job's. The identifier is committed by its
     // APPEND snapshot; the rerun says so and commits nothing, and every rerun after it too.
-    for _ in 0..2 {
-        let bound = setup
-            .coordinator
-            .bind_messages(setup.round_2.clone())
-            .unwrap();
-        assert_eq!(
-            setup.coordinator.commit(bound, 2).await.unwrap(),
-            CommitOutcome::AlreadyCommitted {
-                snapshot_id: Some(2)
-            }
-        );
-    }
+    rerun_round_2_twice_reports_the_append_snapshot(&setup).await;
     assert_eq!(snapshot_count(&setup.table).await, 3);
     assert_eq!(read_rows(&setup.table).await, all_rows(), "every row once");
     // The dropped compaction's results stay behind, referenced by no snapshot, as Java

@@ -692,6 +692,31 @@ async fn a_sequence_number_that_would_brick_the_bucket_is_refused() {
     before
         .assert_still(&table, "bricking sequence number")
         .await;
+    // Nor through a compaction: on an append table no range rule bounds a result's sequence
+    // numbers, so the headroom rule covers compaction results too.
+    let (append, first) = committed(
+        &warehouse,
+        "seq_append",
+        Kind::PartitionedAppend,
+        &rows_in_a(0..3),
+    )
+    .await;
+    let mut rewrite = files(&worker_messages(&append, &rows_in_a(0..3)).await);
+    rewrite[0].max_sequence_number = MAX_SEQUENCE_OR_ROW_ID;
+    let appended = Unchanged::of(&append).await;
+    assert_refused(
+        send(
+            &bind(&append, compacting()).await,
+            &[compaction(&first[0], files(&first), rewrite)],
+            2,
+        )
+        .await,
+        Rule::Bounds,
+        "no room",
+    );
+    appended
+        .assert_still(&append, "bricking compaction result")
+        .await;
     // The bucket's next honest writer commits.
     let next = worker_messages(&table, &[(1, "a")]).await;
     assert!(matches!(
