@@ -776,6 +776,29 @@ async fn verified_compaction_refuses_results_that_hold_other_rows() {
 }
 
 #[tokio::test]
+async fn verified_compaction_reads_inputs_the_same_commit_adds_to_an_empty_table() {
+    let warehouse = Warehouse::new();
+    let table = warehouse
+        .create("verify_fresh", Kind::PartitionedAppend)
+        .await;
+    let rows = rows_in_a(0..10);
+    let added = worker_messages(&table, &rows).await;
+    // The commit adds files and compacts them into files holding other rows.
+    let swapped = compaction(
+        &added[0],
+        files(&added),
+        files(&worker_messages(&table, &rows_in_a(100..110)).await),
+    );
+    let verifying = bind(&table, Binding::append(USER).with_verified_compaction()).await;
+    assert_refused(
+        send(&verifying, &[added.clone(), vec![swapped]].concat(), 1).await,
+        Rule::CompactContent,
+        "other rows than its inputs",
+    );
+    assert_eq!(snapshot_count(&table).await, 0);
+}
+
+#[tokio::test]
 async fn verified_compaction_refuses_a_primary_key_erase_the_metadata_allows() {
     let warehouse = Warehouse::new();
     let rows = [(1, "a"), (2, "a"), (3, "a"), (4, "a")];
