@@ -255,7 +255,8 @@ class Writer:
     def write(self, data: Any) -> int:
         """Writes a ``pyarrow.RecordBatch``, ``pyarrow.Table``, ``pyarrow.RecordBatchReader``
         or any object with ``__arrow_c_stream__`` / ``__arrow_c_array__`` (no copies).
-        Columns are matched by position and name. Returns the number of rows written."""
+        Columns are matched by name, in any order (the package README, "Columns and types").
+        Returns the number of rows written."""
     def prepare_commit(self, version: Optional[int] = None) -> tuple[bytes, int]:
         """``(payload, version)``: the files written so far, as Paimon Java's
         ``CommitMessageSerializer`` bytes at ``version`` (default: the newest)."""
