@@ -189,8 +189,11 @@ typedef enum paimon_wire_error_code {
 typedef enum paimon_wire_commit_status {
   // A new snapshot was committed; its id is in `snapshot_id`.
   PAIMON_WIRE_COMMIT_STATUS_COMMITTED = 0,
-  // A snapshot of this commit user already carries this commit identifier (or a later
-  // one): nothing was committed. `snapshot_id` is that snapshot's id, or -1 if unknown.
+  // Nothing was committed: a snapshot of this commit user already carries this commit
+  // identifier and every file of the messages (`snapshot_id` is its id), or its snapshot
+  // may have expired and a later identifier of the user is committed (`snapshot_id` is
+  // -1). An identifier that a later one overtook before it was ever committed is the
+  // error `PAIMON_WIRE_ERROR_CODE_IDENTIFIER_SUPERSEDED`, never this status.
   PAIMON_WIRE_COMMIT_STATUS_ALREADY_COMMITTED = 1,
   // The messages hold no files: nothing was committed and `snapshot_id` is -1.
   PAIMON_WIRE_COMMIT_STATUS_NOTHING_TO_COMMIT = 2,

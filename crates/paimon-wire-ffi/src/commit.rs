@@ -92,8 +92,11 @@ ffi_return!(paimon_wire_result_table_commit, commit: *mut paimon_wire_table_comm
 pub enum paimon_wire_commit_status {
     /// A new snapshot was committed; its id is in `snapshot_id`.
     Committed = 0,
-    /// A snapshot of this commit user already carries this commit identifier (or a later
-    /// one): nothing was committed. `snapshot_id` is that snapshot's id, or -1 if unknown.
+    /// Nothing was committed: a snapshot of this commit user already carries this commit
+    /// identifier and every file of the messages (`snapshot_id` is its id), or its snapshot
+    /// may have expired and a later identifier of the user is committed (`snapshot_id` is
+    /// -1). An identifier that a later one overtook before it was ever committed is the
+    /// error `PAIMON_WIRE_ERROR_CODE_IDENTIFIER_SUPERSEDED`, never this status.
     AlreadyCommitted = 1,
     /// The messages hold no files: nothing was committed and `snapshot_id` is -1.
     NothingToCommit = 2,
