@@ -711,3 +711,19 @@ def test_writer_mode_and_coordinator_mode_must_match(warehouse):
     assert sorted_ids(read_with_pypaimon(warehouse, "db.users")) == [
         i for i in range(200) if i % 4 != 0
     ] + list(range(1000, 1040, 4))
+
+
+def test_the_readme_error_table_lists_every_exception_class():
+    """Every exception class the module exports has a row in the README's error table (and
+    the table names no class the module lacks)."""
+    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
+    table_rows = [line for line in readme.splitlines() if re.match(r"^\| `\w+Error`", line)]
+    documented = {re.match(r"^\| `(\w+Error)`", line).group(1) for line in table_rows}
+    exported = {
+        name
+        for name in dir(pw)
+        if isinstance(getattr(pw, name), type) and issubclass(getattr(pw, name), pw.PaimonWireError)
+    }
+    exported.discard("PaimonWireError")
+    assert exported - documented == set(), "exceptions missing from the README's table"
+    assert documented - exported == set(), "README rows naming no exception of the module"
