@@ -316,7 +316,22 @@ pub fn run_ok_with_env(program: &Path, args: &[&str], env: &[(&str, &Path)]) -> 
 /// stdout after checking valgrind found no error and no lost block ("still reachable" memory
 /// is allowed: valgrind does not count it as an error). `tests/valgrind.supp` suppresses one
 /// block: Rust's standard library's handle of the calling thread (see the file).
+///
+/// Without valgrind on the machine the program runs without memcheck (`run_ok`, so its
+/// output is still checked) after a note on stderr; under CI (`CI` set) a missing valgrind
+/// fails the test instead, so CI never loses the memory check.
 pub fn memcheck(program: &Path, args: &[&str]) -> String {
+    if !valgrind_installed() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "valgrind is not installed (apt-get install valgrind); CI runs every C program under it"
+        );
+        eprintln!(
+            "note: valgrind is not installed: {} runs without memcheck (apt-get install valgrind)",
+            program.display()
+        );
+        return run_ok(program, args);
+    }
     let suppressions = crate_dir().join("tests/valgrind.supp");
     let output = Command::new("valgrind")
         .args([
@@ -328,7 +343,7 @@ pub fn memcheck(program: &Path, args: &[&str]) -> String {
         .arg(program)
         .args(args)
         .output()
-        .expect("valgrind is installed (apt-get install valgrind)");
+        .expect("valgrind runs");
     let stdout = String::from_utf8_lossy(&output.stdout).to_string();
     let report = String::from_utf8_lossy(&output.stderr).to_string();
     assert!(
@@ -560,4 +575,12 @@ pub fn expected_rows(
             )
         })
         .collect()
+}
+
+/// Whether `valgrind --version` runs.
+fn valgrind_installed() -> bool {
+    Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success())
 }
