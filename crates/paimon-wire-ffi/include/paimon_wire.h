@@ -123,7 +123,8 @@ struct ArrowArray {
 #define PAIMON_WIRE_ABI_VERSION 1
 
 // What kind of error a call failed with. The values are part of the ABI and never change
-// meaning; new codes may be added.
+// meaning; new codes may be added. Code 14 is not assigned (it never was, in any version of
+// this header).
 typedef enum paimon_wire_error_code {
   // A pointer argument that must not be NULL was NULL.
   PAIMON_WIRE_ERROR_CODE_NULL_POINTER = 1,

@@ -5,7 +5,8 @@ use std::ffi::{c_char, CString};
 use paimon_wire_core::{CodecError, CodecErrorKind};
 
 /// What kind of error a call failed with. The values are part of the ABI and never change
-/// meaning; new codes may be added.
+/// meaning; new codes may be added. Code 14 is not assigned (it never was, in any version of
+/// this header).
 #[repr(C)]
 #[allow(non_camel_case_types)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -135,3 +135,37 @@ fn commit_conflict() {
     );
     assert!(stdout.starts_with("ok COMMIT_CONFLICT: "), "{stdout}");
 }
+
+/// ERRORS.md (the table of every error on every surface) names each code of the header with
+/// its value, and names no code the header lacks.
+#[test]
+fn the_errors_table_names_every_code_with_its_value() {
+    let table_path = support::crate_dir().join("../../ERRORS.md");
+    let table = std::fs::read_to_string(&table_path).unwrap();
+    let codes = support::header_error_codes();
+    assert!(codes.len() >= 20, "{codes:?}");
+    let missing: Vec<String> = codes
+        .iter()
+        .filter(|(name, value)| !table.contains(&format!("`{name}` ({value})")))
+        .map(|(name, value)| format!("{name} = {value}"))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "codes ERRORS.md does not name as `CODE` (value): {missing:?}"
+    );
+    let unknown: Vec<&str> = table
+        .match_indices("PAIMON_WIRE_ERROR_CODE_")
+        .map(|(at, _)| {
+            let rest = &table[at..];
+            let end = rest
+                .find(|c: char| !(c.is_ascii_uppercase() || c == '_'))
+                .unwrap_or(rest.len());
+            &rest[..end]
+        })
+        .filter(|name| !codes.iter().any(|(code, _)| code == name))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "ERRORS.md names codes the header lacks: {unknown:?}"
+    );
+}

@@ -727,3 +727,16 @@ def test_the_readme_error_table_lists_every_exception_class():
     exported.discard("PaimonWireError")
     assert exported - documented == set(), "exceptions missing from the README's table"
     assert documented - exported == set(), "README rows naming no exception of the module"
+
+
+def test_the_errors_table_of_every_surface_names_every_exception_class():
+    """ERRORS.md (one row per failure, every surface) names every exception class."""
+    errors = (pathlib.Path(__file__).parents[3] / "ERRORS.md").read_text()
+    exported = {
+        name
+        for name in dir(pw)
+        if isinstance(getattr(pw, name), type) and issubclass(getattr(pw, name), pw.PaimonWireError)
+    }
+    exported.discard("PaimonWireError")
+    missing = {name for name in exported if f"`{name}`" not in errors}
+    assert missing == set(), "exceptions ERRORS.md does not name"
