@@ -535,6 +535,13 @@ struct paimon_wire_result_table_commit paimon_wire_table_commit_new_refusing_com
 // bound to another table commit, or prepared by a writer and never deserialized, are refused
 // with `PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES`.
 //
+// Errors: `PAIMON_WIRE_ERROR_CODE_NULL_POINTER` / `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND`
+// for the arguments, `PAIMON_WIRE_ERROR_CODE_MERGE_CONFLICT`,
+// `PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES`, `PAIMON_WIRE_ERROR_CODE_SHARED_BUCKET` (two parts
+// write new files into one bucket of a primary-key table), and
+// `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (rule `total-buckets`: parts disagree on a
+// partition's total buckets).
+//
 // # Safety
 // `commit` is NULL or a handle from this library; `parts` as in `message_parts`.
 struct paimon_wire_result_commit_messages paimon_wire_table_commit_merge(const struct paimon_wire_table_commit *commit,
@@ -549,6 +556,16 @@ struct paimon_wire_result_commit_messages paimon_wire_table_commit_merge(const s
 // whether its commit landed simply calls this again with the same identifier. `messages` is
 // only read (free it as usual) and must be bound to `commit`
 // (`PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES` otherwise).
+//
+// Errors (nothing committed after any of them): `PAIMON_WIRE_ERROR_CODE_NULL_POINTER` /
+// `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND` for the arguments,
+// `PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES`, `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (the
+// rules checked against the table's current state: files already live or not live,
+// compaction, sequence bounds), `PAIMON_WIRE_ERROR_CODE_COMMIT_CONFLICT` (commit again with
+// the same identifier), `PAIMON_WIRE_ERROR_CODE_IDENTIFIER_SUPERSEDED`,
+// `PAIMON_WIRE_ERROR_CODE_IDENTIFIER_REUSED`, `PAIMON_WIRE_ERROR_CODE_IO` and
+// `PAIMON_WIRE_ERROR_CODE_PAIMON` (storage and the table engine; when the outcome is unknown,
+// call this again with the same identifier).
 //
 // # Safety
 // `commit` and `messages` are NULL or handles from this library.
