@@ -110,7 +110,8 @@ struct ConvertArgs {
     /// Serializer version of a raw input payload (1 to 14); an envelope carries its own.
     #[arg(long, value_name = "N", value_parser = parse_version)]
     from_version: Option<SerializerVersion>,
-    /// Serializer version to write (one that a Paimon release writes: 2, 3, 6, 7, 10-14).
+    /// Serializer version to write: 2, 3, 6, 7 or 10-14 (what Paimon releases 0.5 to 2.0 write,
+    /// and 13 and 14, newer than any Java release; 1 is read only).
     #[arg(long, value_name = "M", value_parser = parse_version)]
     to_version: SerializerVersion,
     /// A field the target version cannot carry that may be dropped (repeatable), e.g.
