@@ -17,7 +17,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::BIN;
+use common::{run, succeeded, BIN};
 
 /// The README files whose commands run, relative to this crate.
 const READMES: [&str; 2] = ["../../README.md", "README.md"];
@@ -87,29 +87,19 @@ fn flag_value(command: &str, flag: &str) -> Option<String> {
     words.next().map(str::to_string)
 }
 
-/// Runs `paimon-wire args` in `sandbox`, which must succeed.
-fn paimon_wire(sandbox: &Path, args: &[&str]) {
-    let output = Command::new(BIN)
-        .args(args)
-        .current_dir(sandbox)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "paimon-wire {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-}
-
 /// Writes payload `file` of the demo's table in `sandbox` (creating the table first if the
 /// warehouse has none): worker `index` of 2, at `version`, in an envelope if `envelope`.
 fn write_payload(sandbox: &Path, file: &str, index: u32, version: &str, envelope: bool) {
     let warehouse = sandbox.join("wh");
-    if !warehouse.join("demo.db").join("events").exists() {
-        let warehouse = warehouse.display().to_string();
-        paimon_wire(sandbox, &["demo", "--rows", "0", "--warehouse", &warehouse]);
-    }
+    let created = warehouse.join("demo.db").join("events").exists();
     let warehouse = warehouse.display().to_string();
+    if !created {
+        succeeded(&run(
+            &["demo", "--rows", "0", "--warehouse", &warehouse],
+            None,
+        ));
+    }
+    let output = sandbox.join(file).display().to_string();
     let index = index.to_string();
     let mut args = vec![
         "worker",
@@ -130,18 +120,18 @@ fn write_payload(sandbox: &Path, file: &str, index: u32, version: &str, envelope
         "--version",
         version,
         "--output",
-        file,
+        &output,
     ];
     if envelope {
         args.push("--envelope");
     }
-    paimon_wire(sandbox, &args);
+    succeeded(&run(&args, None));
 }
 
 /// Writes the placeholder payloads `command` names that the sandbox lacks (`payload.bin` at
 /// the version the command names, every time).
 fn prepare_payloads(command: &str, sandbox: &Path) {
-    let missing = |file: &str| command.contains(file) && !sandbox.join(file).exists();
+    let missing = |file: &str| !sandbox.join(file).exists() && command.contains(file);
     if command.contains("payload.bin") {
         let version = flag_value(command, "--version").unwrap_or_else(|| "14".into());
         write_payload(sandbox, "payload.bin", 0, &version, false);
@@ -150,8 +140,9 @@ fn prepare_payloads(command: &str, sandbox: &Path) {
         let version = flag_value(command, "--from-version").unwrap_or_else(|| "14".into());
         write_payload(sandbox, "in.bin", 0, &version, false);
     }
-    for (index, file) in ["worker-0.bin", "worker-1.bin"].iter().enumerate() {
-        if missing(file) || (command.contains("worker-*.bin") && !sandbox.join(file).exists()) {
+    for (index, file) in ["worker-0.bin", "worker-1.bin"].into_iter().enumerate() {
+        let named = command.contains(file) || command.contains("worker-*.bin");
+        if named && !sandbox.join(file).exists() {
             write_payload(sandbox, file, index as u32, "14", false);
         }
     }

@@ -713,18 +713,24 @@ def test_writer_mode_and_coordinator_mode_must_match(warehouse):
     ] + list(range(1000, 1040, 4))
 
 
+def exception_class_names() -> set[str]:
+    """The names of the exception classes the module exports, the base class left out."""
+    return {
+        name
+        for name in dir(pw)
+        if isinstance(getattr(pw, name), type)
+        and issubclass(getattr(pw, name), pw.PaimonWireError)
+        and name != "PaimonWireError"
+    }
+
+
 def test_the_readme_error_table_lists_every_exception_class():
     """Every exception class the module exports has a row in the README's error table (and
     the table names no class the module lacks)."""
     readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
     table_rows = [line for line in readme.splitlines() if re.match(r"^\| `\w+Error`", line)]
     documented = {re.match(r"^\| `(\w+Error)`", line).group(1) for line in table_rows}
-    exported = {
-        name
-        for name in dir(pw)
-        if isinstance(getattr(pw, name), type) and issubclass(getattr(pw, name), pw.PaimonWireError)
-    }
-    exported.discard("PaimonWireError")
+    exported = exception_class_names()
     assert exported - documented == set(), "exceptions missing from the README's table"
     assert documented - exported == set(), "README rows naming no exception of the module"
 
@@ -732,11 +738,6 @@ def test_the_readme_error_table_lists_every_exception_class():
 def test_the_errors_table_of_every_surface_names_every_exception_class():
     """ERRORS.md (one row per failure, every surface) names every exception class."""
     errors = (pathlib.Path(__file__).parents[3] / "ERRORS.md").read_text()
-    exported = {
-        name
-        for name in dir(pw)
-        if isinstance(getattr(pw, name), type) and issubclass(getattr(pw, name), pw.PaimonWireError)
-    }
-    exported.discard("PaimonWireError")
+    exported = exception_class_names()
     missing = {name for name in exported if f"`{name}`" not in errors}
     assert missing == set(), "exceptions ERRORS.md does not name"
