@@ -14,6 +14,7 @@ mod output;
 mod partition;
 mod payload;
 mod table;
+mod verbose;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -43,6 +44,11 @@ const PROGRAM: &str = "paimon-wire";
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Show the library's log records on stderr: -v what was committed (INFO), -vv what the
+    /// coordinator and the paimon crate do (DEBUG), -vvv everything (TRACE). Secret option
+    /// values are replaced in every line.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
 }
 
 #[derive(Debug, Subcommand)]
@@ -160,6 +166,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> CliResult<()> {
+    verbose::install(cli.verbose);
     match cli.command {
         Command::Inspect(args) => run_inspect(args),
         Command::Convert(args) => run_convert(args),

@@ -66,6 +66,7 @@ impl CatalogOptionArgs {
                     .map_err(|e| CliError::usage(e.to_string()))?;
             options.insert(key, value);
         }
+        crate::verbose::remember_secrets(&options);
         Ok(options)
     }
 }

@@ -218,7 +218,13 @@ impl Written {
 #[test]
 fn commit_is_idempotent_per_identifier() {
     let w = written(3, 3_000, &[]);
-    let first = success(&run(&commit_args(&w, "7", &w.payload_paths()), None));
+    let first_run = run(&commit_args(&w, "7", &w.payload_paths()), None);
+    let first = success(&first_run);
+    assert!(
+        first_run.stderr.is_empty(),
+        "without --verbose, no log lines: {}",
+        String::from_utf8_lossy(&first_run.stderr)
+    );
     let last = first.lines().last().unwrap();
     assert!(
         last.starts_with("committed snapshot 1: "),
@@ -227,7 +233,20 @@ fn commit_is_idempotent_per_identifier() {
     assert!(last.contains("3000 row(s)"), "{last}");
     assert_eq!(count_rows(&w.warehouse, TABLE), 3_000);
 
-    let again = success(&run(&commit_args(&w, "7", &w.payload_paths()), None));
+    let mut verbose_args = commit_args(&w, "7", &w.payload_paths());
+    verbose_args.push("-v");
+    let again_run = run(&verbose_args, None);
+    let again = success(&again_run);
+    // -v shows the coordinator's INFO record of the outcome on stderr, and no DEBUG record.
+    let log = String::from_utf8_lossy(&again_run.stderr);
+    assert!(
+        log.lines().any(
+            |line| line.starts_with("paimon-wire: INFO paimon_wire::coordinator: ")
+                && line.contains("identifier 7: AlreadyCommitted { snapshot_id: Some(1) }")
+        ),
+        "{log}"
+    );
+    assert!(!log.contains(" DEBUG "), "{log}");
     assert_eq!(
         again.lines().last().unwrap(),
         format!(

@@ -7,6 +7,8 @@
 use std::ffi::{c_char, c_void, CString};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use paimon_wire_core::log_policy::may_leave_library;
+
 use crate::error::{paimon_wire_error, paimon_wire_error_code, FfiError};
 use crate::result::guard;
 
@@ -64,20 +66,10 @@ static SINK: Mutex<Option<Arc<Sink>>> = Mutex::new(None);
 
 struct CallbackLogger;
 
-/// Whether a record of `target` at `level` may reach the callback. DEBUG and TRACE records come
-/// only from the paimon crate and this library: other dependencies log secrets at those levels
-/// (the S3 request signer prints the access key pair it loaded), which must never leave the
-/// library (SECURITY.md).
-fn forwarded(target: &str, level: log::Level) -> bool {
-    level <= log::Level::Info
-        || target == "paimon"
-        || target.starts_with("paimon::")
-        || target.starts_with("paimon_wire")
-}
-
 impl log::Log for CallbackLogger {
     fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-        metadata.level() <= log::max_level() && forwarded(metadata.target(), metadata.level())
+        metadata.level() <= log::max_level()
+            && may_leave_library(metadata.target(), metadata.level())
     }
 
     fn log(&self, record: &log::Record<'_>) {

@@ -6,6 +6,9 @@
 //! (`paimon_wire::coordinator::Coordinator`) decodes, validates, merges and commits them
 //! once. Nothing here decides a rule.
 //!
+//! The library's log records reach Python's `logging` under the `paimon_wire` logger
+//! (`logging_bridge`).
+//!
 //! Arrow data comes in through the Arrow PyCapsule interface without copies; every call
 //! that blocks (I/O, decoding, committing) releases the GIL. The Python API, its docs and
 //! typed stubs live in `python/paimon_wire/`.
@@ -13,6 +16,7 @@
 mod arrow_input;
 mod coordinator;
 mod errors;
+mod logging_bridge;
 mod payload;
 mod runtime;
 mod table;
@@ -25,6 +29,7 @@ use pyo3::prelude::*;
 /// that validates and commits once.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    logging_bridge::install();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add(
         "CURRENT_SERIALIZER_VERSION",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import pathlib
 import re
 import threading
@@ -741,3 +742,33 @@ def test_the_errors_table_of_every_surface_names_every_exception_class():
     exported = exception_class_names()
     missing = {name for name in exported if f"`{name}`" not in errors}
     assert missing == set(), "exceptions ERRORS.md does not name"
+
+
+def test_log_records_reach_python_logging_under_paimon_wire(warehouse, caplog):
+    table = create_orders(warehouse)
+    # A "%" in the commit user: the message must be passed as data, not as a format string.
+    user = "job-50%d"
+    with table.new_writer(user) as writer:
+        writer.write(rows(range(10)))
+        payload = writer.prepare_commit()
+    coordinator = pw.Coordinator(table, user)
+
+    caplog.set_level(logging.WARNING, logger="paimon_wire")
+    coordinator.commit_payloads([payload], 1)
+    assert [r for r in caplog.records if r.name.startswith("paimon_wire")] == []
+
+    caplog.set_level(logging.DEBUG, logger="paimon_wire")
+    coordinator.commit_payloads([payload], 1)
+    records = [(r.name, r.levelno, r.getMessage()) for r in caplog.records]
+    assert (
+        "paimon_wire.coordinator",
+        logging.DEBUG,
+        f'committing 4 messages to db.orders as "{user}", identifier 1',
+    ) in records, records
+    assert (
+        "paimon_wire.coordinator",
+        logging.INFO,
+        f'db.orders, "{user}", identifier 1: AlreadyCommitted {{ snapshot_id: Some(1) }}',
+    ) in records, records
+    # Only records of the library's own loggers, none from the crates beneath at DEBUG.
+    assert all(name.startswith("paimon_wire") for name, _, _ in records), records

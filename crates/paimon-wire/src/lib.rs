@@ -51,6 +51,7 @@ pub mod envelope;
 mod error;
 mod layout;
 mod limits;
+pub mod log_policy;
 mod message;
 mod options;
 pub mod routing;

@@ -595,7 +595,25 @@ impl Coordinator {
         identifier: i64,
     ) -> CoordinatorResult<CommitOutcome> {
         self.check_owner(&messages)?;
-        commit::commit_once(self, messages.messages, identifier).await
+        let table = self.table.identifier().full_name();
+        let user = &self.binding.commit_user;
+        log::debug!(
+            target: "paimon_wire::coordinator",
+            "committing {} messages to {table} as {user:?}, identifier {identifier}",
+            messages.messages.len()
+        );
+        let outcome = commit::commit_once(self, messages.messages, identifier).await;
+        match &outcome {
+            Ok(outcome) => log::info!(
+                target: "paimon_wire::coordinator",
+                "{table}, {user:?}, identifier {identifier}: {outcome:?}"
+            ),
+            Err(error) => log::warn!(
+                target: "paimon_wire::coordinator",
+                "{table}, {user:?}, identifier {identifier}: not committed: {error}"
+            ),
+        }
+        outcome
     }
 
     /// Deletes the files `messages` prepared, for a write that is abandoned and will never
