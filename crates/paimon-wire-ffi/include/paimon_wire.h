@@ -388,7 +388,7 @@ typedef struct paimon_wire_routing {
   int32_t buckets;
 } paimon_wire_routing;
 
-// Result of `paimon_wire_table_open`: exactly one of `table` and `error` is non-NULL.
+// Result of `paimon_wire_table_open` and `paimon_wire_table_create`: exactly one of `table` and `error` is non-NULL.
 typedef struct paimon_wire_result_table {
   // The opened table, owned by the caller (free with `paimon_wire_table_free`); NULL on error.
   struct paimon_wire_table *table;
@@ -894,6 +894,55 @@ struct paimon_wire_result_table paimon_wire_table_open_with_options(const char *
                                                                     const char *const *option_values,
                                                                     size_t option_count,
                                                                     const struct paimon_wire_table_options *options);
+
+// Creates table `table_name` (`database.table`; the database too if it does not exist) in
+// `warehouse` and opens it, as `paimon_wire_table_open` opens a table.
+//
+// - `schema` is the table's columns as an Arrow C Data Interface struct schema (format
+//   `"+s"`, one child per column, in order: name, type, nullability), read and not released:
+//   the caller keeps ownership. Arrow types map to Paimon types as the paimon crate maps
+//   them (e.g. int64 to BIGINT, utf8 to STRING, timestamp[us] to TIMESTAMP(6)).
+// - `partition_keys` / `primary_keys` name `partition_key_count` / `primary_key_count`
+//   columns (no primary keys: an append table).
+// - `table_option_keys` / `table_option_values` are `table_option_count` Paimon table
+//   options (e.g. `bucket` = `4`), stored in the table's schema.
+// - `catalog_option_keys` / `catalog_option_values` are `catalog_option_count` catalog
+//   options, as `paimon_wire_table_open` takes them.
+// - A table that exists is an error unless `ignore_if_exists`; then it is opened as it is,
+//   whatever its columns and options.
+//
+// Arrays may be NULL when their count is 0. Strings are NUL-terminated UTF-8, borrowed for
+// the call only. Returns a table owned by the caller (free with `paimon_wire_table_free`),
+// opened with the default settings, or an error:
+// - `PAIMON_WIRE_ERROR_CODE_NULL_POINTER` for a NULL string, schema or array (with a count
+//   above 0);
+// - `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for a string that is not UTF-8, a name that is
+//   not `database.table`, an invalid option, or keys naming no column;
+// - `PAIMON_WIRE_ERROR_CODE_ARROW` for a schema that is released, malformed or not a struct;
+// - `PAIMON_WIRE_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED` / `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED`
+//   / `PAIMON_WIRE_ERROR_CODE_IO` as for `paimon_wire_table_open`, and `UNSUPPORTED` for a
+//   column type Paimon cannot store;
+// - `PAIMON_WIRE_ERROR_CODE_PAIMON` when the table exists (and `ignore_if_exists` is false),
+//   and for any other error of the paimon crate;
+// - `PAIMON_WIRE_ERROR_CODE_INTERNAL` when the library's runtime cannot start.
+//
+// # Safety
+// Pointer arguments are NULL or valid as described above; `schema` is NULL or an
+// `ArrowSchema` initialized per the Arrow C Data Interface (or released).
+struct paimon_wire_result_table paimon_wire_table_create(const char *warehouse,
+                                                         const char *table_name,
+                                                         const struct ArrowSchema *schema,
+                                                         const char *const *partition_keys,
+                                                         size_t partition_key_count,
+                                                         const char *const *primary_keys,
+                                                         size_t primary_key_count,
+                                                         const char *const *table_option_keys,
+                                                         const char *const *table_option_values,
+                                                         size_t table_option_count,
+                                                         const char *const *catalog_option_keys,
+                                                         const char *const *catalog_option_values,
+                                                         size_t catalog_option_count,
+                                                         bool ignore_if_exists);
 
 // Frees a table. NULL is a no-op; a handle of another kind is left untouched.
 //

@@ -98,6 +98,26 @@ inline std::string c_string(std::string_view text) {
   return std::string(text);
 }
 
+/// NUL-terminated copies of strings, and the array of pointers to them a C call takes.
+class CStrings {
+ public:
+  template <typename Strings>
+  explicit CStrings(const Strings &strings) {
+    for (const auto &text : strings) owned_.push_back(c_string(text));
+    pointers_.reserve(owned_.size());
+    for (const std::string &text : owned_) pointers_.push_back(text.c_str());
+  }
+  CStrings(const CStrings &) = delete;
+  CStrings &operator=(const CStrings &) = delete;
+
+  const char *const *data() const noexcept { return pointers_.data(); }
+  size_t size() const noexcept { return pointers_.size(); }
+
+ private:
+  std::vector<std::string> owned_;
+  std::vector<const char *> pointers_;
+};
+
 }  // namespace detail
 
 /// Borrowed bytes: `size` bytes at `data`, valid as long as their owner is.
@@ -325,6 +345,31 @@ struct Option {
   std::string_view value;
 };
 
+namespace detail {
+
+/// Options as the two parallel C arrays of keys and values.
+class COptions {
+ public:
+  explicit COptions(const std::vector<Option> &options)
+      : keys_(field(options, &Option::key)), values_(field(options, &Option::value)) {}
+
+  const char *const *keys() const noexcept { return keys_.data(); }
+  const char *const *values() const noexcept { return values_.data(); }
+  size_t size() const noexcept { return keys_.size(); }
+
+ private:
+  static std::vector<std::string_view> field(const std::vector<Option> &options,
+                                             std::string_view Option::*member) {
+    std::vector<std::string_view> out;
+    out.reserve(options.size());
+    for (const Option &option : options) out.push_back(option.*member);
+    return out;
+  }
+  CStrings keys_, values_;
+};
+
+}  // namespace detail
+
 /// Settings of an opened table (paimon_wire_table_options): decode limits, table-option
 /// overrides, the runtime's threads and their names, Arrow validation. Every setter returns
 /// the object, so calls chain; Table::open copies the settings.
@@ -390,24 +435,37 @@ class Table {
                     const TableOptions *settings = nullptr) {
     std::string warehouse_c = detail::c_string(warehouse);
     std::string name_c = detail::c_string(table_name);
-    std::vector<std::string> strings;
-    strings.reserve(options.size() * 2);
-    std::vector<const char *> keys, values;
-    keys.reserve(options.size());
-    values.reserve(options.size());
-    for (const Option &option : options) {
-      strings.push_back(detail::c_string(option.key));
-      keys.push_back(strings.back().c_str());
-      strings.push_back(detail::c_string(option.value));
-      values.push_back(strings.back().c_str());
-    }
+    detail::COptions c_options(options);
     paimon_wire_result_table result =
         settings == nullptr
-            ? paimon_wire_table_open(warehouse_c.c_str(), name_c.c_str(), keys.data(),
-                                     values.data(), options.size())
+            ? paimon_wire_table_open(warehouse_c.c_str(), name_c.c_str(), c_options.keys(),
+                                     c_options.values(), c_options.size())
             : paimon_wire_table_open_with_options(warehouse_c.c_str(), name_c.c_str(),
-                                                  keys.data(), values.data(), options.size(),
-                                                  settings->get());
+                                                  c_options.keys(), c_options.values(),
+                                                  c_options.size(), settings->get());
+    detail::throw_if_error(result.error);
+    return Table(result.table);
+  }
+
+  /// Creates `table_name` (`database.table`, and its database if needed) in `warehouse` with
+  /// the columns of the struct schema `columns` (read, not released: the caller keeps it),
+  /// the key columns and table options given, and opens it (see paimon_wire_table_create).
+  /// An existing table throws unless `ignore_if_exists`; then it is opened as it is.
+  static Table create(std::string_view warehouse, std::string_view table_name,
+                      const ArrowSchema &columns,
+                      const std::vector<std::string> &partition_keys = {},
+                      const std::vector<std::string> &primary_keys = {},
+                      const std::vector<Option> &table_options = {},
+                      const std::vector<Option> &catalog_options = {},
+                      bool ignore_if_exists = false) {
+    std::string warehouse_c = detail::c_string(warehouse);
+    std::string name_c = detail::c_string(table_name);
+    detail::CStrings partitions(partition_keys), primaries(primary_keys);
+    detail::COptions table_c(table_options), catalog_c(catalog_options);
+    paimon_wire_result_table result = paimon_wire_table_create(
+        warehouse_c.c_str(), name_c.c_str(), &columns, partitions.data(), partitions.size(),
+        primaries.data(), primaries.size(), table_c.keys(), table_c.values(), table_c.size(),
+        catalog_c.keys(), catalog_c.values(), catalog_c.size(), ignore_if_exists);
     detail::throw_if_error(result.error);
     return Table(result.table);
   }

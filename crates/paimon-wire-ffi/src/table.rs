@@ -1,13 +1,18 @@
 //! `paimon_wire_table`: a table opened from a warehouse.
 
+use std::collections::HashMap;
 use std::ffi::c_char;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use paimon_wire_core::coordinator::open_table_with_options;
+use arrow_array::ffi::FFI_ArrowSchema;
+use paimon_wire_core::coordinator::{
+    create_table_with_options, open_table_with_options, TableDefinition,
+};
 use paimon_wire_core::paimon::table::Table;
 use paimon_wire_core::warehouse::WarehouseOptions;
 
 use crate::args::{c_str, c_str_array};
-use crate::error::{paimon_wire_error, FfiError};
+use crate::error::{paimon_wire_error, paimon_wire_error_code, FfiError};
 use crate::handle::{self, HandleDescriptor, HandleKind};
 use crate::options::{paimon_wire_table_options, TableSettings};
 use crate::result::{ffi_return, guard, guard_void};
@@ -36,7 +41,7 @@ impl HandleDescriptor for paimon_wire_table {
     const KIND: HandleKind = HandleKind::Table;
 }
 
-/// Result of `paimon_wire_table_open`: exactly one of `table` and `error` is non-NULL.
+/// Result of `paimon_wire_table_open` and `paimon_wire_table_create`: exactly one of `table` and `error` is non-NULL.
 #[repr(C)]
 #[allow(non_camel_case_types)]
 pub struct paimon_wire_result_table {
@@ -164,6 +169,159 @@ pub unsafe extern "C" fn paimon_wire_table_open_with_options(
             runtime,
             settings,
         }))
+    })
+}
+
+/// Creates table `table_name` (`database.table`; the database too if it does not exist) in
+/// `warehouse` and opens it, as `paimon_wire_table_open` opens a table.
+///
+/// - `schema` is the table's columns as an Arrow C Data Interface struct schema (format
+///   `"+s"`, one child per column, in order: name, type, nullability), read and not released:
+///   the caller keeps ownership. Arrow types map to Paimon types as the paimon crate maps
+///   them (e.g. int64 to BIGINT, utf8 to STRING, timestamp[us] to TIMESTAMP(6)).
+/// - `partition_keys` / `primary_keys` name `partition_key_count` / `primary_key_count`
+///   columns (no primary keys: an append table).
+/// - `table_option_keys` / `table_option_values` are `table_option_count` Paimon table
+///   options (e.g. `bucket` = `4`), stored in the table's schema.
+/// - `catalog_option_keys` / `catalog_option_values` are `catalog_option_count` catalog
+///   options, as `paimon_wire_table_open` takes them.
+/// - A table that exists is an error unless `ignore_if_exists`; then it is opened as it is,
+///   whatever its columns and options.
+///
+/// Arrays may be NULL when their count is 0. Strings are NUL-terminated UTF-8, borrowed for
+/// the call only. Returns a table owned by the caller (free with `paimon_wire_table_free`),
+/// opened with the default settings, or an error:
+/// - `PAIMON_WIRE_ERROR_CODE_NULL_POINTER` for a NULL string, schema or array (with a count
+///   above 0);
+/// - `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for a string that is not UTF-8, a name that is
+///   not `database.table`, an invalid option, or keys naming no column;
+/// - `PAIMON_WIRE_ERROR_CODE_ARROW` for a schema that is released, malformed or not a struct;
+/// - `PAIMON_WIRE_ERROR_CODE_STORAGE_BACKEND_NOT_COMPILED` / `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED`
+///   / `PAIMON_WIRE_ERROR_CODE_IO` as for `paimon_wire_table_open`, and `UNSUPPORTED` for a
+///   column type Paimon cannot store;
+/// - `PAIMON_WIRE_ERROR_CODE_PAIMON` when the table exists (and `ignore_if_exists` is false),
+///   and for any other error of the paimon crate;
+/// - `PAIMON_WIRE_ERROR_CODE_INTERNAL` when the library's runtime cannot start.
+///
+/// # Safety
+/// Pointer arguments are NULL or valid as described above; `schema` is NULL or an
+/// `ArrowSchema` initialized per the Arrow C Data Interface (or released).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)] // one C call, as `paimon_wire_table_open`'s arrays
+pub unsafe extern "C" fn paimon_wire_table_create(
+    warehouse: *const c_char,
+    table_name: *const c_char,
+    schema: *const FFI_ArrowSchema,
+    partition_keys: *const *const c_char,
+    partition_key_count: usize,
+    primary_keys: *const *const c_char,
+    primary_key_count: usize,
+    table_option_keys: *const *const c_char,
+    table_option_values: *const *const c_char,
+    table_option_count: usize,
+    catalog_option_keys: *const *const c_char,
+    catalog_option_values: *const *const c_char,
+    catalog_option_count: usize,
+    ignore_if_exists: bool,
+) -> paimon_wire_result_table {
+    guard(|| {
+        // SAFETY: the caller passes valid strings and arrays of the given counts.
+        let (warehouse, name, partition_keys, primary_keys) = unsafe {
+            (
+                c_str(warehouse, "warehouse")?,
+                c_str(table_name, "table_name")?,
+                c_str_array(partition_keys, partition_key_count, "partition_keys")?,
+                c_str_array(primary_keys, primary_key_count, "primary_keys")?,
+            )
+        };
+        // SAFETY: as above.
+        let (table_keys, table_values, catalog_keys, catalog_values) = unsafe {
+            (
+                c_str_array(table_option_keys, table_option_count, "table_option_keys")?,
+                c_str_array(
+                    table_option_values,
+                    table_option_count,
+                    "table_option_values",
+                )?,
+                c_str_array(
+                    catalog_option_keys,
+                    catalog_option_count,
+                    "catalog_option_keys",
+                )?,
+                c_str_array(
+                    catalog_option_values,
+                    catalog_option_count,
+                    "catalog_option_values",
+                )?,
+            )
+        };
+        // SAFETY: forwarded from the caller.
+        let columns = unsafe { import_schema(schema)? };
+        let owned = |strings: Vec<&str>| strings.into_iter().map(str::to_string).collect();
+        let definition = TableDefinition {
+            columns,
+            partition_keys: owned(partition_keys),
+            primary_keys: owned(primary_keys),
+            options: table_keys
+                .into_iter()
+                .zip(table_values)
+                .map(|(key, value)| (key.to_string(), value.to_string()))
+                .collect::<HashMap<_, _>>(),
+        };
+        let catalog_options: WarehouseOptions = catalog_keys
+            .into_iter()
+            .zip(catalog_values)
+            .map(|(key, value)| (key.to_string(), value.to_string()))
+            .collect();
+        let settings = TableSettings::default();
+        let runtime = SharedRuntime::new(&settings.runtime)?;
+        let table = runtime
+            .block_on(create_table_with_options(
+                warehouse,
+                name,
+                &definition,
+                ignore_if_exists,
+                &catalog_options,
+            ))
+            .map_err(|e| FfiError::from(e).during(&format!("creating table {name}")))?;
+        log::debug!(target: "paimon_wire", "created table {name} in {warehouse}");
+        Ok(handle::into_raw::<paimon_wire_table>(TableHandle {
+            table,
+            runtime,
+            settings,
+        }))
+    })
+}
+
+/// The columns of an Arrow C Data Interface struct schema, read without taking ownership.
+///
+/// # Safety
+/// `schema` is NULL or points to an `ArrowSchema` initialized per the C Data Interface (or
+/// released).
+unsafe fn import_schema(schema: *const FFI_ArrowSchema) -> Result<arrow_schema::Schema, FfiError> {
+    if schema.is_null() {
+        return Err(FfiError::null("schema"));
+    }
+    let arrow = |message: String| FfiError::new(paimon_wire_error_code::Arrow, message);
+    // SAFETY: `schema` is non-NULL and points to an initialized struct per the caller; only
+    // its `release` field is read. A released schema's other fields may point to freed memory.
+    if unsafe { (*schema).release.is_none() } {
+        return Err(arrow("argument `schema` was already released".into()));
+    }
+    // The arrow crate panics on a released schema (NULL format) or a non-UTF-8 format or
+    // name; those are bad input here, not a library bug.
+    catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: `schema` points to a C Data Interface schema per the caller; it is only
+        // read.
+        arrow_schema::Schema::try_from(unsafe { &*schema })
+    }))
+    .map_err(|_| {
+        arrow("argument `schema` is malformed (a NULL or non-UTF-8 format or name)".into())
+    })?
+    .map_err(|e| {
+        arrow(format!(
+            "cannot import the table's schema (a struct schema, format \"+s\"): {e}"
+        ))
     })
 }
 

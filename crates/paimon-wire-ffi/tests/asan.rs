@@ -29,7 +29,7 @@ fn bad_input_through_the_c_api_under_address_sanitizer() {
 #[test]
 fn lifecycle_under_address_sanitizer() {
     let warehouse = Warehouse::new();
-    warehouse.create_orders("orders", Layout::AppendPartitioned);
+    // The program creates its table (paimon_wire_table_create).
     asan_run(&c_program_asan("lifecycle"), &[warehouse.path()]);
     let partitions = ["2024-01-01", "2024-01-02", "2024-01-03"];
     assert_eq!(warehouse.rows("orders"), expected_rows(0, 100, &partitions));

@@ -24,8 +24,16 @@ fn bad_input_through_the_c_api_gives_the_documented_errors_without_leaks() {
 #[test]
 fn lifecycle_commits_once_and_abort_and_discard_leave_no_files() {
     let warehouse = Warehouse::new();
-    warehouse.create_orders("orders", Layout::AppendPartitioned);
+    // The program creates its table (paimon_wire_table_create).
     let stdout = memcheck(&c_program("lifecycle"), &[warehouse.path()]);
+
+    // The table it created from the batch's Arrow schema is the one the paimon crate
+    // creates from the same columns.
+    warehouse.create_orders("expected", Layout::AppendPartitioned);
+    let (created, expected) = (warehouse.table("orders"), warehouse.table("expected"));
+    assert_eq!(created.schema().fields(), expected.schema().fields());
+    assert_eq!(created.schema().partition_keys(), ["dt"]);
+    assert!(created.schema().primary_keys().is_empty());
 
     let partitions = ["2024-01-01", "2024-01-02", "2024-01-03"];
     assert_eq!(warehouse.rows("orders"), expected_rows(0, 100, &partitions));

@@ -7,10 +7,11 @@ use std::path::PathBuf;
 use arrow_array::RecordBatch;
 use arrow_pyarrow::{FromPyArrow, IntoPyArrow, ToPyArrow};
 use futures::TryStreamExt;
-use paimon_wire::coordinator::{open_table_with_options, parse_table_name};
+use paimon_wire::coordinator::{
+    create_table_with_options, open_table_with_options, TableDefinition,
+};
 use paimon_wire::paimon;
-use paimon_wire::paimon::spec::Schema;
-use paimon_wire::warehouse::{open_catalog, redact_secrets, WarehouseOptions};
+use paimon_wire::warehouse::WarehouseOptions;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
@@ -118,55 +119,22 @@ pub fn create_table(
     let warehouse = warehouse_location(warehouse)?;
     let catalog_options: WarehouseOptions =
         catalog_options.unwrap_or_default().into_iter().collect();
-    let identifier = parse_table_name(&table).map_err(Error::from)?;
-    let arrow_schema = arrow_schema::Schema::from_pyarrow_bound(schema)?;
-    let mut builder = Schema::builder();
-    for field in arrow_schema.fields() {
-        let data_type = paimon::arrow::arrow_to_paimon_type(field.data_type(), field.is_nullable())
-            .map_err(|e| Error::paimon(format!("converting column {:?}", field.name()), e))?;
-        builder = builder.column(field.name().clone(), data_type);
-    }
-    let creation = builder
-        .partition_keys(partition_keys)
-        .primary_key(primary_keys)
-        .options(options)
-        .build()
-        .map_err(|e| Error::paimon(format!("building the schema of table {table}"), e))?;
-    let created = runtime::block_on(py, || async {
-        let catalog = open_catalog(&warehouse, &catalog_options).await?;
-        // An error that quotes a secret option keeps its text with the secret replaced.
-        let redacted = |e: paimon::Error| {
-            let text = e.to_string();
-            let clean = redact_secrets(&text, &catalog_options);
-            if clean == text {
-                e
-            } else {
-                paimon::Error::ConfigInvalid { message: clean }
-            }
-        };
-        catalog
-            .create_database(identifier.database(), true, HashMap::new())
-            .await
-            .map_err(|e| {
-                Error::paimon(
-                    format!(
-                        "creating database {:?} in {warehouse:?}",
-                        identifier.database()
-                    ),
-                    redacted(e),
-                )
-            })?;
-        catalog
-            .create_table(&identifier, creation, ignore_if_exists)
-            .await
-            .map_err(|e| {
-                Error::paimon(
-                    format!("creating table {table} in {warehouse:?}"),
-                    redacted(e),
-                )
-            })?;
-        Ok::<_, Error>(open_table_with_options(&warehouse, &table, &catalog_options).await?)
-    })??;
+    let definition = TableDefinition {
+        columns: arrow_schema::Schema::from_pyarrow_bound(schema)?,
+        partition_keys,
+        primary_keys,
+        options,
+    };
+    let created = runtime::block_on(py, || {
+        create_table_with_options(
+            &warehouse,
+            &table,
+            &definition,
+            ignore_if_exists,
+            &catalog_options,
+        )
+    })?
+    .map_err(Error::from)?;
     Ok(Table::opened(created, warehouse, table, catalog_options))
 }
 

@@ -128,6 +128,42 @@ static void table_open_errors(const char *warehouse) {
                "open with an unknown metastore");
 }
 
+static void table_create_errors(const char *warehouse) {
+  struct ArrowArray row;
+  struct ArrowSchema columns;
+  make_orders(0, 1, PARTS, 2, &row, &columns);
+  const char *dt[] = {"dt"};
+  paimon_wire_result_table t = paimon_wire_table_create(warehouse, "db.fresh", NULL, dt, 1, NULL, 0, NULL,
+                                                        NULL, 0, NULL, NULL, 0, false);
+  expect(t.table == NULL, "create NULL schema: no table");
+  expect_error(t.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`schema`", "create NULL schema");
+  t = paimon_wire_table_create(warehouse, "db.fresh", &columns, NULL, 1, NULL, 0, NULL, NULL, 0, NULL,
+                               NULL, 0, false);
+  expect_error(t.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`partition_keys`", "create NULL keys");
+  t = paimon_wire_table_create(warehouse, "fresh", &columns, dt, 1, NULL, 0, NULL, NULL, 0, NULL, NULL,
+                               0, false);
+  expect_error(t.error, PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "fresh", "create name without db");
+  const char *no_column[] = {"no_such_column"};
+  t = paimon_wire_table_create(warehouse, "db.fresh", &columns, no_column, 1, NULL, 0, NULL, NULL, 0,
+                               NULL, NULL, 0, false);
+  expect_error(t.error, PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "no_such_column", "create with a key naming no column");
+  t = paimon_wire_table_create(warehouse, "db.orders", &columns, dt, 1, NULL, 0, NULL, NULL, 0, NULL,
+                               NULL, 0, false);
+  expect_error(t.error, PAIMON_WIRE_ERROR_CODE_PAIMON, "already exists", "create an existing table");
+  /* A schema that is not a struct (one column's), then a released one. */
+  t = paimon_wire_table_create(warehouse, "db.fresh", columns.children[0], NULL, 0, NULL, 0, NULL, NULL,
+                               0, NULL, NULL, 0, false);
+  expect_error(t.error, PAIMON_WIRE_ERROR_CODE_ARROW, "schema", "create with a column's schema");
+  columns.release(&columns);
+  t = paimon_wire_table_create(warehouse, "db.fresh", &columns, dt, 1, NULL, 0, NULL, NULL, 0, NULL,
+                               NULL, 0, false);
+  expect_error(t.error, PAIMON_WIRE_ERROR_CODE_ARROW, "schema", "create with a released schema");
+  row.release(&row);
+  /* Nothing was created by any of them. */
+  t = paimon_wire_table_open(warehouse, "db.fresh", NULL, NULL, 0);
+  expect_error(t.error, PAIMON_WIRE_ERROR_CODE_TABLE_NOT_FOUND, NULL, "no table after failed creates");
+}
+
 static void write_errors(paimon_wire_table *orders, paimon_wire_table_commit *commit) {
   paimon_wire_result_write_builder b = paimon_wire_write_builder_new(NULL, "job", false, 0);
   expect_error(b.error, PAIMON_WIRE_ERROR_CODE_NULL_POINTER, "`table`", "builder NULL table");
@@ -513,6 +549,7 @@ int main(int argc, char **argv) {
   paimon_wire_bytes payload = write_payload(orders, "job", PAIMON_WIRE_WRITE_KIND_STANDARD, 0, 20, PARTS, &prepared);
 
   table_open_errors(warehouse);
+  table_create_errors(warehouse);
   write_errors(orders, commit);
   serialize_errors(orders, prepared, commit);
   deserialize_errors(orders, commit, payload);

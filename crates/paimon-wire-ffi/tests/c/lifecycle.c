@@ -1,12 +1,13 @@
 /*
- * The whole lifecycle in one process (so it can run under valgrind): write, prepare,
+ * The whole lifecycle in one process (so it can run under valgrind): create the table, write, prepare,
  * serialize, deserialize through a table commit, merge, commit once, commit the same
  * identifier again (already committed), commit nothing, then abort a second write and
  * discard a third. Prints what it committed for the Rust test to check against the table.
  *
- * usage: lifecycle WAREHOUSE   (the warehouse holds db.orders, append, partitioned by dt)
+ * usage: lifecycle WAREHOUSE   (an empty warehouse: it creates db.orders, append, partitioned by dt)
  */
 #include <stdbool.h>
+#include <string.h>
 
 #include "common.h"
 
@@ -37,6 +38,30 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s WAREHOUSE\n", argv[0]);
     return 2;
   }
+  /* The table's columns are those of the batches it will take: one batch's schema. */
+  struct ArrowArray one_row;
+  struct ArrowSchema columns;
+  make_orders(0, 1, PARTS, 3, &one_row, &columns);
+  const char *partition_keys[] = {"dt"};
+  paimon_wire_result_table created = paimon_wire_table_create(
+      argv[1], "db.orders", &columns, partition_keys, 1, NULL, 0, NULL, NULL, 0, NULL, NULL, 0, false);
+  check(created.error, "paimon_wire_table_create");
+  paimon_wire_table_free(created.table);
+  /* It exists now: refused, unless told to open it as it is. */
+  paimon_wire_result_table again = paimon_wire_table_create(
+      argv[1], "db.orders", &columns, partition_keys, 1, NULL, 0, NULL, NULL, 0, NULL, NULL, 0, false);
+  if (again.error == NULL || again.error->code != PAIMON_WIRE_ERROR_CODE_PAIMON ||
+      strstr(again.error->message, "already exists") == NULL)
+    fail("creating an existing table is refused");
+  paimon_wire_error_free(again.error);
+  again = paimon_wire_table_create(argv[1], "db.orders", &columns, partition_keys, 1, NULL, 0, NULL,
+                                   NULL, 0, NULL, NULL, 0, true);
+  check(again.error, "paimon_wire_table_create, ignoring that it exists");
+  paimon_wire_table_free(again.table);
+  /* create read the schema and did not take it: the caller releases both. */
+  columns.release(&columns);
+  one_row.release(&one_row);
+
   paimon_wire_result_table table = paimon_wire_table_open(argv[1], "db.orders", NULL, NULL, 0);
   check(table.error, "paimon_wire_table_open");
   paimon_wire_result_write_builder builder =

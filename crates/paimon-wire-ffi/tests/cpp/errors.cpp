@@ -58,6 +58,33 @@ int main(int argc, char **argv) {
   expect_error("open a name without a database", PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "",
                [&] { paimon_wire::Table::open(warehouse, "nodot"); });
 
+  {
+    // Table::create from a batch's schema: a new table of those columns; the existing one is
+    // refused unless ignore_if_exists; the schema stays the caller's.
+    const char *partitions[] = {"2024-01-01"};
+    ArrowArray array;
+    ArrowSchema schema;
+    make_orders(0, 1, partitions, 1, &array, &schema);
+    paimon_wire::Table created = paimon_wire::Table::create(
+        warehouse, "db.created", schema, {"dt"}, {"dt", "id"}, {{"bucket", "2"}});
+    checks++;
+    if (created.routing().kind != PAIMON_WIRE_ROUTING_KIND_FIXED_BUCKET ||
+        created.routing().buckets != 2) {
+      std::fprintf(stderr, "FAIL Table::create: not a table of 2 fixed buckets\n");
+      failures++;
+    }
+    expect_error("create an existing table", PAIMON_WIRE_ERROR_CODE_PAIMON, "already exists",
+                 [&] { paimon_wire::Table::create(warehouse, "db.orders", schema, {"dt"}); });
+    paimon_wire::Table::create(warehouse, "db.orders", schema, {"dt"}, {}, {}, {}, true);
+    checks++;
+    if (schema.release == nullptr) {
+      std::fprintf(stderr, "FAIL Table::create released the caller's schema\n");
+      failures++;
+    }
+    schema.release(&schema);
+    array.release(&array);
+  }
+
   paimon_wire::Table table = paimon_wire::Table::open(warehouse, "db.orders");
   expect_error("bucket ids of a bucket-unaware table", PAIMON_WIRE_ERROR_CODE_UNSUPPORTED, "", [&] {
     const char *partitions[] = {"2024-01-01"};

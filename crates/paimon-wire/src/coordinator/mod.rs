@@ -178,7 +178,10 @@ pub use error::{
     ValidationError,
 };
 pub use one_writer::SharedBucket;
-pub use table::{is_fixed_table_option, open_table, open_table_with_options, parse_table_name};
+pub use table::{
+    create_table_with_options, is_fixed_table_option, open_table, open_table_with_options,
+    parse_table_name, TableDefinition,
+};
 pub use validate::BucketMode;
 
 use validate::TableRules;

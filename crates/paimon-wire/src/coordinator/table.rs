@@ -1,7 +1,10 @@
-//! Opening the table a coordinator binds to: a warehouse (with catalog options) and a
-//! `database.table` name.
+//! Opening the table a coordinator binds to (a warehouse with catalog options and a
+//! `database.table` name), and creating one from an Arrow schema.
+
+use std::collections::HashMap;
 
 use paimon::catalog::Identifier;
+use paimon::spec::Schema;
 
 use crate::warehouse::{open_catalog, paimon_error, WarehouseOptions};
 
@@ -74,6 +77,82 @@ pub async fn open_table_with_options(
 ) -> CoordinatorResult<paimon::table::Table> {
     let identifier = parse_table_name(name)?;
     let catalog = open_catalog(warehouse, options).await?;
+    catalog
+        .get_table(&identifier)
+        .await
+        .map_err(|e| paimon_error(format!("opening table {name} in {warehouse:?}"), e, options))
+}
+
+/// A table to create: its columns, keys and options.
+#[derive(Debug, Clone)]
+pub struct TableDefinition {
+    /// The columns, in order: each field's name, type and nullability.
+    pub columns: arrow_schema::Schema,
+    /// The partition key columns, by name.
+    pub partition_keys: Vec<String>,
+    /// The primary key columns, by name (empty for an append table).
+    pub primary_keys: Vec<String>,
+    /// Paimon table options, e.g. `bucket` = `4`.
+    pub options: HashMap<String, String>,
+}
+
+impl TableDefinition {
+    /// The paimon schema of this definition: Arrow types converted as the paimon crate
+    /// converts them (a type it cannot store fails naming the column).
+    pub fn to_schema(&self) -> CoordinatorResult<Schema> {
+        let mut builder = Schema::builder();
+        for field in self.columns.fields() {
+            let data_type =
+                paimon::arrow::arrow_to_paimon_type(field.data_type(), field.is_nullable())
+                    .map_err(|e| {
+                        CoordinatorError::paimon(format!("converting column {:?}", field.name()), e)
+                    })?;
+            builder = builder.column(field.name().clone(), data_type);
+        }
+        builder
+            .partition_keys(self.partition_keys.clone())
+            .primary_key(self.primary_keys.clone())
+            .options(self.options.clone())
+            .build()
+            .map_err(|e| CoordinatorError::paimon("building the table's schema", e))
+    }
+}
+
+/// Creates table `name` (`database.table`, with its database if needed) in `warehouse` with
+/// catalog options (as [`open_table_with_options`] takes them), and opens it. A table that
+/// exists is an error unless `ignore_if_exists`; then it is opened as it is, whatever its
+/// definition. No error carries a secret option's value.
+pub async fn create_table_with_options(
+    warehouse: &str,
+    name: &str,
+    definition: &TableDefinition,
+    ignore_if_exists: bool,
+    options: &WarehouseOptions,
+) -> CoordinatorResult<paimon::table::Table> {
+    let identifier = parse_table_name(name)?;
+    let schema = definition.to_schema()?;
+    let catalog = open_catalog(warehouse, options).await?;
+    catalog
+        .create_database(identifier.database(), true, HashMap::new())
+        .await
+        .map_err(|e| {
+            let database = identifier.database();
+            paimon_error(
+                format!("creating database {database:?} in {warehouse:?}"),
+                e,
+                options,
+            )
+        })?;
+    catalog
+        .create_table(&identifier, schema, ignore_if_exists)
+        .await
+        .map_err(|e| {
+            paimon_error(
+                format!("creating table {name} in {warehouse:?}"),
+                e,
+                options,
+            )
+        })?;
     catalog
         .get_table(&identifier)
         .await
