@@ -578,7 +578,11 @@ struct paimon_wire_result_commit paimon_wire_table_commit_commit(const struct pa
 // the table references; files a snapshot lists (a payload that was committed after all) and
 // the files a message deletes are left alone. Never abort after a commit whose
 // outcome is unknown: call `paimon_wire_table_commit_commit` again with the same identifier
-// instead. `messages` must be bound to `commit`. Returns NULL on success.
+// instead. `messages` must be bound to `commit`. Returns NULL on success, or an error:
+// `PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES` when `messages` are bound to another table commit
+// (or were prepared by a writer and never deserialized), `PAIMON_WIRE_ERROR_CODE_IO` /
+// `PAIMON_WIRE_ERROR_CODE_PAIMON` when the table's snapshots cannot be read (nothing is
+// deleted then).
 //
 // # Safety
 // `commit` and `messages` are NULL or handles from this library.
@@ -966,8 +970,11 @@ uint32_t paimon_wire_abi_version(void);
 // `overwrite` marks the writes as an overwrite (the coordinator's table commit must be created
 // with the same flag). `write_kind` is a `paimon_wire_write_kind` value: which paimon writer to use
 // (only postpone tables accept `PAIMON_WIRE_WRITE_KIND_POSTPONE_FIXED_BUCKET`; the coordinator
-// must be created with the same kind). Returns a builder owned by the caller, or an error
-// (`PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` when the commit user or write kind is refused).
+// must be created with the same kind). Returns a builder owned by the caller, or an error:
+// `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` when the commit user or write kind is refused,
+// `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` when the table cannot be written with that kind (a
+// postpone kind for a table that is not a postpone table, a table the paimon crate cannot
+// write).
 //
 // # Safety
 // `table` is NULL or a handle from this library; `commit_user` is NULL or a NUL-terminated

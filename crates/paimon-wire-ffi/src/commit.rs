@@ -15,7 +15,7 @@ use crate::handle::{self, HandleDescriptor, HandleKind};
 use crate::messages::{
     paimon_wire_commit_messages, paimon_wire_result_commit_messages, MessagesHandle,
 };
-use crate::result::{ffi_return, guard, guard_void};
+use crate::result::{ffi_return, function_name, guard, guard_void};
 use crate::runtime::SharedRuntime;
 use crate::table::paimon_wire_table;
 use crate::write::check_commit_user;
@@ -238,7 +238,16 @@ pub unsafe extern "C" fn paimon_wire_table_commit_new(
     write_kind: i32,
 ) -> paimon_wire_result_table_commit {
     // SAFETY: forwarded from the caller.
-    unsafe { table_commit_new(table, commit_user, overwrite, write_kind, 0) }
+    unsafe {
+        table_commit_new(
+            function_name!(),
+            table,
+            commit_user,
+            overwrite,
+            write_kind,
+            0,
+        )
+    }
 }
 
 /// `paimon_wire_table_commit_new` for a job that deletes: its messages may name deleted data
@@ -264,6 +273,7 @@ pub unsafe extern "C" fn paimon_wire_table_commit_new_with_deletes(
     // SAFETY: forwarded from the caller.
     unsafe {
         table_commit_new(
+            function_name!(),
             table,
             commit_user,
             overwrite,
@@ -297,6 +307,7 @@ pub unsafe extern "C" fn paimon_wire_table_commit_new_with_compaction(
     // SAFETY: forwarded from the caller.
     unsafe {
         table_commit_new(
+            function_name!(),
             table,
             commit_user,
             overwrite,
@@ -335,7 +346,16 @@ pub unsafe extern "C" fn paimon_wire_table_commit_new_with_flags(
     flags: u32,
 ) -> paimon_wire_result_table_commit {
     // SAFETY: forwarded from the caller.
-    unsafe { table_commit_new(table, commit_user, overwrite, write_kind, flags) }
+    unsafe {
+        table_commit_new(
+            function_name!(),
+            table,
+            commit_user,
+            overwrite,
+            write_kind,
+            flags,
+        )
+    }
 }
 
 /// Kept for programs built against earlier headers: compaction results are now refused by
@@ -353,7 +373,16 @@ pub unsafe extern "C" fn paimon_wire_table_commit_new_refusing_compaction(
     write_kind: i32,
 ) -> paimon_wire_result_table_commit {
     // SAFETY: forwarded from the caller.
-    unsafe { table_commit_new(table, commit_user, overwrite, write_kind, 0) }
+    unsafe {
+        table_commit_new(
+            function_name!(),
+            table,
+            commit_user,
+            overwrite,
+            write_kind,
+            0,
+        )
+    }
 }
 
 /// Checks `flags` of `paimon_wire_table_commit_new_with_flags`: only known bits.
@@ -397,16 +426,19 @@ fn binding(
     Ok(binding)
 }
 
+/// The body of the `paimon_wire_table_commit_new*` functions; `function` is the one called.
+///
 /// # Safety
 /// As `paimon_wire_table_commit_new`.
 unsafe fn table_commit_new(
+    function: &str,
     table: *const paimon_wire_table,
     commit_user: *const c_char,
     overwrite: bool,
     write_kind: i32,
     flags: u32,
 ) -> paimon_wire_result_table_commit {
-    guard(|| {
+    guard(function, || {
         // SAFETY: forwarded from the caller.
         let (table, commit_user) = unsafe {
             (
@@ -473,7 +505,7 @@ pub unsafe extern "C" fn paimon_wire_table_commit_merge(
     parts: *const *const paimon_wire_commit_messages,
     count: usize,
 ) -> paimon_wire_result_commit_messages {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller.
         let (commit, parts) = unsafe {
             (
@@ -520,7 +552,7 @@ pub unsafe extern "C" fn paimon_wire_table_commit_commit(
     messages: *const paimon_wire_commit_messages,
     commit_identifier: i64,
 ) -> paimon_wire_result_commit {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller.
         let (commit, messages) = unsafe {
             (
@@ -541,7 +573,11 @@ pub unsafe extern "C" fn paimon_wire_table_commit_commit(
 /// the table references; files a snapshot lists (a payload that was committed after all) and
 /// the files a message deletes are left alone. Never abort after a commit whose
 /// outcome is unknown: call `paimon_wire_table_commit_commit` again with the same identifier
-/// instead. `messages` must be bound to `commit`. Returns NULL on success.
+/// instead. `messages` must be bound to `commit`. Returns NULL on success, or an error:
+/// `PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES` when `messages` are bound to another table commit
+/// (or were prepared by a writer and never deserialized), `PAIMON_WIRE_ERROR_CODE_IO` /
+/// `PAIMON_WIRE_ERROR_CODE_PAIMON` when the table's snapshots cannot be read (nothing is
+/// deleted then).
 ///
 /// # Safety
 /// `commit` and `messages` are NULL or handles from this library.
@@ -550,7 +586,7 @@ pub unsafe extern "C" fn paimon_wire_table_commit_abort(
     commit: *const paimon_wire_table_commit,
     messages: *const paimon_wire_commit_messages,
 ) -> *mut paimon_wire_error {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller.
         let (commit, messages) = unsafe {
             (

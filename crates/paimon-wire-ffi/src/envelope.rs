@@ -8,7 +8,7 @@ use paimon_wire_core::SerializerVersion;
 use crate::args::slice;
 use crate::error::{paimon_wire_error, paimon_wire_error_code, FfiError};
 use crate::messages::{paimon_wire_bytes, paimon_wire_result_bytes};
-use crate::result::{ffi_return, guard};
+use crate::result::{ffi_return, function_name, guard};
 
 impl From<EnvelopeError> for FfiError {
     fn from(e: EnvelopeError) -> Self {
@@ -67,7 +67,7 @@ pub unsafe extern "C" fn paimon_wire_envelope_wrap(
     payload_len: usize,
     version: i32,
 ) -> paimon_wire_result_bytes {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller.
         let payload = unsafe { slice(payload, payload_len, "payload")? };
         let version = SerializerVersion::try_from(version)?;
@@ -90,7 +90,7 @@ pub unsafe extern "C" fn paimon_wire_envelope_unwrap(
     data: *const u8,
     data_len: usize,
 ) -> paimon_wire_result_envelope {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller.
         let data = unsafe { slice(data, data_len, "data")? };
         let (version, payload) = envelope::unwrap(data)?;

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use paimon_wire_core::log_policy::may_leave_library;
 
 use crate::error::{paimon_wire_error, paimon_wire_error_code, FfiError};
-use crate::result::guard;
+use crate::result::{function_name, guard};
 
 /// The level of a log record, most severe first (the `log` crate's levels).
 #[repr(C)]
@@ -129,7 +129,7 @@ pub unsafe extern "C" fn paimon_wire_set_log_callback(
     user_data: *mut c_void,
     max_level: i32,
 ) -> *mut paimon_wire_error {
-    guard(|| {
+    guard(function_name!(), || {
         let filter = match max_level {
             0 => log::LevelFilter::Off,
             1 => log::LevelFilter::Error,

@@ -8,7 +8,7 @@ use crate::args::slice;
 use crate::commit::paimon_wire_table_commit;
 use crate::error::{paimon_wire_error, paimon_wire_error_code, FfiError, FfiResult};
 use crate::handle::{self, HandleDescriptor, HandleKind};
-use crate::result::{ffi_return, guard, guard_void};
+use crate::result::{ffi_return, function_name, guard, guard_void};
 
 /// A list of commit messages: either prepared by a worker's `paimon_wire_table_write_prepare_commit`
 /// (unbound: they can only be serialized), or decoded by `paimon_wire_commit_messages_deserialize`
@@ -181,7 +181,7 @@ pub unsafe extern "C" fn paimon_wire_commit_messages_serialize_version(
     messages: *const paimon_wire_commit_messages,
     version: i32,
 ) -> paimon_wire_result_bytes {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller.
         let messages = unsafe { handle::borrow(messages, "messages")? };
         let version = SerializerVersion::try_from(version)?;
@@ -215,7 +215,7 @@ pub unsafe extern "C" fn paimon_wire_commit_messages_deserialize(
     data_len: usize,
     version: i32,
 ) -> paimon_wire_result_commit_messages {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller.
         let (commit, payload) = unsafe {
             (
@@ -240,7 +240,7 @@ pub unsafe extern "C" fn paimon_wire_commit_messages_deserialize(
 pub unsafe extern "C" fn paimon_wire_commit_messages_summarize(
     messages: *const paimon_wire_commit_messages,
 ) -> paimon_wire_result_commit_messages_summary {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller.
         let messages = unsafe { handle::borrow(messages, "messages")? }.messages();
         Ok(paimon_wire_commit_messages_summary {
@@ -273,7 +273,7 @@ pub unsafe extern "C" fn paimon_wire_payload_summarize(
     data_len: usize,
     version: i32,
 ) -> paimon_wire_result_commit_messages_summary {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller.
         let payload = unsafe { slice(data, data_len, "data")? };
         let version = SerializerVersion::try_from(version)?;

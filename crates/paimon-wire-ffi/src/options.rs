@@ -13,7 +13,7 @@ use paimon_wire_core::DecodeLimits;
 use crate::args::c_str;
 use crate::error::{paimon_wire_error, FfiError};
 use crate::handle::{self, HandleDescriptor, HandleKind};
-use crate::result::{guard, guard_void};
+use crate::result::{function_name, guard, guard_void};
 
 /// Settings for `paimon_wire_table_open_with_options`: decode limits, table-option overrides,
 /// the runtime's threads and Arrow validation. Created by `paimon_wire_table_options_new` with
@@ -95,7 +95,7 @@ pub unsafe extern "C" fn paimon_wire_table_options_set_decode_limits(
     max_messages: usize,
     max_files: usize,
 ) -> *mut paimon_wire_error {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller.
         let settings = unsafe { handle::borrow_mut(options, "options")? };
         settings.decode_limits = DecodeLimits {
@@ -125,7 +125,7 @@ pub unsafe extern "C" fn paimon_wire_table_options_set_table_option(
     key: *const c_char,
     value: *const c_char,
 ) -> *mut paimon_wire_error {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller.
         let (settings, key, value) = unsafe {
             (
@@ -165,7 +165,7 @@ pub unsafe extern "C" fn paimon_wire_table_options_set_runtime_threads(
     worker_threads: usize,
     max_blocking_threads: usize,
 ) -> *mut paimon_wire_error {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller.
         let settings = unsafe { handle::borrow_mut(options, "options")? };
         if max_blocking_threads == 0 {
@@ -192,7 +192,7 @@ pub unsafe extern "C" fn paimon_wire_table_options_set_thread_name_prefix(
     options: *mut paimon_wire_table_options,
     prefix: *const c_char,
 ) -> *mut paimon_wire_error {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller.
         let (settings, prefix) = unsafe {
             (
@@ -223,7 +223,7 @@ pub unsafe extern "C" fn paimon_wire_table_options_set_arrow_validation(
     options: *mut paimon_wire_table_options,
     validate: bool,
 ) -> *mut paimon_wire_error {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller.
         let settings = unsafe { handle::borrow_mut(options, "options")? };
         settings.validate_arrow = validate;

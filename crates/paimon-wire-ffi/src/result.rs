@@ -17,14 +17,39 @@ pub(crate) trait FfiReturn {
     fn failure(error: *mut paimon_wire_error) -> Self;
 }
 
-/// Runs `body` behind the C boundary: a panic becomes a `PAIMON_WIRE_ERROR_CODE_INTERNAL` error and
-/// an `Err` becomes the result type's error, so no unwinding ever reaches C.
-pub(crate) fn guard<R: FfiReturn>(body: impl FnOnce() -> FfiResult<R::Value>) -> R {
-    match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(value)) => R::success(value),
-        Ok(Err(error)) => R::failure(error.into_raw()),
-        Err(panic) => R::failure(FfiError::from_panic(panic).into_raw()),
-    }
+/// The name of the function it is written in: `guard(function_name!(), ...)` in an exported
+/// function names that function.
+macro_rules! function_name {
+    () => {{
+        fn here() {}
+        let path = std::any::type_name_of_val(&here);
+        let path = path.strip_suffix("::here").unwrap_or(path);
+        path.rsplit("::").next().unwrap_or(path)
+    }};
+}
+pub(crate) use function_name;
+
+/// The log target of the records [`guard`] makes.
+pub(crate) const LOG_TARGET: &str = "paimon_wire::ffi";
+
+/// Runs `body`, the body of the exported function `function`, behind the C boundary: a panic
+/// becomes a `PAIMON_WIRE_ERROR_CODE_INTERNAL` error and an `Err` becomes the result type's
+/// error, so no unwinding ever reaches C. Every error returned is logged at DEBUG (target
+/// [`LOG_TARGET`]) as `<function> returned error <code> (<name>): <message>`.
+pub(crate) fn guard<R: FfiReturn>(function: &str, body: impl FnOnce() -> FfiResult<R::Value>) -> R {
+    let error = match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(value)) => return R::success(value),
+        Ok(Err(error)) => error,
+        Err(panic) => FfiError::from_panic(panic),
+    };
+    log::debug!(
+        target: LOG_TARGET,
+        "{function} returned error {} ({:?}): {}",
+        error.code as i32,
+        error.code,
+        error.message
+    );
+    R::failure(error.into_raw())
 }
 
 /// Runs a body that cannot report anything (free functions), swallowing a panic rather than
@@ -74,7 +99,7 @@ mod tests {
 
     #[test]
     fn a_panic_becomes_an_internal_error() {
-        let error: *mut paimon_wire_error = guard(|| -> FfiResult<()> { panic!("boom") });
+        let error: *mut paimon_wire_error = guard("test", || -> FfiResult<()> { panic!("boom") });
         assert!(!error.is_null());
         // SAFETY: `error` was just returned by `guard`, which made it with `into_raw`.
         unsafe {
@@ -86,8 +111,16 @@ mod tests {
     }
 
     #[test]
+    fn function_name_names_the_enclosing_function() {
+        fn paimon_wire_example() -> &'static str {
+            function_name!()
+        }
+        assert_eq!(paimon_wire_example(), "paimon_wire_example");
+    }
+
+    #[test]
     fn success_is_a_null_error() {
-        let error: *mut paimon_wire_error = guard(|| Ok(()));
+        let error: *mut paimon_wire_error = guard("test", || Ok(()));
         assert!(error.is_null());
     }
 }

@@ -7,7 +7,7 @@ use paimon_wire_core::{BucketRouter, RoutingError, RoutingKind};
 
 use crate::error::{paimon_wire_error, paimon_wire_error_code, FfiError};
 use crate::handle;
-use crate::result::guard;
+use crate::result::{function_name, guard};
 use crate::table::paimon_wire_table;
 use crate::write::import_record_batch;
 
@@ -49,7 +49,7 @@ pub unsafe extern "C" fn paimon_wire_table_routing(
     table: *const paimon_wire_table,
     out: *mut paimon_wire_routing,
 ) -> *mut paimon_wire_error {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller; tables may be shared between threads.
         let table = unsafe { handle::borrow(table, "table")? };
         if out.is_null() {
@@ -102,7 +102,7 @@ pub unsafe extern "C" fn paimon_wire_table_bucket_ids(
     out_buckets: *mut i32,
     out_len: usize,
 ) -> *mut paimon_wire_error {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller (taken first, so ownership moves on every path).
         let batch = unsafe { import_record_batch(array, schema, true)? };
         // SAFETY: forwarded from the caller; tables may be shared between threads.

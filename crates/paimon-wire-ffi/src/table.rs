@@ -15,7 +15,7 @@ use crate::args::{c_str, c_str_array};
 use crate::error::{paimon_wire_error, paimon_wire_error_code, FfiError};
 use crate::handle::{self, HandleDescriptor, HandleKind};
 use crate::options::{paimon_wire_table_options, TableSettings};
-use crate::result::{ffi_return, guard, guard_void};
+use crate::result::{ffi_return, function_name, guard, guard_void};
 use crate::runtime::SharedRuntime;
 
 /// A Paimon table opened from a warehouse. Created by `paimon_wire_table_open`, freed by
@@ -133,7 +133,7 @@ pub unsafe extern "C" fn paimon_wire_table_open_with_options(
     option_count: usize,
     options: *const paimon_wire_table_options,
 ) -> paimon_wire_result_table {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: the caller passes valid strings and arrays of `option_count` strings.
         let (warehouse, name, keys, values) = unsafe {
             (
@@ -224,7 +224,7 @@ pub unsafe extern "C" fn paimon_wire_table_create(
     catalog_option_count: usize,
     ignore_if_exists: bool,
 ) -> paimon_wire_result_table {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: the caller passes valid strings and arrays of the given counts.
         let (warehouse, name, partition_keys, primary_keys) = unsafe {
             (

@@ -16,7 +16,7 @@ use crate::handle::{self, HandleDescriptor, HandleKind};
 use crate::messages::{
     paimon_wire_commit_messages, paimon_wire_result_commit_messages, MessagesHandle,
 };
-use crate::result::{ffi_return, guard, guard_void};
+use crate::result::{ffi_return, function_name, guard, guard_void};
 use crate::runtime::SharedRuntime;
 use crate::table::paimon_wire_table;
 
@@ -177,8 +177,11 @@ impl WriteBuilderHandle {
 /// `overwrite` marks the writes as an overwrite (the coordinator's table commit must be created
 /// with the same flag). `write_kind` is a `paimon_wire_write_kind` value: which paimon writer to use
 /// (only postpone tables accept `PAIMON_WIRE_WRITE_KIND_POSTPONE_FIXED_BUCKET`; the coordinator
-/// must be created with the same kind). Returns a builder owned by the caller, or an error
-/// (`PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` when the commit user or write kind is refused).
+/// must be created with the same kind). Returns a builder owned by the caller, or an error:
+/// `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` when the commit user or write kind is refused,
+/// `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` when the table cannot be written with that kind (a
+/// postpone kind for a table that is not a postpone table, a table the paimon crate cannot
+/// write).
 ///
 /// # Safety
 /// `table` is NULL or a handle from this library; `commit_user` is NULL or a NUL-terminated
@@ -190,7 +193,7 @@ pub unsafe extern "C" fn paimon_wire_write_builder_new(
     overwrite: bool,
     write_kind: i32,
 ) -> paimon_wire_result_write_builder {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller.
         let (table, commit_user) = unsafe {
             (
@@ -222,7 +225,7 @@ pub unsafe extern "C" fn paimon_wire_write_builder_new(
 pub unsafe extern "C" fn paimon_wire_write_builder_new_write(
     builder: *const paimon_wire_write_builder,
 ) -> paimon_wire_result_table_write {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller.
         let builder = unsafe { handle::borrow(builder, "builder")? };
         Ok(handle::into_raw::<paimon_wire_table_write>(
@@ -330,7 +333,7 @@ pub unsafe extern "C" fn paimon_wire_table_write_arrow_batch(
     array: *mut FFI_ArrowArray,
     schema: *mut FFI_ArrowSchema,
 ) -> *mut paimon_wire_error {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller.
         let write = unsafe { handle::borrow_mut(write, "write") };
         let validate = write.as_ref().map_or(true, |write| write.validate_arrow);
@@ -356,7 +359,7 @@ pub unsafe extern "C" fn paimon_wire_table_write_arrow_batch(
 pub unsafe extern "C" fn paimon_wire_table_write_prepare_commit(
     write: *mut paimon_wire_table_write,
 ) -> paimon_wire_result_commit_messages {
-    guard(|| {
+    guard(function_name!(), || {
         // SAFETY: forwarded from the caller.
         let write = unsafe { handle::borrow_mut(write, "write")? };
         let messages = write

@@ -6,8 +6,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "arrow_batch.h"
 #include "paimon_wire.h"
+
+/* The error recorder: with PAIMON_WIRE_TEST_ERROR_LOG set, every error a function of the
+ * library returns (its DEBUG record "<function> returned error <code> (...): ...", target
+ * paimon_wire::ffi) is appended to that file as one line, so the Rust test that ran the
+ * program can check each code against the function's documented error list in the header
+ * (tests/support/error_lists.rs). A program that registers a log callback of its own stops
+ * the recording from then on. */
+static int paimon_wire_test_error_log = -1;
+
+static void paimon_wire_test_record_error(void *user_data, paimon_wire_log_level level,
+                                          const char *target, const char *message) {
+  (void)user_data;
+  (void)level;
+  if (strcmp(target, "paimon_wire::ffi") != 0) return;
+  /* The first line of the message, which holds the function and the code. */
+  size_t len = strcspn(message, "\n");
+  char line[512];
+  if (len > sizeof line - 2) len = sizeof line - 2;
+  memcpy(line, message, len);
+  line[len] = '\n';
+  /* One write(2) of an O_APPEND file per line: lines of several threads do not interleave. */
+  if (write(paimon_wire_test_error_log, line, len + 1) < 0) abort();
+}
+
+__attribute__((constructor)) static void paimon_wire_test_install_error_recorder(void) {
+  const char *path = getenv("PAIMON_WIRE_TEST_ERROR_LOG");
+  if (path == NULL) return;
+  paimon_wire_test_error_log = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (paimon_wire_test_error_log < 0) abort();
+  paimon_wire_error *error =
+      paimon_wire_set_log_callback(paimon_wire_test_record_error, NULL, PAIMON_WIRE_LOG_LEVEL_DEBUG);
+  if (error != NULL) abort();
+}
 
 /* Exits with status 1, printing the error, if `error` is not NULL. */
 static inline void check(paimon_wire_error *error, const char *what) {

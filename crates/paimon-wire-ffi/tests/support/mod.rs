@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod error_lists;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -41,23 +43,11 @@ pub fn header_error_codes() -> Vec<(String, String)> {
 /// The names of the functions the header declares: a line `<type> paimon_...(` that is not a
 /// comment.
 pub fn header_functions() -> std::collections::BTreeSet<String> {
-    let mut names = std::collections::BTreeSet::new();
-    for line in header().lines() {
-        let line = line.trim_start();
-        if line.starts_with("//") || line.starts_with('*') || line.starts_with("/*") {
-            continue;
-        }
-        let Some(open) = line.find('(') else { continue };
-        let before = &line[..open];
-        let name_start = before
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map_or(0, |i| i + 1);
-        let name = &before[name_start..];
-        if name.starts_with("paimon_") && name_start > 0 {
-            names.insert(name.to_string());
-        }
-    }
-    names
+    header()
+        .lines()
+        .filter_map(error_lists::declared_function)
+        .map(str::to_string)
+        .collect()
 }
 
 /// The crate directory.
@@ -294,10 +284,15 @@ pub fn run_ok(program: &Path, args: &[&str]) -> String {
 }
 
 /// [`run_ok`] with environment variables `env` set for the program.
+/// Errors the program returns are checked against the header's lists
+/// ([`error_lists::check_recorded_errors`]).
 pub fn run_ok_with_env(program: &Path, args: &[&str], env: &[(&str, &Path)]) -> String {
+    let recording = tempfile::tempdir().unwrap();
+    let log = recording.path().join("errors.log");
     let output = Command::new(program)
         .args(args)
         .envs(env.iter().copied())
+        .env(error_lists::ERROR_LOG_VARIABLE, &log)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
     assert!(
@@ -309,11 +304,13 @@ pub fn run_ok_with_env(program: &Path, args: &[&str], env: &[(&str, &Path)]) -> 
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
+    error_lists::check_recorded_errors(program, &log);
     String::from_utf8(output.stdout).unwrap()
 }
 
 /// Runs `program` under `valgrind --leak-check=full --error-exitcode=99` and returns its
-/// stdout after checking valgrind found no error and no lost block ("still reachable" memory
+/// stdout after checking valgrind found no error and no lost block, and that every error it
+/// returned is in its function's documented list ("still reachable" memory
 /// is allowed: valgrind does not count it as an error). `tests/valgrind.supp` suppresses one
 /// block: Rust's standard library's handle of the calling thread (see the file).
 ///
@@ -333,7 +330,10 @@ pub fn memcheck(program: &Path, args: &[&str]) -> String {
         return run_ok(program, args);
     }
     let suppressions = crate_dir().join("tests/valgrind.supp");
+    let recording = tempfile::tempdir().unwrap();
+    let log = recording.path().join("errors.log");
     let output = Command::new("valgrind")
+        .env(error_lists::ERROR_LOG_VARIABLE, &log)
         .args([
             "--leak-check=full",
             "--error-exitcode=99",
@@ -361,6 +361,7 @@ pub fn memcheck(program: &Path, args: &[&str]) -> String {
             );
         }
     }
+    error_lists::check_recorded_errors(program, &log);
     stdout
 }
 
