@@ -9,7 +9,7 @@
 
 use std::sync::Mutex;
 
-use paimon_wire::log_policy::may_leave_library;
+use paimon_wire::log_policy::{is_enabled, may_leave_library};
 use paimon_wire::warehouse::{is_secret_option, redact_secrets, WarehouseOptions};
 
 use crate::output;
@@ -23,8 +23,7 @@ struct StderrLogger;
 
 impl log::Log for StderrLogger {
     fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-        metadata.level() <= log::max_level()
-            && may_leave_library(metadata.target(), metadata.level())
+        is_enabled(metadata)
     }
 
     fn log(&self, record: &log::Record<'_>) {

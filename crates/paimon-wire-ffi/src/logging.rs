@@ -7,7 +7,7 @@
 use std::ffi::{c_char, c_void, CString};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use paimon_wire_core::log_policy::may_leave_library;
+use paimon_wire_core::log_policy::is_enabled;
 
 use crate::error::{paimon_wire_error, paimon_wire_error_code, FfiError};
 use crate::result::{function_name, guard};
@@ -68,8 +68,7 @@ struct CallbackLogger;
 
 impl log::Log for CallbackLogger {
     fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-        metadata.level() <= log::max_level()
-            && may_leave_library(metadata.target(), metadata.level())
+        is_enabled(metadata)
     }
 
     fn log(&self, record: &log::Record<'_>) {

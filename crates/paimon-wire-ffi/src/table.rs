@@ -1,6 +1,5 @@
 //! `paimon_wire_table`: a table opened from a warehouse.
 
-use std::collections::HashMap;
 use std::ffi::c_char;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -149,11 +148,7 @@ pub unsafe extern "C" fn paimon_wire_table_open_with_options(
             // SAFETY: forwarded from the caller.
             unsafe { handle::borrow(options, "options")? }.clone()
         };
-        let catalog_options: WarehouseOptions = keys
-            .into_iter()
-            .zip(values)
-            .map(|(key, value)| (key.to_string(), value.to_string()))
-            .collect();
+        let catalog_options: WarehouseOptions = owned_pairs(keys, values);
         let runtime = SharedRuntime::new(&settings.runtime)?;
         let table = runtime
             .block_on(open_table_with_options(warehouse, name, &catalog_options))
@@ -262,17 +257,9 @@ pub unsafe extern "C" fn paimon_wire_table_create(
             columns,
             partition_keys: owned(partition_keys),
             primary_keys: owned(primary_keys),
-            options: table_keys
-                .into_iter()
-                .zip(table_values)
-                .map(|(key, value)| (key.to_string(), value.to_string()))
-                .collect::<HashMap<_, _>>(),
+            options: owned_pairs(table_keys, table_values),
         };
-        let catalog_options: WarehouseOptions = catalog_keys
-            .into_iter()
-            .zip(catalog_values)
-            .map(|(key, value)| (key.to_string(), value.to_string()))
-            .collect();
+        let catalog_options: WarehouseOptions = owned_pairs(catalog_keys, catalog_values);
         let settings = TableSettings::default();
         let runtime = SharedRuntime::new(&settings.runtime)?;
         let table = runtime
@@ -291,6 +278,14 @@ pub unsafe extern "C" fn paimon_wire_table_create(
             settings,
         }))
     })
+}
+
+/// Keys and values, owned, as a map of either kind.
+fn owned_pairs<M: FromIterator<(String, String)>>(keys: Vec<&str>, values: Vec<&str>) -> M {
+    keys.into_iter()
+        .zip(values)
+        .map(|(key, value)| (key.to_string(), value.to_string()))
+        .collect()
 }
 
 /// The columns of an Arrow C Data Interface struct schema, read without taking ownership.

@@ -12,7 +12,7 @@
 //! is passed as an argument of `"%s"`, never as a format string. A record logged while the
 //! interpreter shuts down is dropped.
 
-use paimon_wire::log_policy::may_leave_library;
+use paimon_wire::log_policy::is_enabled;
 use pyo3::prelude::*;
 
 /// The name of the Python logger every record goes under.
@@ -23,8 +23,7 @@ struct PythonLogger;
 
 impl log::Log for PythonLogger {
     fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-        metadata.level() <= log::max_level()
-            && may_leave_library(metadata.target(), metadata.level())
+        is_enabled(metadata)
     }
 
     fn log(&self, record: &log::Record<'_>) {

@@ -6,6 +6,8 @@ use paimon_wire::paimon::table::TableWrite;
 use paimon_wire::{conform_batch, paimon, serialize_list, SerializerVersion};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
+use std::sync::PoisonError;
+
 use tokio::sync::Mutex;
 
 use crate::arrow_input::ArrowInput;
@@ -23,6 +25,10 @@ use crate::runtime;
 pub struct Writer {
     /// None once closed.
     write: Mutex<Option<TableWrite>>,
+    /// Messages prepared by a `prepare_commit` whose payload could not be encoded (a version
+    /// that cannot carry them): the next `prepare_commit` sends them first, so no written
+    /// file is left out of every payload.
+    unsent: std::sync::Mutex<Vec<paimon::table::CommitMessage>>,
     /// The table's columns, which every batch is conformed to before it is written.
     schema: SchemaRef,
     table_name: String,
@@ -52,6 +58,7 @@ impl Writer {
             .map_err(|e| Error::paimon(format!("reading the columns of table {table_name}"), e))?;
         Ok(Self {
             write: Mutex::new(Some(write)),
+            unsent: std::sync::Mutex::new(Vec::new()),
             schema,
             table_name: table_name.to_string(),
             commit_user: commit_user.to_string(),
@@ -117,7 +124,10 @@ impl Writer {
     /// can write again afterwards, for the next commit.
     ///
     /// An older `version` lets an older Java coordinator read the payload; a field that
-    /// version cannot carry raises `CodecError` naming it.
+    /// version cannot carry, or a version no release writes, raises `CodecError` naming it.
+    /// The messages of a payload that could not be encoded stay with the writer: the next
+    /// `prepare_commit()` sends them too (closing the writer instead leaves their files to
+    /// Paimon's orphan-file cleanup).
     #[pyo3(signature = (version=None))]
     fn prepare_commit<'py>(
         &self,
@@ -129,11 +139,18 @@ impl Writer {
             None => SerializerVersion::CURRENT,
         };
         let table_name = &self.table_name;
+        let unsent = &self.unsent;
         let payload = self.with_open_write(py, async move |write| {
-            let messages = write.prepare_commit().await.map_err(|e| {
+            let prepared = write.prepare_commit().await.map_err(|e| {
                 Error::paimon(format!("preparing the commit of table {table_name}"), e)
             })?;
-            Ok(serialize_list(&messages, version)?)
+            let mut unsent = unsent.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut messages = std::mem::take(&mut *unsent);
+            messages.extend(prepared);
+            serialize_list(&messages, version).map_err(|e| {
+                *unsent = messages;
+                Error::from(e)
+            })
         })?;
         let bytes = PyBytes::new(py, &payload);
         (bytes, version.as_i32()).into_pyobject(py)

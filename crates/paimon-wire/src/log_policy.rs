@@ -16,6 +16,13 @@ pub fn may_leave_library(target: &str, level: log::Level) -> bool {
     level <= log::Level::Info || is_paimon_target(target)
 }
 
+/// Whether a logger that hands records to a caller should take a record of `metadata`: at or
+/// above the `log` crate's maximum level, and [`may_leave_library`]. The `enabled` of every
+/// such logger (the C callback's, Python's, the CLI's).
+pub fn is_enabled(metadata: &log::Metadata<'_>) -> bool {
+    metadata.level() <= log::max_level() && may_leave_library(metadata.target(), metadata.level())
+}
+
 /// Whether `target` is this library's or the paimon crate's (`paimon_wire`, `paimon_wire::…`,
 /// `paimon_wire_ffi`, `paimon`, `paimon::…`), not a crate underneath.
 pub fn is_paimon_target(target: &str) -> bool {

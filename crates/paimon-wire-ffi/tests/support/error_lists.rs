@@ -1,8 +1,8 @@
 //! The header's per-function error lists, checked against the codes the functions return.
 //!
 //! Each function's doc comment in `include/paimon_wire.h` names the error codes it can return
-//! (`PAIMON_WIRE_ERROR_CODE_...`, and "those of `paimon_wire_...`" / "as for `paimon_wire_...`"
-//! for another function's list); NULL_POINTER, WRONG_HANDLE_KIND and INTERNAL are the header's
+//! (`PAIMON_WIRE_ERROR_CODE_...`, and "those of `paimon_wire_...`", "as for `paimon_wire_...`" or
+//! "errors as `paimon_wire_...`" for another function's list); NULL_POINTER, WRONG_HANDLE_KIND and INTERNAL are the header's
 //! general rules and may come from any function. The C test programs record every error the
 //! library returns (tests/c/common.h, from the library's DEBUG record of it); after a program
 //! ran, [`check_recorded_errors`] fails naming each function that returned a code its list
@@ -71,7 +71,7 @@ pub fn documented_errors() -> BTreeMap<String, BTreeSet<String>> {
             .into_iter()
             .map(str::to_string)
             .collect();
-        let others = ["those of `", "as for `"]
+        let others = ["those of `", "as for `", "errors as `"]
             .iter()
             .flat_map(|phrase| {
                 doc.match_indices(phrase)

@@ -89,7 +89,8 @@ class SharedBucketError(PaimonWireError):
     committed."""
 
     partition: str
-    """The partition as ``key=value/...``, empty for an unpartitioned table."""
+    """The partition as ``key=value/...`` (values as Paimon prints them, strings quoted:
+    ``region='eu'``), empty for an unpartitioned table."""
     bucket: int
     """The bucket both payloads write."""
     first_payload: int
@@ -151,7 +152,8 @@ def open_table(
     ``s3.path-style-access``, ...) or a REST catalog (``metastore=rest``, ``uri``, ``token``).
     Values of secret keys never appear in errors or ``repr``.
 
-    Raises ``InvalidTableNameError`` or ``TableNotFoundError``."""
+    Raises ``InvalidTableNameError``, ``TableNotFoundError``, or
+    ``StorageBackendNotCompiledError`` for a URI whose storage backend is not compiled in."""
 
 def create_table(
     warehouse: Union[str, os.PathLike[str]],
@@ -190,7 +192,8 @@ def is_envelope(data: _BytesLike) -> bool:
 
 @final
 class Table:
-    """A Paimon table in a filesystem warehouse. Pickles as its warehouse and name."""
+    """A Paimon table in a warehouse (a local directory or an object store). Pickles as its
+    warehouse, name and catalog options (unpickling opens the table again)."""
 
     @property
     def name(self) -> str:
@@ -203,7 +206,8 @@ class Table:
         """Where the table's files are."""
     @property
     def field_names(self) -> list[str]:
-        """Column names, in the order a written batch must have them."""
+        """Column names, in the table's order (a written batch may have them in any order:
+        ``Writer.write`` matches columns by name)."""
     @property
     def partition_keys(self) -> list[str]: ...
     @property
@@ -258,8 +262,11 @@ class Writer:
         Columns are matched by name, in any order (the package README, "Columns and types").
         Returns the number of rows written."""
     def prepare_commit(self, version: Optional[int] = None) -> tuple[bytes, int]:
-        """``(payload, version)``: the files written so far, as Paimon Java's
-        ``CommitMessageSerializer`` bytes at ``version`` (default: the newest)."""
+        """``(payload, version)``: the files written since the previous ``prepare_commit()``
+        (all of them for the first), as Paimon Java's ``CommitMessageSerializer`` bytes at
+        ``version`` (default: the newest). The writer can write again afterwards. A
+        ``version`` that cannot carry them raises ``CodecError``, and the files stay with the
+        writer: the next ``prepare_commit()`` sends them too."""
     def close(self) -> None:
         """Discards whatever was not prepared and closes the writer."""
     def __enter__(self) -> Writer: ...

@@ -1,0 +1,1183 @@
+"""The docstrings of the typed stubs (``python/paimon_wire/_native.pyi``), each checked by a
+test of the behavior it describes.
+
+Every documented item of the stubs (a top-level function or constant, a class, a method, a
+property, an exception's attribute) has at least one test named ``test_doc_<Item>_<claim>``:
+``<Item>`` is the function or constant name, the class name for a claim of the class
+docstring, ``<Class>_<member>`` for a member and ``<Class>_new`` for a documented
+``__new__``. ``test_every_documented_stub_item_has_a_doc_test`` parses the stubs and names
+every item without one; a docstring changed to claim something new needs a test here.
+
+Claims about compaction results need payloads that carry them: a real Paimon Java 2.0 writer
+that compacts writes them (compat/java, as tests/test_java_compaction.py; Java 17 and Maven).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import pathlib
+import pickle
+import re
+import shutil
+import struct
+import subprocess
+import time
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+from conftest import SCHEMA, TABLE, create_orders, data_files, prepare, rows, run_cli, sorted_ids
+
+import paimon_wire as pw
+
+STUBS = pathlib.Path(__file__).resolve().parents[1] / "python" / "paimon_wire" / "_native.pyi"
+
+PK_SCHEMA = pa.schema(
+    [field.with_nullable(False) if field.name == "region" else field for field in SCHEMA]
+)
+
+
+def pk_table(warehouse: str, bucket: str = "4", name: str = "db.users", **options: str) -> pw.Table:
+    """A primary-key table partitioned by region, with `bucket` buckets."""
+    return pw.create_table(
+        warehouse,
+        name,
+        PK_SCHEMA,
+        partition_keys=["region"],
+        primary_keys=["region", "id"],
+        options={"bucket": bucket, **options},
+    )
+
+
+def write(table: pw.Table, data: pa.Table, user: str = "job-1") -> tuple[bytes, int]:
+    """The payload of one writer of job `user` that wrote `data`."""
+    with table.new_writer(user) as writer:
+        writer.write(data)
+        return writer.prepare_commit()
+
+
+def file_names(payload: tuple[bytes, int]) -> set[str]:
+    return {f["file_name"] for m in pw.inspect(*payload) for f in m["new_files"]}
+
+
+def crc32c(data: bytes) -> int:
+    """CRC32C (Castagnoli), bit by bit."""
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 & -(crc & 1))
+    return crc ^ 0xFFFFFFFF
+
+
+# --- top-level constants and functions ------------------------------------------------------
+
+
+def test_doc_CURRENT_SERIALIZER_VERSION_is_the_newest_written_and_prepare_commits_default(
+    warehouse,
+):
+    table = create_orders(warehouse)
+    newest = pw.CURRENT_SERIALIZER_VERSION
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(5)))
+        assert writer.prepare_commit()[1] == newest
+        writer.write(rows(range(5, 10)))
+        assert writer.prepare_commit(newest)[1] == newest
+        with pytest.raises(pw.CodecError, match=f"version {newest + 1}"):
+            writer.prepare_commit(newest + 1)
+
+
+def test_doc_open_table_opens_database_dot_table_from_a_path_or_a_uri(warehouse):
+    created = create_orders(warehouse)
+    for where in (warehouse, pathlib.Path(warehouse), "file:" + warehouse):
+        table = pw.open_table(where, TABLE)
+        assert (table.name, table.field_names) == (TABLE, created.field_names)
+
+
+def test_doc_open_table_invalid_name_raises_InvalidTableNameError(warehouse):
+    create_orders(warehouse)
+    for name in ("orders", "a.b.c", ""):
+        with pytest.raises(pw.InvalidTableNameError):
+            pw.open_table(warehouse, name)
+
+
+def test_doc_open_table_missing_raises_TableNotFoundError(warehouse):
+    create_orders(warehouse)
+    with pytest.raises(pw.TableNotFoundError, match="db.missing"):
+        pw.open_table(warehouse, "db.missing")
+    with pytest.raises(pw.TableNotFoundError, match="nodb.orders"):
+        pw.open_table(warehouse, "nodb.orders")
+
+
+def test_doc_open_table_uri_without_its_backend_raises_StorageBackendNotCompiledError():
+    # The default build (the object-stores feature) has no HDFS backend.
+    with pytest.raises(pw.StorageBackendNotCompiledError, match="storage-hdfs"):
+        pw.open_table("hdfs://namenode/warehouse", TABLE)
+
+
+def test_doc_open_table_secret_option_values_never_appear_in_errors_or_repr(warehouse):
+    # The engine's error for an S3 warehouse without a region quotes "region is missing":
+    # made a secret's value, it is replaced in the message.
+    secrets = {"s3.access-key": "AKIADOCTESTKEY", "s3.secret-key": "region is missing"}
+    with pytest.raises(pw.PaimonWireError) as raised:
+        pw.open_table("s3://bucket/warehouse", TABLE, catalog_options=secrets)
+    assert "<redacted>" in str(raised.value)
+    with pytest.raises(pw.TableNotFoundError) as missing:
+        pw.open_table(warehouse, "db.missing", catalog_options=secrets)
+    create_orders(warehouse)
+    table = pw.open_table(warehouse, TABLE, catalog_options=secrets)
+    for text in (str(raised.value), str(missing.value), repr(table)):
+        for secret in secrets.values():
+            assert secret not in text, text
+
+
+def test_doc_create_table_creates_the_database_if_needed_and_opens_the_table(warehouse):
+    schema = pa.schema([pa.field("k", pa.int32(), nullable=False), pa.field("s", pa.string())])
+    table = pw.create_table(warehouse, "newdb.things", schema)
+    assert (pathlib.Path(warehouse) / "newdb.db").is_dir()
+    assert pw.open_table(warehouse, "newdb.things").schema == schema
+    assert (table.name, table.schema) == ("newdb.things", schema)
+
+
+def test_doc_create_table_partition_keys_primary_keys_and_options_default_to_none(warehouse):
+    table = pw.create_table(warehouse, "db.plain", SCHEMA)
+    assert (table.partition_keys, table.primary_keys, table.options) == ([], [], {})
+    keyed = pk_table(warehouse, bucket="2")
+    assert (keyed.partition_keys, keyed.primary_keys) == (["region"], ["region", "id"])
+    assert keyed.options == {"bucket": "2"}
+
+
+def test_doc_inspect_returns_one_dict_per_message(warehouse):
+    table = create_orders(warehouse)
+    payload = prepare(table, range(100))  # 4 partitions: 4 messages
+    messages = pw.inspect(*payload)
+    assert len(messages) == 4 == pw.summarize(*payload)["messages"]
+    assert all(isinstance(m, dict) for m in messages)
+    assert sorted(bytes.fromhex(m["partition"])[-8:].decode() for m in messages) == [
+        f"region-{i}" for i in range(4)
+    ]
+
+
+def test_doc_inspect_prints_the_schema_of_the_cli_inspect(warehouse, cli, tmp_path):
+    import json
+
+    payload, version = prepare(create_orders(warehouse), range(10))
+    path = tmp_path / "payload.bin"
+    path.write_bytes(payload)
+    printed = run_cli(cli, "inspect", "--version", str(version), str(path)).stdout
+    assert pw.inspect(payload, version) == json.loads(printed)
+
+
+def test_doc_inspect_binary_rows_are_lowercase_hex_and_creation_time_is_epoch_millis(warehouse):
+    table = create_orders(warehouse)
+    before = int(time.time() * 1000)
+    payload = prepare(table, range(10))
+    after = int(time.time() * 1000)
+    for message in pw.inspect(*payload):
+        assert re.fullmatch(r"(?:[0-9a-f]{2})+", message["partition"])
+        for file in message["new_files"]:
+            for row in (file["min_key"], file["max_key"], file["value_stats"]["min_values"]):
+                assert re.fullmatch(r"(?:[0-9a-f]{2})+", row), row
+            assert before - 1 <= file["creation_time"] <= after + 1
+
+
+def test_doc_inspect_without_version_takes_only_an_envelope(warehouse):
+    payload, version = prepare(create_orders(warehouse), range(10))
+    assert pw.inspect(pw.wrap_envelope(payload, version)) == pw.inspect(payload, version)
+    with pytest.raises(pw.EnvelopeError, match="not a paimon-wire envelope"):
+        pw.inspect(payload)
+
+
+def test_doc_summarize_counts_messages_data_files_and_rows(warehouse):
+    payload, version = prepare(create_orders(warehouse), range(100))
+    messages = pw.inspect(payload, version)
+    assert pw.summarize(payload, version) == {
+        "version": version,
+        "messages": len(messages),
+        "data_files": sum(len(m["new_files"]) for m in messages),
+        "rows": sum(f["row_count"] for m in messages for f in m["new_files"]),
+    }
+    assert pw.summarize(payload, version)["rows"] == 100
+
+
+def test_doc_summarize_checks_the_whole_payload_like_inspect(warehouse):
+    payload, version = prepare(create_orders(warehouse), range(10))
+    for bad in (payload[:-3], payload + b"\x00\x00"):
+        with pytest.raises(pw.CodecError) as inspected:
+            pw.inspect(bad, version)
+        with pytest.raises(pw.CodecError) as summarized:
+            pw.summarize(bad, version)
+        assert str(summarized.value) == str(inspected.value)
+
+
+def test_doc_summarize_without_version_takes_only_an_envelope(warehouse):
+    payload, version = prepare(create_orders(warehouse), range(10))
+    assert pw.summarize(pw.wrap_envelope(payload, version)) == pw.summarize(payload, version)
+    with pytest.raises(pw.EnvelopeError):
+        pw.summarize(payload)
+
+
+def test_doc_wrap_envelope_frames_magic_versions_length_and_crc32c(warehouse):
+    assert crc32c(b"123456789") == 0xE3069283  # the check value of CRC-32C
+    payload, version = prepare(create_orders(warehouse), range(10))
+    framed = pw.wrap_envelope(payload, version)
+    header = struct.unpack(">4sHHiQI", framed[:24])
+    # magic, envelope format version, reserved, serializer version, payload length, CRC32C
+    assert header == (b"PWIR", 1, 0, version, len(payload), crc32c(payload))
+    assert framed[24:] == payload
+
+
+def test_doc_unwrap_envelope_returns_payload_and_version(warehouse):
+    payload, version = prepare(create_orders(warehouse), range(10), version=11)
+    unwrapped = pw.unwrap_envelope(pw.wrap_envelope(payload, version))
+    assert unwrapped == (payload, 11)
+    assert type(unwrapped[0]) is bytes
+
+
+def test_doc_is_envelope_checks_the_PWIR_magic(warehouse):
+    payload, version = prepare(create_orders(warehouse), range(10))
+    assert pw.is_envelope(pw.wrap_envelope(payload, version))
+    assert pw.is_envelope(b"PWIR")  # the magic alone: nothing else is checked
+    assert not pw.is_envelope(payload)
+    assert not pw.is_envelope(b"PWI")
+    assert not pw.is_envelope(b"pwir" + bytes(20))
+
+
+# --- Table ----------------------------------------------------------------------------------
+
+
+def test_doc_Table_pickles_as_its_warehouse_name_and_catalog_options(warehouse):
+    create_orders(warehouse)
+    table = pw.open_table(warehouse, TABLE, catalog_options={"s3.region": "doc-region-1"})
+    pickled = pickle.dumps(table)
+    assert b"doc-region-1" in pickled
+    copy = pickle.loads(pickled)
+    assert (copy.name, copy.warehouse) == (table.name, table.warehouse)
+    assert copy.location == table.location
+    assert pickle.dumps(copy) == pickled  # the catalog options came along
+
+
+def test_doc_Table_name_is_database_dot_table(warehouse):
+    create_orders(warehouse, "sales.orders")
+    assert pw.open_table(warehouse, "sales.orders").name == "sales.orders"
+
+
+def test_doc_Table_warehouse_is_a_local_path_made_absolute_or_a_uri(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    table = create_orders("relative/warehouse")
+    absolute = os.path.join(os.getcwd(), "relative", "warehouse")
+    assert table.warehouse == absolute
+    uri = "file:" + absolute
+    assert pw.open_table(uri, TABLE).warehouse == uri
+
+
+def test_doc_Table_location_holds_the_tables_files(warehouse):
+    table = create_orders(warehouse)
+    payload = prepare(table, range(100))
+    table.new_coordinator("job-1").commit_payloads([payload], 1)
+    location = pathlib.Path(table.location.removeprefix("file:"))
+    assert location.is_relative_to(warehouse)
+    assert {pathlib.Path(f).name for f in data_files(table)} == file_names(payload)
+    assert (location / "snapshot").is_dir()
+
+
+def test_doc_Table_field_names_are_the_columns_in_table_order(warehouse):
+    table = create_orders(warehouse)
+    assert table.field_names == SCHEMA.names == table.schema.names
+    # Not an order a batch must follow: columns are matched by name.
+    with table.new_writer("job-1") as writer:
+        assert writer.write(rows(range(3)).select(list(reversed(SCHEMA.names)))) == 3
+
+
+def test_doc_Table_schema_is_the_columns_as_arrow(warehouse):
+    table = create_orders(warehouse)
+    assert isinstance(table.schema, pa.Schema)
+    assert table.schema == SCHEMA  # names, types and nullability
+
+
+def test_doc_Table_latest_snapshot_is_none_before_any_commit(warehouse):
+    assert create_orders(warehouse).latest_snapshot() is None
+
+
+def test_doc_Table_latest_snapshot_holds_the_listed_fields_of_the_latest(warehouse):
+    table = create_orders(warehouse)
+    coordinator = table.new_coordinator("job-1")
+    coordinator.commit_payloads([prepare(table, range(10))], 3)
+    coordinator.commit_payloads([prepare(table, range(10, 15))], 4)
+    snapshot = table.latest_snapshot()
+    assert set(snapshot) == {
+        "id", "commit_user", "commit_identifier", "commit_kind", "schema_id", "time_millis",
+        "total_record_count",
+    }  # fmt: skip
+    assert (snapshot["id"], snapshot["commit_user"]) == (2, "job-1")
+    assert snapshot["commit_identifier"] == 4
+    assert (snapshot["commit_kind"], snapshot["schema_id"], snapshot["total_record_count"]) == (
+        "APPEND", 0, 15,
+    )  # fmt: skip
+    assert abs(snapshot["time_millis"] - time.time() * 1000) < 600_000
+
+
+def test_doc_Table_read_returns_all_rows_of_the_latest_snapshot(warehouse):
+    table = create_orders(warehouse)
+    assert table.read().num_rows == 0
+    table.new_coordinator("job-1").commit_payloads([prepare(table, range(10))], 1)
+    table.new_coordinator("job-1").commit_payloads([prepare(table, range(10, 30))], 2)
+    assert sorted_ids(table.read()) == list(range(30))
+    # An overwrite of partition region-0 (ids 100, 104, ...): the latest snapshot only.
+    with table.new_writer("job-1", overwrite=True) as writer:
+        writer.write(rows(range(100, 120, 4)))
+        payload = writer.prepare_commit()
+    table.new_coordinator("job-1", overwrite=True).commit_payloads([payload], 3)
+    assert sorted_ids(table.read()) == sorted(
+        [i for i in range(30) if i % 4 != 0] + list(range(100, 120, 4))
+    )
+
+
+def test_doc_Table_routing_names_the_three_kinds(warehouse):
+    assert pk_table(warehouse, bucket="4").routing() == ("fixed-bucket", 4)
+    assert create_orders(warehouse).routing() == ("any-writer", None)
+    assert pk_table(warehouse, bucket="-2", name="db.postponed").routing() == ("any-writer", None)
+    assert pk_table(warehouse, bucket="-1", name="db.dynamic").routing() == ("single-writer", None)
+
+
+def test_doc_Table_bucket_ids_are_the_buckets_the_writer_puts_rows_in(warehouse):
+    table = pk_table(warehouse, bucket="4")
+    data = rows(range(400)).cast(PK_SCHEMA)
+    buckets = table.bucket_ids(data)
+    assert isinstance(buckets, pa.Int32Array) and len(buckets) == data.num_rows
+    assert set(buckets.to_pylist()) == {0, 1, 2, 3}
+    for bucket in range(4):
+        rows_of_bucket = data.filter(pc.equal(buckets, bucket))
+        messages = pw.inspect(*write(table, rows_of_bucket))
+        assert {m["bucket"] for m in messages if m["new_files"]} == {bucket}
+
+
+def test_doc_Table_bucket_ids_fixed_bucket_tables_only(warehouse):
+    for table in (create_orders(warehouse), pk_table(warehouse, bucket="-1")):
+        with pytest.raises(pw.UnsupportedError, match="no fixed buckets"):
+            table.bucket_ids(rows(range(3)).cast(table.schema))
+
+
+def test_doc_Table_new_writer_is_bound_to_the_jobs_commit_user(warehouse):
+    table = create_orders(warehouse)
+    with table.new_writer("job-7") as writer:
+        assert (writer.commit_user, writer.table_name) == ("job-7", TABLE)
+        writer.write(rows(range(10)))
+        payload = writer.prepare_commit()
+    table.new_coordinator("job-7").commit_payloads([payload], 1)
+    assert table.latest_snapshot()["commit_user"] == "job-7"
+
+
+def test_doc_Table_new_coordinator_binds_the_jobs_commit_user(warehouse):
+    table = create_orders(warehouse)
+    coordinator = table.new_coordinator("job-7")
+    assert (coordinator.commit_user, coordinator.table_name) == ("job-7", TABLE)
+    assert coordinator.mode == "append"
+    assert table.new_coordinator("job-7", overwrite=True).mode == "overwrite"
+
+
+def test_doc_Table_new_coordinator_refuses_compaction_unless_allow_compaction(
+    java_compaction, tmp_path
+):
+    table = compaction_table(java_compaction, tmp_path)
+    with pytest.raises(pw.ValidationError) as raised:
+        table.new_coordinator(JAVA_USER).deserialize(*java_compaction.versioned)
+    assert raised.value.rule == "compact-increment"
+    allowing = table.new_coordinator(JAVA_USER, allow_compaction=True)
+    assert commit_compaction(allowing, java_compaction).status == "committed"
+
+
+def test_doc_Table_new_coordinator_verify_compaction_verifies_by_reading(java_compaction, tmp_path):
+    table = compaction_table(java_compaction, tmp_path)
+    tamper_a_compaction_result(table, java_compaction)
+    with pytest.raises(pw.ValidationError) as raised:
+        commit_compaction(table.new_coordinator(JAVA_USER, verify_compaction=True), java_compaction)
+    assert raised.value.rule == "compact-content"
+
+
+def test_doc_Table_new_coordinator_refuse_compaction_is_deprecated_and_ignored(warehouse):
+    table = create_orders(warehouse)
+    refusing = table.new_coordinator("job-1", refuse_compaction=True)
+    assert (refusing.allow_compaction, refusing.verify_compaction) == (False, False)
+    assert refusing.commit_payloads([prepare(table, range(10))], 1).status == "committed"
+
+
+# --- Writer ---------------------------------------------------------------------------------
+
+
+def test_doc_Writer_with_block_discards_what_was_not_prepared(warehouse):
+    table = create_orders(warehouse)
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(100)))
+        payload = writer.prepare_commit()
+        writer.write(rows(range(100, 200)))
+    assert writer.closed
+    assert {pathlib.Path(f).name for f in data_files(table)} == file_names(payload)
+
+
+class ArrayOnly:
+    """Exports one record batch through `__arrow_c_array__` only."""
+
+    def __init__(self, batch: pa.RecordBatch):
+        self._batch = batch
+
+    def __arrow_c_array__(self, requested_schema=None):
+        return self._batch.__arrow_c_array__(requested_schema)
+
+
+class StreamOnly:
+    """Exports a table through `__arrow_c_stream__` only."""
+
+    def __init__(self, table: pa.Table):
+        self._table = table
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self._table.__arrow_c_stream__(requested_schema)
+
+
+def test_doc_Writer_write_takes_every_arrow_form(warehouse):
+    table = create_orders(warehouse)
+    forms = [
+        rows(range(0, 10)).to_batches()[0],
+        rows(range(10, 20)),
+        pa.RecordBatchReader.from_batches(SCHEMA, rows(range(20, 30)).to_batches()),
+        StreamOnly(rows(range(30, 40))),
+        ArrayOnly(rows(range(40, 50)).to_batches()[0]),
+    ]
+    with table.new_writer("job-1") as writer:
+        for data in forms:
+            writer.write(data)
+        payload = writer.prepare_commit()
+    table.new_coordinator("job-1").commit_payloads([payload], 1)
+    assert sorted_ids(table.read()) == list(range(50))
+
+
+def test_doc_Writer_write_matches_columns_by_name_in_any_order(warehouse):
+    table = create_orders(warehouse)
+    shuffled = rows(range(10)).select(["note", "amount", "id", "region"])
+    payload = write(table, shuffled)
+    table.new_coordinator("job-1").commit_payloads([payload], 1)
+    assert table.read().sort_by("id").equals(rows(range(10)))
+
+
+def test_doc_Writer_write_returns_the_number_of_rows_written(warehouse):
+    table = create_orders(warehouse)
+    chunked = pa.concat_tables([rows(range(0, 7)), rows(range(7, 20))])
+    with table.new_writer("job-1") as writer:
+        assert writer.write(chunked) == 20
+        assert writer.write(rows(range(20, 20))) == 0
+        assert writer.write(rows(range(20, 23)).to_batches()[0]) == 3
+        assert pw.summarize(*writer.prepare_commit())["rows"] == 23
+
+
+def test_doc_Writer_prepare_commit_holds_the_files_written_since_the_previous_one(warehouse):
+    table = create_orders(warehouse)
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(10)))
+        first = writer.prepare_commit()
+        writer.write(rows(range(10, 30)))
+        second = writer.prepare_commit()
+    assert (pw.summarize(*first)["rows"], pw.summarize(*second)["rows"]) == (10, 20)
+    assert not file_names(first) & file_names(second)
+    coordinator = table.new_coordinator("job-1")
+    coordinator.commit_payloads([first], 1)
+    coordinator.commit_payloads([second], 2)
+    assert sorted_ids(table.read()) == list(range(30))
+
+
+def test_doc_Writer_prepare_commit_defaults_to_the_newest_version(warehouse):
+    table = create_orders(warehouse)
+    assert prepare(table, range(10))[1] == pw.CURRENT_SERIALIZER_VERSION == 14
+
+
+def test_doc_Writer_prepare_commit_writes_at_the_version_asked(warehouse):
+    table = create_orders(warehouse)
+    for version in (3, 11, 14):
+        payload = prepare(table, range(10), version=version)
+        assert payload[1] == version
+        summary = {"version": version, "messages": 4, "data_files": 4, "rows": 10}
+        assert pw.summarize(*payload) == summary
+
+
+def test_doc_Writer_prepare_commit_keeps_the_files_of_a_payload_it_could_not_encode(warehouse):
+    table = create_orders(warehouse)
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(3)))
+        # Version 4: readable, but no Paimon release writes it.
+        with pytest.raises(pw.CodecError, match="4"):
+            writer.prepare_commit(4)
+        writer.write(rows(range(3, 5)))
+        payload = writer.prepare_commit()
+    assert pw.summarize(*payload)["rows"] == 5
+    table.new_coordinator("job-1").commit_payloads([payload], 1)
+    assert sorted_ids(table.read()) == list(range(5))
+
+
+def test_doc_Writer_close_discards_unprepared_files_and_closes(warehouse):
+    table = create_orders(warehouse)
+    writer = table.new_writer("job-1")
+    writer.write(rows(range(100)))
+    payload = writer.prepare_commit()
+    writer.write(rows(range(100, 200)))
+    assert not writer.closed
+    writer.close()
+    assert writer.closed
+    assert {pathlib.Path(f).name for f in data_files(table)} == file_names(payload)
+    with pytest.raises(pw.PaimonWireError, match="the writer is closed"):
+        writer.write(rows(range(1)))
+    writer.close()  # closing again does nothing
+
+
+# --- Coordinator ----------------------------------------------------------------------------
+
+
+def test_doc_Coordinator_commits_once_per_identifier_and_identifiers_increase(warehouse):
+    table = create_orders(warehouse)
+    coordinator = pw.Coordinator(table, "job-1")
+    payload = prepare(table, range(10))
+    assert coordinator.commit_payloads([payload], 5).status == "committed"
+    assert coordinator.commit_payloads([payload], 5).status == "already_committed"
+    assert table.latest_snapshot()["id"] == 1
+    with pytest.raises(pw.IdentifierSupersededError):
+        coordinator.commit_payloads([prepare(table, range(10, 20))], 4)
+    # Per commit user: another job starts its own sequence.
+    other_job = write(table, rows(range(20, 30)), user="job-2")
+    assert pw.Coordinator(table, "job-2").commit_payloads([other_job], 1).status == "committed"
+    assert sorted_ids(table.read()) == list(range(10)) + list(range(20, 30))
+
+
+def test_doc_Coordinator_new_refuses_compaction_results_by_default(java_compaction, tmp_path):
+    table = compaction_table(java_compaction, tmp_path)
+    with pytest.raises(pw.ValidationError) as raised:
+        pw.Coordinator(table, JAVA_USER).deserialize(*java_compaction.versioned)
+    assert raised.value.rule == "compact-increment"
+
+
+def test_doc_Coordinator_new_allow_compaction_takes_compaction_results(java_compaction, tmp_path):
+    table = compaction_table(java_compaction, tmp_path)
+    before = table.latest_snapshot()["id"]
+    allowing = pw.Coordinator(table, JAVA_USER, allow_compaction=True)
+    assert commit_compaction(allowing, java_compaction).status == "committed"
+    assert table.latest_snapshot()["id"] > before
+
+
+def test_doc_Coordinator_new_verify_compaction_commits_an_honest_compaction(
+    java_compaction, tmp_path
+):
+    table = compaction_table(java_compaction, tmp_path)
+    verifying = pw.Coordinator(table, JAVA_USER, verify_compaction=True)
+    assert commit_compaction(verifying, java_compaction).status == "committed"
+
+
+def test_doc_Coordinator_new_verify_compaction_refuses_one_whose_rows_differ(
+    java_compaction, tmp_path
+):
+    table = compaction_table(java_compaction, tmp_path)
+    before = table.latest_snapshot()
+    tamper_a_compaction_result(table, java_compaction)
+    with pytest.raises(pw.ValidationError) as raised:
+        commit_compaction(pw.Coordinator(table, JAVA_USER, verify_compaction=True), java_compaction)
+    assert raised.value.rule == "compact-content"
+    assert table.latest_snapshot() == before
+    # Trusting compaction by its metadata, the same payload is taken.
+    trusting = pw.Coordinator(table, JAVA_USER, allow_compaction=True)
+    assert commit_compaction(trusting, java_compaction).status == "committed"
+
+
+def test_doc_Coordinator_new_verify_compaction_implies_allow_compaction(warehouse):
+    coordinator = pw.Coordinator(create_orders(warehouse), "job-1", verify_compaction=True)
+    assert (coordinator.allow_compaction, coordinator.verify_compaction) == (True, True)
+
+
+def test_doc_Coordinator_new_verify_compaction_refuses_tables_it_cannot_verify(warehouse):
+    unverifiable = [
+        pk_table(warehouse, bucket="-2", name="db.postponed"),
+        pk_table(warehouse, bucket="2", name="db.partial", **{"merge-engine": "partial-update"}),
+        pk_table(warehouse, bucket="2", name="db.aggregated", **{"merge-engine": "aggregation"}),
+    ]
+    for table in unverifiable:
+        with pytest.raises(pw.UnsupportedError, match="cannot be verified"):
+            pw.Coordinator(table, "job-1", verify_compaction=True)
+        assert pw.Coordinator(table, "job-1", allow_compaction=True).allow_compaction
+    deduplicating = pk_table(warehouse, bucket="2", name="db.deduplicated")
+    assert pw.Coordinator(deduplicating, "job-1", verify_compaction=True).verify_compaction
+
+
+def test_doc_Coordinator_new_refuse_compaction_is_ignored_and_contradictions_raise_ValueError(
+    warehouse,
+):
+    table = create_orders(warehouse)
+    assert not pw.Coordinator(table, "job-1", refuse_compaction=True).allow_compaction
+    for taking in ("allow_compaction", "verify_compaction"):
+        with pytest.raises(ValueError, match=f"refuse_compaction=True contradicts {taking}=True"):
+            pw.Coordinator(table, "job-1", refuse_compaction=True, **{taking: True})
+
+
+def test_doc_Coordinator_allow_compaction_is_set_by_allow_or_verify_compaction(warehouse):
+    table = create_orders(warehouse)
+    assert not pw.Coordinator(table, "job-1").allow_compaction
+    assert pw.Coordinator(table, "job-1", allow_compaction=True).allow_compaction
+    assert pw.Coordinator(table, "job-1", verify_compaction=True).allow_compaction
+
+
+def test_doc_Coordinator_verify_compaction_is_set_by_verify_compaction_only(warehouse):
+    table = create_orders(warehouse)
+    assert not pw.Coordinator(table, "job-1").verify_compaction
+    assert not pw.Coordinator(table, "job-1", allow_compaction=True).verify_compaction
+    assert pw.Coordinator(table, "job-1", verify_compaction=True).verify_compaction
+
+
+def test_doc_Coordinator_deserialize_decodes_and_validates_against_the_bound_table(warehouse):
+    two, payload = bucket_refused(warehouse)
+    four = pw.open_table(warehouse, "db.four")
+    bound = four.new_coordinator("job-1").deserialize(*payload)
+    assert (len(bound), bound.reported_row_count) == (len(pw.inspect(*payload)), 100)
+    with pytest.raises(pw.ValidationError, match="table db.two is fixed"):
+        two.new_coordinator("job-1").deserialize(*payload)
+
+
+def test_doc_Coordinator_deserialize_without_version_takes_an_envelope(warehouse):
+    table = create_orders(warehouse)
+    payload, version = prepare(table, range(10))
+    coordinator = table.new_coordinator("job-1")
+    framed = coordinator.deserialize(pw.wrap_envelope(payload, version))
+    assert framed.to_dicts() == coordinator.deserialize(payload, version).to_dicts()
+    with pytest.raises(pw.EnvelopeError):
+        coordinator.deserialize(payload)
+
+
+def test_doc_Coordinator_merge_keeps_identical_duplicates_once(warehouse):
+    table = create_orders(warehouse)
+    payload = prepare(table, range(100))
+    coordinator = table.new_coordinator("job-1")
+    once = coordinator.deserialize(*payload)
+    twice = coordinator.merge([once, coordinator.deserialize(*payload)])
+    assert (len(twice), twice.data_file_count, twice.reported_row_count) == (
+        len(once), once.data_file_count, 100,
+    )  # fmt: skip
+    coordinator.commit(twice, 1)
+    assert sorted_ids(table.read()) == list(range(100))
+
+
+def with_file_size_changed(payload: tuple[bytes, int]) -> tuple[bytes, int]:
+    """The payload with the first new file's size one byte larger (a stale worker's claim
+    to the same file)."""
+    data, version = payload
+    messages = pw.inspect(data, version)
+    file = messages[0]["new_files"][0]
+    # The size is a little-endian long in the fixed part of the file's binary row, which
+    # comes before the row's variable part, which starts with the file's name.
+    name_at = data.index(file["file_name"].encode())
+    size_at = data.rindex(struct.pack("<q", file["file_size"]), 0, name_at)
+    changed = data[:size_at] + struct.pack("<q", file["file_size"] + 1) + data[size_at + 8 :]
+    file["file_size"] += 1
+    assert pw.inspect(changed, version) == messages  # that one field, nothing else
+    return changed, version
+
+
+def test_doc_Coordinator_merge_refuses_conflicting_duplicates(warehouse):
+    table = create_orders(warehouse)
+    payload = prepare(table, range(10))
+    coordinator = table.new_coordinator("job-1")
+    stale = with_file_size_changed(payload)
+    parts = [coordinator.deserialize(*payload), coordinator.deserialize(*stale)]
+    with pytest.raises(pw.MergeConflictError, match="different file metadata"):
+        coordinator.merge(parts)
+
+
+def test_doc_Coordinator_commit_commits_once_under_the_identifier(warehouse):
+    table = create_orders(warehouse)
+    coordinator = table.new_coordinator("job-1")
+    messages = coordinator.deserialize(*prepare(table, range(10)))
+    first = coordinator.commit(messages, 9)
+    again = coordinator.commit(messages, 9)  # as after a PaimonError of unknown outcome
+    assert (first.status, again.status) == ("committed", "already_committed")
+    assert first.snapshot_id == again.snapshot_id == table.latest_snapshot()["id"] == 1
+    assert table.latest_snapshot()["commit_identifier"] == 9
+    assert sorted_ids(table.read()) == list(range(10))
+
+
+def test_doc_Coordinator_commit_payloads_deserializes_merges_and_commits_once(warehouse):
+    table = create_orders(warehouse)
+    coordinator = table.new_coordinator("job-1")
+    a, version = prepare(table, range(0, 50))
+    b = prepare(table, range(50, 100))
+    payloads = [(a, version), pw.wrap_envelope(*b), (a, version)]  # a retried worker sends a twice
+    outcome = coordinator.commit_payloads(payloads, 1)
+    assert (outcome.status, outcome.rows) == ("committed", 100)
+    assert coordinator.commit_payloads(payloads, 1).status == "already_committed"
+    assert table.latest_snapshot()["id"] == 1
+    assert sorted_ids(table.read()) == list(range(100))
+
+
+def test_doc_Coordinator_abort_deletes_only_files_no_snapshot_references(warehouse):
+    table = create_orders(warehouse)
+    coordinator = table.new_coordinator("job-1")
+    committed = prepare(table, range(10))
+    coordinator.commit_payloads([committed], 1)
+    abandoned = prepare(table, range(10, 20))
+
+    report = coordinator.abort(coordinator.deserialize(*abandoned))
+    assert (sorted(report["deleted"]), report["skipped"]) == (sorted(file_names(abandoned)), [])
+    kept = coordinator.abort(coordinator.deserialize(*committed))
+    assert kept["deleted"] == []
+    assert {name for name, _ in kept["skipped"]} == file_names(committed)
+    assert all(isinstance(reason, str) and reason for _, reason in kept["skipped"])
+    assert {pathlib.Path(f).name for f in data_files(table)} == file_names(committed)
+    assert sorted_ids(table.read()) == list(range(10))
+
+
+def test_doc_Coordinator_commit_status_is_already_committed_or_none(warehouse):
+    table = create_orders(warehouse)
+    coordinator = table.new_coordinator("job-1")
+    assert coordinator.commit_status(1) is None
+    coordinator.commit_payloads([prepare(table, range(10))], 1)
+    status = coordinator.commit_status(1)
+    assert (status.status, status.snapshot_id) == ("already_committed", 1)
+    assert coordinator.commit_status(2) is None
+    assert table.latest_snapshot()["id"] == 1  # asking commits nothing
+
+
+# --- BoundMessages and CommitOutcome --------------------------------------------------------
+
+
+def test_doc_BoundMessages_are_bound_to_one_coordinator(warehouse):
+    table = create_orders(warehouse)
+    payload = prepare(table, range(10))
+    bound = table.new_coordinator("job-1").deserialize(*payload)
+    other = table.new_coordinator("job-1")
+    with pytest.raises(pw.ForeignMessagesError):
+        other.commit(bound, 1)
+    with pytest.raises(pw.ForeignMessagesError):
+        other.merge([bound])
+    assert table.latest_snapshot() is None
+
+
+def test_doc_BoundMessages_to_dicts_is_the_schema_of_inspect(warehouse):
+    table = create_orders(warehouse)
+    payload = prepare(table, range(100))
+    assert table.new_coordinator("job-1").deserialize(*payload).to_dicts() == pw.inspect(*payload)
+
+
+def test_doc_CommitOutcome_snapshot_id_is_the_snapshot_committed_or_found(warehouse):
+    table = create_orders(warehouse)
+    coordinator = table.new_coordinator("job-1")
+    payload = prepare(table, range(10))
+    assert coordinator.commit_payloads([payload], 1).snapshot_id == 1
+    assert coordinator.commit_payloads([payload], 1).snapshot_id == 1  # found
+    empty = coordinator.commit_payloads([write(table, rows(range(0)))], 2)
+    assert (empty.status, empty.snapshot_id) == ("nothing_to_commit", None)
+
+
+def test_doc_CommitOutcome_rows_are_the_reported_rows_of_the_new_files_handed_in(warehouse):
+    table = create_orders(warehouse)
+    coordinator = table.new_coordinator("job-1")
+    a, b = prepare(table, range(0, 60)), prepare(table, range(60, 100))
+    assert coordinator.commit_payloads([a, b, a], 1).rows == 100  # a merged once
+    assert coordinator.commit_payloads([b], 1).rows == 40  # handed in, though already committed
+    assert coordinator.commit_status(1).rows == 0  # nothing handed in
+
+
+def test_doc_CommitOutcome_files_count_the_new_data_files_handed_in(warehouse):
+    table = create_orders(warehouse)
+    payloads = [prepare(table, range(0, 60)), prepare(table, range(60, 100))]
+    outcome = table.new_coordinator("job-1").commit_payloads(payloads, 1)
+    handed_in = sum(pw.summarize(*p)["data_files"] for p in payloads)
+    assert outcome.files == handed_in == len(data_files(table))
+
+
+# --- exceptions with attributes -------------------------------------------------------------
+
+
+def test_doc_CodecError_raised_for_bytes_that_do_not_decode_or_messages_that_cannot_be_encoded(
+    warehouse,
+):
+    table = create_orders(warehouse)
+    payload, version = prepare(table, range(10))
+    with pytest.raises(pw.CodecError, match="truncated"):
+        pw.inspect(payload[:-3], version)
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(3)))
+        with pytest.raises(pw.CodecError, match="cannot be written without losing data"):
+            writer.prepare_commit(2)  # version 2 has no file_source
+
+
+def test_doc_CodecError_version_is_the_version_read_or_written(warehouse):
+    table = create_orders(warehouse)
+    payload, version = prepare(table, range(10), version=11)
+    with pytest.raises(pw.CodecError) as decoding:
+        pw.inspect(payload[:-3], version)
+    assert decoding.value.version == 11
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(3)))
+        with pytest.raises(pw.CodecError) as encoding:
+            writer.prepare_commit(2)
+    assert encoding.value.version == 2
+    with pytest.raises(pw.CodecError) as unknown:
+        pw.inspect(payload, 99)
+    assert unknown.value.version is None  # not a version at all
+
+
+def test_doc_CodecError_offset_is_where_the_bad_field_starts_when_decoding(warehouse):
+    table = create_orders(warehouse)
+    payload, version = prepare(table, range(10))
+    with pytest.raises(pw.CodecError, match="trailing bytes") as decoding:
+        pw.inspect(payload + b"\x00\x00", version)
+    assert decoding.value.offset == len(payload)
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(3)))
+        with pytest.raises(pw.CodecError) as encoding:
+            writer.prepare_commit(2)
+    assert encoding.value.offset is None
+
+
+def test_doc_CodecError_field_is_the_field_path(warehouse):
+    table = create_orders(warehouse)
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(3)))
+        with pytest.raises(pw.CodecError) as encoding:
+            writer.prepare_commit(2)
+    assert encoding.value.field == "messages[0].new_files[0].file_source"
+    payload, version = prepare(table, range(10))
+    with pytest.raises(pw.CodecError) as decoding:
+        pw.inspect(payload[:-3], version)
+    assert re.fullmatch(r"messages\[3\]\.\w+", decoding.value.field), decoding.value.field
+
+
+def test_doc_EnvelopeError_raised_for_truncated_corrupted_or_unknown_envelopes(warehouse):
+    payload, version = prepare(create_orders(warehouse), range(10))
+    framed = pw.wrap_envelope(payload, version)
+    corrupted = framed[:-1] + bytes([framed[-1] ^ 0xFF])
+    newer_format = framed[:4] + (2).to_bytes(2, "big") + framed[6:]
+    cases = [(framed[:-1], "truncated"), (corrupted, "CRC32C"), (newer_format, "format version 2")]
+    for bad, said in cases:
+        with pytest.raises(pw.EnvelopeError, match=said):
+            pw.unwrap_envelope(bad)
+
+
+def test_doc_EnvelopeError_offset_is_where_the_wrong_field_is(warehouse):
+    payload, version = prepare(create_orders(warehouse), range(10))
+    framed = pw.wrap_envelope(payload, version)
+
+    def at(offset: int, value: bytes) -> bytes:
+        return framed[:offset] + value + framed[offset + len(value):]
+
+    cases = {
+        0: at(0, b"XWIR"),  # magic
+        4: at(4, (9).to_bytes(2, "big")),  # envelope format version
+        6: at(6, (1).to_bytes(2, "big")),  # reserved
+        8: at(8, (99).to_bytes(4, "big")),  # serializer version
+        24: at(24, bytes([framed[24] ^ 0xFF])),  # the payload its CRC32C does not match
+        10: framed[:10],  # truncated header: where the bytes end
+    }
+    for offset, bad in cases.items():
+        with pytest.raises(pw.EnvelopeError) as raised:
+            pw.unwrap_envelope(bad)
+        assert raised.value.offset == offset, raised.value
+
+
+def bucket_refused(tmp_warehouse: str) -> tuple[pw.Table, tuple[bytes, int]]:
+    """A table of 2 buckets and a payload of a table of 4 (its buckets 2 and 3 are refused)."""
+    def fixed(name: str, buckets: str) -> pw.Table:
+        options = {"bucket": buckets, "bucket-key": "id"}
+        return pw.create_table(tmp_warehouse, name, SCHEMA, options=options)
+
+    four, two = fixed("db.four", "4"), fixed("db.two", "2")
+    return two, prepare(four, range(100))
+
+
+def test_doc_ValidationError_nothing_was_committed(warehouse):
+    two, refused = bucket_refused(warehouse)
+    good = prepare(two, range(10))
+    with pytest.raises(pw.ValidationError):
+        two.new_coordinator("job-1").commit_payloads([good, refused], 1)
+    assert two.latest_snapshot() is None
+    assert data_files(two)  # the good payload's files are there, not committed
+
+
+def test_doc_ValidationError_message_index_is_the_0_based_index_in_its_payload(warehouse):
+    two, refused = bucket_refused(warehouse)
+    first_bad = next(i for i, m in enumerate(pw.inspect(*refused)) if m["bucket"] >= 2)
+    with pytest.raises(pw.ValidationError) as raised:
+        two.new_coordinator("job-1").deserialize(*refused)
+    assert raised.value.message_index == first_bad
+
+
+def test_doc_ValidationError_field_is_the_path_of_the_offending_field(warehouse):
+    two, refused = bucket_refused(warehouse)
+    with pytest.raises(pw.ValidationError) as raised:
+        two.new_coordinator("job-1").deserialize(*refused)
+    assert raised.value.field == "bucket"
+
+
+def test_doc_ValidationError_rule_is_the_rule_broken(warehouse):
+    two, refused = bucket_refused(warehouse)
+    with pytest.raises(pw.ValidationError) as raised:
+        two.new_coordinator("job-1").deserialize(*refused)
+    assert raised.value.rule == "bucket"
+
+
+def test_doc_SharedBucketError_raised_for_two_payloads_in_one_bucket_of_a_primary_key_table(
+    warehouse,
+):
+    table = pk_table(warehouse, bucket="1")
+    payloads = [write(table, rows([0]).cast(PK_SCHEMA)), write(table, rows([4]).cast(PK_SCHEMA))]
+    with pytest.raises(pw.SharedBucketError):
+        table.new_coordinator("job-1").commit_payloads(payloads, 1)
+    assert table.latest_snapshot() is None
+    # An append table takes many writers of one bucket.
+    options = {"bucket": "1", "bucket-key": "id"}
+    append = pw.create_table(warehouse, "db.append", SCHEMA, options=options)
+    payloads = [write(append, rows([0])), write(append, rows([4]))]
+    assert append.new_coordinator("job-1").commit_payloads(payloads, 1).status == "committed"
+
+
+def shared_bucket_error(table: pw.Table, *ids: list[int]) -> pw.SharedBucketError:
+    """The error committing one payload per list of ids (rows of 2 partitions) raises."""
+    payloads = [write(table, rows(i, partitions=2).cast(table.schema)) for i in ids]
+    with pytest.raises(pw.SharedBucketError) as raised:
+        table.new_coordinator("job-1").commit_payloads(payloads, 1)
+    return raised.value
+
+
+def test_doc_SharedBucketError_partition_is_key_value_or_empty(warehouse):
+    partitioned = pk_table(warehouse, bucket="1")
+    assert shared_bucket_error(partitioned, [1], [3]).partition == "region='region-1'"
+    unpartitioned = pw.create_table(
+        warehouse, "db.flat", PK_SCHEMA, primary_keys=["id"], options={"bucket": "1"}
+    )
+    assert shared_bucket_error(unpartitioned, [1], [3]).partition == ""
+
+
+def test_doc_SharedBucketError_bucket_is_the_bucket_both_payloads_write(warehouse):
+    table = pk_table(warehouse, bucket="4")
+    candidates = rows(range(0, 40, 2), partitions=2).cast(PK_SCHEMA)  # all in region-0
+    buckets = table.bucket_ids(candidates).to_pylist()
+    ids = candidates.column("id").to_pylist()
+    bucket = buckets[0]
+    same = [i for i, b in zip(ids, buckets) if b == bucket][:2]
+    assert len(same) == 2
+    assert shared_bucket_error(table, [same[0]], [same[1]]).bucket == bucket
+
+
+def test_doc_SharedBucketError_first_payload_is_the_position_of_the_first(warehouse):
+    table = pk_table(warehouse, bucket="1")
+    # Payloads 0 and 2 write region-0, payload 1 region-1.
+    assert shared_bucket_error(table, [0, 2], [1, 3], [4]).first_payload == 0
+    assert shared_bucket_error(table, [1], [0, 2], [4]).first_payload == 1
+
+
+def test_doc_SharedBucketError_second_payload_is_the_position_of_the_other(warehouse):
+    table = pk_table(warehouse, bucket="1")
+    assert shared_bucket_error(table, [0, 2], [1, 3], [4]).second_payload == 2
+    # Positions in the input of Coordinator.merge too.
+    coordinator = table.new_coordinator("job-1")
+    payloads = [write(table, rows(i, partitions=2).cast(PK_SCHEMA)) for i in ([1], [0], [3])]
+    parts = [coordinator.deserialize(*payload) for payload in payloads]
+    with pytest.raises(pw.SharedBucketError) as raised:
+        coordinator.merge(parts)
+    assert (raised.value.first_payload, raised.value.second_payload) == (0, 2)
+
+
+# --- compaction results from a real Java writer ---------------------------------------------
+
+JAVA_HARNESS = pathlib.Path(__file__).resolve().parents[3] / "compat" / "java" / "harness.sh"
+JAVA_RELEASE = "2.0.0"
+JAVA_TABLE = "db.compacting"
+JAVA_USER = "paimon-wire-py-docs"
+
+
+@dataclass
+class JavaCompaction:
+    """A warehouse whose table a compacting Java writer wrote (every round committed), and
+    the next round's payload, which carries compaction results and is not committed."""
+
+    warehouse: pathlib.Path
+    payload: bytes
+    version: int
+    identifier: int
+
+    @property
+    def versioned(self) -> tuple[bytes, int]:
+        return self.payload, self.version
+
+
+def java(*args: str) -> str:
+    """Runs one command of the Java 2.0 harness and returns its stdout."""
+    done = subprocess.run(
+        [str(JAVA_HARNESS), JAVA_RELEASE, *args], capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, f"harness {args[0]} failed:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def java_compaction(tmp_path_factory) -> JavaCompaction:
+    root = tmp_path_factory.mktemp("java-compaction")
+    warehouse = root / "warehouse"
+    java("create-table", "--warehouse", str(warehouse), "--table", JAVA_TABLE, "--kind", "pk")
+    coordinator = pw.open_table(str(warehouse), JAVA_TABLE).new_coordinator(JAVA_USER)
+    # The harness's compacting writer compacts from its third or fourth round on.
+    for round_ in range(1, 9):
+        path = root / f"round-{round_}.bin"
+        out = java(
+            "write", "--warehouse", str(warehouse), "--table", JAVA_TABLE,
+            "--commit-user", JAVA_USER, "--identifier", str(round_),
+            "--rows", f"0:{20 + 10 * round_}", "--value-prefix", f"r{round_}_",
+            "--compact", "true", "--out", str(path),
+        )  # fmt: skip
+        compaction_files = re.search(r"(\d+) compaction file\(s\)", out)
+        version = re.search(r"version (\d+)", out)
+        assert compaction_files and version, out
+        payload = path.read_bytes()
+        if int(compaction_files.group(1)) > 0:
+            return JavaCompaction(warehouse, payload, int(version.group(1)), round_)
+        coordinator.commit_payloads([(payload, int(version.group(1)))], round_)
+    pytest.fail("no round of the Java writer compacted")
+
+
+def compaction_table(java_compaction: JavaCompaction, tmp_path: pathlib.Path) -> pw.Table:
+    """A copy of the Java writer's table, for one test to commit to or tamper with."""
+    copy = tmp_path / "java-warehouse"
+    shutil.copytree(java_compaction.warehouse, copy)
+    return pw.open_table(str(copy), JAVA_TABLE)
+
+
+def commit_compaction(coordinator: pw.Coordinator, compaction: JavaCompaction) -> pw.CommitOutcome:
+    return coordinator.commit_payloads([compaction.versioned], compaction.identifier)
+
+
+def tamper_a_compaction_result(table: pw.Table, java_compaction: JavaCompaction) -> None:
+    """Changes one value in the first compaction result's data file, keeping the file's size
+    (zero bytes before the Parquet footer make up the difference): the metadata the payload
+    carries still matches, only reading the rows tells."""
+    messages = pw.inspect(java_compaction.payload, java_compaction.version)
+    result = next(m for m in messages if m["compact_after"])["compact_after"][0]
+    path = next(pathlib.Path(table.location.removeprefix("file:")).rglob(result["file_name"]))
+    data = pq.ParquetFile(path).read()
+    values = data.column("v").to_pylist()
+    values[0] = values[0][:-1] + ("X" if values[0][-1] != "X" else "Y")
+    field = data.schema.field("v")
+    column = data.schema.get_field_index("v")
+    data = data.set_column(column, field, pa.array(values, field.type))
+    pq.write_table(data, path, compression="zstd", store_schema=False)
+    written = path.read_bytes()
+    missing = result["file_size"] - len(written)
+    assert missing >= 0, "the rewritten file is larger than the original"
+    footer_start = len(written) - 8 - int.from_bytes(written[-8:-4], "little")
+    path.write_bytes(written[:footer_start] + bytes(missing) + written[footer_start:])
+    assert pq.ParquetFile(path).read().column("v").to_pylist() == values
+
+
+# --- the map from docstrings to tests -------------------------------------------------------
+
+# Documented items whose docstrings state no behavior a test could check (the reason beside
+# each). Anything else documented in the stubs needs a test_doc_<Item>_... test.
+UNTESTABLE = {
+    # "What a commit did.": a title; the claims are in the docstrings of its properties.
+    "CommitOutcome": "title only",
+}
+
+
+def _is_docstring(node: ast.stmt | None) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
+
+
+def _documented(body: list[ast.stmt]) -> list[tuple[str, ast.stmt]]:
+    """(name, node) of every function with a docstring and every annotated name followed by
+    a docstring (the attribute docstring convention) in `body`."""
+    found = []
+    for node, following in zip(body, [*body[1:], None]):
+        if isinstance(node, ast.FunctionDef) and ast.get_docstring(node):
+            found.append((node.name, node))
+        elif (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and _is_docstring(following)
+        ):
+            found.append((node.target.id, node))
+    return found
+
+
+def documented_items() -> set[str]:
+    """Every documented public item of the stubs, named as its doc tests are: a function or
+    constant by its name; a class with a docstring by its name (the claims of the class
+    docstring); `<Class>_<member>` for each documented method, property or attribute;
+    `<Class>_new` for a documented `__new__` (the constructor's keywords are documented
+    there). Other dunder methods are left out, and so are exception classes without
+    documented members (their docstrings say when they are raised; the tests of the
+    functions raising them check that)."""
+    tree = ast.parse(STUBS.read_text())
+    exceptions = {"Exception", "BaseException"}
+    items = {name for name, _ in _documented(tree.body) if not name.startswith("_")}
+    for cls in tree.body:
+        if not isinstance(cls, ast.ClassDef) or cls.name.startswith("_"):
+            continue
+        bases = {base.id for base in cls.bases if isinstance(base, ast.Name)}
+        is_exception = bool(bases & exceptions)
+        if is_exception:
+            exceptions.add(cls.name)
+        members = set()
+        for name, _ in _documented(cls.body):
+            if name == "__new__":
+                members.add("new")
+            elif not name.startswith("_"):
+                members.add(name)
+        if is_exception and not members:
+            continue
+        if ast.get_docstring(cls):
+            items.add(cls.name)
+        items |= {f"{cls.name}_{member}" for member in members}
+    return items
+
+
+def doc_tests() -> list[str]:
+    return [name for name in globals() if name.startswith("test_doc_")]
+
+
+def item_of(test: str, items: set[str]) -> str | None:
+    """The item a doc test checks: the longest item its name starts with (followed by `_`),
+    so `test_doc_Coordinator_commit_payloads_...` is `Coordinator.commit_payloads`, not
+    `Coordinator.commit`."""
+    claim = test.removeprefix("test_doc_")
+    return max((item for item in items if claim.startswith(item + "_")), key=len, default=None)
+
+
+def test_the_stub_parser_finds_the_documented_items():
+    items = documented_items()
+    for expected in (
+        "CURRENT_SERIALIZER_VERSION", "open_table", "Table", "Table_field_names", "Writer_write",
+        "Coordinator_new", "Coordinator_commit_payloads", "CommitOutcome_rows", "CodecError",
+        "CodecError_offset", "SharedBucketError_second_payload",
+    ):  # fmt: skip
+        assert expected in items, expected
+    for left_out in (
+        "__version__", "_Payload", "Writer___enter__", "Writer_closed", "Table_partition_keys",
+        "CommitOutcome_new", "TableNotFoundError", "PaimonWireError", "BoundMessages___len__",
+    ):  # fmt: skip
+        assert left_out not in items, left_out
+
+
+def test_every_documented_stub_item_has_a_doc_test():
+    items = documented_items()
+    assert set(UNTESTABLE) <= items, "exclusions naming no documented item of the stubs"
+    covered = {item_of(test, items) for test in doc_tests()}
+    assert not covered & set(UNTESTABLE), "an excluded item has a doc test: drop its exclusion"
+    missing = sorted(items - covered - set(UNTESTABLE))
+    assert not missing, (
+        "documented in _native.pyi without a test_doc_<Item>_<claim> test in "
+        f"{pathlib.Path(__file__).name}: {', '.join(missing)}"
+    )
+
+
+def test_every_doc_test_names_a_documented_stub_item():
+    items = documented_items()
+    orphans = sorted(test for test in doc_tests() if item_of(test, items) is None)
+    assert not orphans, f"doc tests naming no documented item of _native.pyi: {', '.join(orphans)}"
