@@ -265,12 +265,26 @@ def test_a_commit_with_an_unknown_outcome_keeps_the_files_and_retries_once(wareh
         sink.retry_commit()
 
 
-def test_the_readme_example_runs(tmp_path):
-    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
-    example = readme.split("## Ray Data\n\n```python\n", 1)[1].split("```", 1)[0]
+def readme_python_example(readme: pathlib.Path, after: str) -> str:
+    """The first ```python block of `readme` after the text `after`."""
+    text = readme.read_text()
+    assert after in text, f"{after!r} not in {readme}"
+    return text.split(after, 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+
+
+@pytest.mark.parametrize(
+    "readme, after",
+    [
+        (pathlib.Path(__file__).parents[1] / "README.md", "## Ray Data\n"),
+        (pathlib.Path(__file__).parents[3] / "README.md", "## Python and Ray Data\n"),
+    ],
+    ids=["python-readme", "root-readme"],
+)
+def test_the_readme_example_runs(tmp_path, readme, after):
+    example = readme_python_example(readme, after)
     warehouse = str(tmp_path / "warehouse")
     namespace: dict = {}
-    exec(compile(example.replace("/data/warehouse", warehouse), "README.md", "exec"), namespace)
+    exec(compile(example.replace("/data/warehouse", warehouse), str(readme), "exec"), namespace)
     assert (namespace["sink"].outcome.status, namespace["sink"].outcome.snapshot_id) == ("committed", 1)
     events = read_with_pypaimon(warehouse, "db.events")
     assert sorted(events.column("id").to_pylist()) == list(range(100_000))

@@ -44,7 +44,7 @@ pub const MAX_FILE_SIZE: i64 = 1 << 50;
 /// overflow `i64`.
 pub const MAX_SEQUENCE_OR_ROW_ID: i64 = 1 << 62;
 /// Largest amount one commit may raise a bucket's sequence numbers above its live files
-/// (2^40): see rule `bounds` in [`super::table_state`].
+/// (2^40): see rule **bounds** in the [coordinator](crate::coordinator) docs.
 pub const MAX_SEQUENCE_STEP: i64 = 1 << 40;
 /// Largest `total_buckets` a postpone fixed-bucket message may set for its partition.
 pub const MAX_TOTAL_BUCKETS: i32 = 1 << 16;

@@ -78,7 +78,7 @@ const WRITE_COLS_SEQUENCES: usize = 20;
 /// A `DataFileMeta` row read in place from a payload: every accessor reads its field from the
 /// payload's bytes, nothing is copied until [`DataFileView::to_meta`].
 ///
-/// A view exists only for a row that [`DataFileView::parse`] checked completely (every
+/// A view exists only for a row that its parser (`DataFileView::parse`) checked completely (every
 /// field an accessor reads is in bounds, well-formed UTF-8 where it is a string, `NOT NULL`
 /// where the schema says so), so the accessors cannot fail.
 #[derive(Clone, Copy)]
