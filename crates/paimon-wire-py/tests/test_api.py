@@ -772,3 +772,17 @@ def test_log_records_reach_python_logging_under_paimon_wire(warehouse, caplog):
     ) in records, records
     # Only records of the library's own loggers, none from the crates beneath at DEBUG.
     assert all(name.startswith("paimon_wire") for name, _, _ in records), records
+
+
+def test_the_readme_api_sketch_runs(warehouse):
+    """The README's API sketch, with its two placeholders filled (a batch of rows; the other
+    workers' payloads, `...`, left out)."""
+    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
+    sketch = readme.split("## The API\n\n```python\n", 1)[1].split("```", 1)[0]
+    assert ", ...]" in sketch and "record_batch_or_table_or_reader" in sketch
+    sketch = sketch.replace("/data/warehouse", str(warehouse)).replace(", ...]", "]")
+    create_orders(warehouse)
+    namespace: dict = {"record_batch_or_table_or_reader": rows(range(10))}
+    exec(compile(sketch, "README.md", "exec"), namespace)
+    assert (namespace["outcome"].status, namespace["outcome"].snapshot_id) == ("committed", 1)
+    assert sorted_ids(namespace["table"].read()) == list(range(10))
