@@ -1,6 +1,6 @@
 //! Prints the side-by-side table of one `scripts/bench` run: criterion's results for
 //! paimon-wire and the `paimon` crate, the Java harness's `bench` lines, and the
-//! `decode-memory` lines, with throughput, ratios and the targets of issue 6.
+//! `decode-memory` lines, with throughput, ratios and the targets BENCHMARKS.md sets.
 //!
 //! `bench-report --criterion DIR [--criterion-kept-heap DIR] [--criterion-mimalloc DIR]
 //! --java FILE --memory FILE`
@@ -329,7 +329,7 @@ fn report<'r>(rows: &'r [Row], memory: &str) -> String {
             }
         }
     }
-    // Views (issue 15): the up-front check against Java's decode of the same bytes, and
+    // Views: the up-front check against Java's decode of the same bytes, and
     // materializing owned values from a parsed view against cloning the same values.
     for workload in ["W1", "W2"] {
         let java = best(rows, workload, "decode", "java", None);

@@ -1,4 +1,4 @@
-//! The coordinator's whole job, end to end, on payload files (issue 15): read each worker's
+//! The coordinator's whole job, end to end, on payload files: read each worker's
 //! payload file, decode and validate it (`Coordinator::deserialize`), merge, and commit once
 //! (manifests, manifest lists and the snapshot written) on a fresh real local table.
 //!

@@ -1,4 +1,4 @@
-//! The end-to-end coordinator tables and the scale-curve plot (issue 15) from the
+//! The end-to-end coordinator tables and the scale-curve plot from the
 //! `commit-bench` lines of `coordinator-e2e run` (Rust) and the Java harness's `commit-bench`:
 //!
 //! ```text
