@@ -50,7 +50,14 @@ void coordinator(const uint8_t *const *data, const size_t *len, const int32_t *v
     std::fs::write(&source, program).unwrap();
     let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     let output = Command::new(&compiler)
-        .args(["-std=c11", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-I"])
+        .args([
+            "-std=c11",
+            "-fsyntax-only",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-I",
+        ])
         .arg(crate_dir().join("include"))
         .arg(&source)
         .output()
