@@ -6,6 +6,7 @@ mod coordinator {
     pub mod envelope;
     pub mod hostile;
     pub mod hostile_round_3;
+    pub mod readme_example;
     pub mod support;
     pub mod validation;
     pub mod writer_mode;

@@ -1,13 +1,11 @@
 //! The README's Rust example, whole: a table is created, two workers write rows with the paimon
 //! crate's `TableWrite` and hand their payloads over as bytes, and a coordinator commits them
-//! once; a rerun of the commit commits nothing.
-//!
-//! `cargo run -p paimon-wire --example readme [WAREHOUSE]` (default: a new temporary
-//! directory). The README quotes the lines between the `README begin` and `README end`
-//! markers; `tests/readme_example.rs` checks that it still does, word for word, and `cargo
-//! test` runs this program (`test = true` in Cargo.toml, the test below).
+//! once; a rerun of the commit commits nothing. The README quotes the lines between the
+//! `README begin` and `README end` markers, word for word
+//! (`the_readme_shows_the_marked_part_of_this_file` checks it).
 
 use std::error::Error;
+use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
@@ -66,13 +64,10 @@ fn rows(ids: std::ops::Range<i64>) -> Result<RecordBatch, Box<dyn Error>> {
     Ok(RecordBatch::try_new(columns(), arrays)?)
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn Error>> {
+#[tokio::test]
+async fn the_readme_example_commits_once() -> Result<(), Box<dyn Error>> {
     let temporary = tempfile::tempdir()?;
-    let warehouse = match std::env::args().nth(1) {
-        Some(warehouse) => warehouse,
-        None => temporary.path().to_string_lossy().into_owned(),
-    };
+    let warehouse = temporary.path().to_string_lossy().into_owned();
     let definition = TableDefinition {
         columns: columns().as_ref().clone(),
         partition_keys: vec!["region".into()],
@@ -95,7 +90,6 @@ async fn main() -> Result<(), Box<dyn Error>> {
     ];
     let first = coordinator(&warehouse, &payloads).await?;
     let rerun = coordinator(&warehouse, &payloads).await?;
-    println!("commit: {first:?}; the same commit again: {rerun:?}");
     assert_eq!(first, CommitOutcome::Committed { snapshot_id: 1 });
     assert_eq!(
         rerun,
@@ -107,6 +101,24 @@ async fn main() -> Result<(), Box<dyn Error>> {
 }
 
 #[test]
-fn the_example_commits_once() {
-    main().unwrap();
+fn the_readme_shows_the_marked_part_of_this_file() {
+    let this_file = include_str!("readme_example.rs");
+    let marked = this_file
+        .split_once("// README begin\n")
+        .and_then(|(_, rest)| rest.split_once("// README end\n"))
+        .map(|(marked, _)| marked)
+        .expect("this file has README begin/end markers");
+    let readme_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let readme = std::fs::read_to_string(readme_path).unwrap();
+    let shown = readme
+        .split_once("## Rust\n")
+        .and_then(|(_, rest)| rest.split_once("```rust\n"))
+        .and_then(|(_, rest)| rest.split_once("```\n"))
+        .map(|(block, _)| block)
+        .expect("README.md has a ```rust block under ## Rust");
+    assert_eq!(
+        shown, marked,
+        "README.md's Rust example differs from the marked part of \
+         tests/coordinator/readme_example.rs: copy it over"
+    );
 }
