@@ -139,3 +139,23 @@ class RecordingSink(PaimonDatasink):
 
     def _discard_untracked(self, committed):
         super()._discard_untracked([(p, v) for p, v, _pid in committed])
+
+
+class ArrayOnly:
+    """Exports one record batch through `__arrow_c_array__` only."""
+
+    def __init__(self, batch: pa.RecordBatch):
+        self._batch = batch
+
+    def __arrow_c_array__(self, requested_schema=None):
+        return self._batch.__arrow_c_array__(requested_schema)
+
+
+class StreamOnly:
+    """Exports a table through `__arrow_c_stream__` only."""
+
+    def __init__(self, table: pa.Table):
+        self._table = table
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self._table.__arrow_c_stream__(requested_schema)

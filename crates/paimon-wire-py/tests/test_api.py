@@ -12,6 +12,8 @@ import pytest
 from conftest import (
     SCHEMA,
     TABLE,
+    ArrayOnly,
+    StreamOnly,
     create_orders,
     data_files,
     prepare,
@@ -82,26 +84,6 @@ def test_a_retried_worker_payload_is_merged_once(warehouse):
     assert merged.reported_row_count == 100
     assert coordinator.commit(merged, 1).status == "committed"
     assert sorted_ids(table.read()) == list(range(100))
-
-
-class ArrayOnly:
-    """Exports one record batch through `__arrow_c_array__` only."""
-
-    def __init__(self, batch: pa.RecordBatch):
-        self._batch = batch
-
-    def __arrow_c_array__(self, requested_schema=None):
-        return self._batch.__arrow_c_array__(requested_schema)
-
-
-class StreamOnly:
-    """Exports a table through `__arrow_c_stream__` only."""
-
-    def __init__(self, table: pa.Table):
-        self._table = table
-
-    def __arrow_c_stream__(self, requested_schema=None):
-        return self._table.__arrow_c_stream__(requested_schema)
 
 
 def test_every_arrow_form_is_written(warehouse):

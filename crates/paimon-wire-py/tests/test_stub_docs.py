@@ -29,7 +29,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-from conftest import SCHEMA, TABLE, create_orders, data_files, prepare, rows, run_cli, sorted_ids
+from conftest import (
+    SCHEMA,
+    TABLE,
+    ArrayOnly,
+    StreamOnly,
+    create_orders,
+    data_files,
+    prepare,
+    rows,
+    run_cli,
+    sorted_ids,
+)
 
 import paimon_wire as pw
 
@@ -416,26 +427,6 @@ def test_doc_Writer_with_block_discards_what_was_not_prepared(warehouse):
         writer.write(rows(range(100, 200)))
     assert writer.closed
     assert {pathlib.Path(f).name for f in data_files(table)} == file_names(payload)
-
-
-class ArrayOnly:
-    """Exports one record batch through `__arrow_c_array__` only."""
-
-    def __init__(self, batch: pa.RecordBatch):
-        self._batch = batch
-
-    def __arrow_c_array__(self, requested_schema=None):
-        return self._batch.__arrow_c_array__(requested_schema)
-
-
-class StreamOnly:
-    """Exports a table through `__arrow_c_stream__` only."""
-
-    def __init__(self, table: pa.Table):
-        self._table = table
-
-    def __arrow_c_stream__(self, requested_schema=None):
-        return self._table.__arrow_c_stream__(requested_schema)
 
 
 def test_doc_Writer_write_takes_every_arrow_form(warehouse):
