@@ -1,13 +1,13 @@
 //! `Writer`: one worker's side of a distributed write. Rows go through the paimon crate's
 //! `TableWrite`; `prepare_commit` turns its commit messages into a Java-compatible payload.
 
+use std::sync::PoisonError;
+
 use arrow_schema::SchemaRef;
 use paimon_wire::paimon::table::TableWrite;
 use paimon_wire::{conform_batch, paimon, serialize_list, SerializerVersion};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
-use std::sync::PoisonError;
-
 use tokio::sync::Mutex;
 
 use crate::arrow_input::ArrowInput;

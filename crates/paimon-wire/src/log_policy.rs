@@ -7,8 +7,8 @@
 //! and TRACE (the S3 request signer prints the access key pair it loaded), so their records
 //! at those levels never leave the library; their INFO, WARN and ERROR records do.
 
-/// The target of this crate's own records.
-pub const TARGET: &str = "paimon_wire";
+/// The target of the coordinator's records (each commit: DEBUG before, INFO or WARN after).
+pub const COORDINATOR_TARGET: &str = "paimon_wire::coordinator";
 
 /// Whether a record of `target` at `level` may be handed to a caller's logger: DEBUG and
 /// TRACE only from this library and the paimon crate, every other level from anyone.
@@ -26,10 +26,7 @@ pub fn is_enabled(metadata: &log::Metadata<'_>) -> bool {
 /// Whether `target` is this library's or the paimon crate's (`paimon_wire`, `paimon_wire::…`,
 /// `paimon_wire_ffi`, `paimon`, `paimon::…`), not a crate underneath.
 pub fn is_paimon_target(target: &str) -> bool {
-    target == "paimon"
-        || target.starts_with("paimon::")
-        || target == TARGET
-        || target.starts_with("paimon_wire")
+    target == "paimon" || target.starts_with("paimon::") || target.starts_with("paimon_wire")
 }
 
 #[cfg(test)]

@@ -601,18 +601,18 @@ impl Coordinator {
         let table = self.table.identifier().full_name();
         let user = &self.binding.commit_user;
         log::debug!(
-            target: "paimon_wire::coordinator",
+            target: crate::log_policy::COORDINATOR_TARGET,
             "committing {} messages to {table} as {user:?}, identifier {identifier}",
             messages.messages.len()
         );
         let outcome = commit::commit_once(self, messages.messages, identifier).await;
         match &outcome {
             Ok(outcome) => log::info!(
-                target: "paimon_wire::coordinator",
+                target: crate::log_policy::COORDINATOR_TARGET,
                 "{table}, {user:?}, identifier {identifier}: {outcome:?}"
             ),
             Err(error) => log::warn!(
-                target: "paimon_wire::coordinator",
+                target: crate::log_policy::COORDINATOR_TARGET,
                 "{table}, {user:?}, identifier {identifier}: not committed: {error}"
             ),
         }
