@@ -71,20 +71,19 @@ impl CatalogOptionArgs {
     }
 }
 
-/// A warehouse as the paimon crate takes it: a URI as given, a local path made absolute
-/// (the crate refuses relative paths).
+/// Checks a `--warehouse` value: not empty. What it is (a path, a URI, a REST catalog's
+/// warehouse name) depends on the options, so [`resolve_warehouse`] reads it later.
 pub fn parse_warehouse(s: &str) -> Result<String, String> {
     if s.is_empty() {
         return Err("the warehouse must not be empty".to_string());
     }
-    if s.contains("://") || s.starts_with("file:") {
-        return Ok(s.to_string());
-    }
-    let absolute = std::path::absolute(s).map_err(|e| format!("cannot resolve {s:?}: {e}"))?;
-    absolute
-        .into_os_string()
-        .into_string()
-        .map_err(|_| format!("the warehouse path {s:?} is not UTF-8"))
+    Ok(s.to_string())
+}
+
+/// The warehouse as the paimon crate takes it ([`paimon_wire::warehouse::resolve_warehouse`]:
+/// a REST catalog's warehouse name as given, a local path made absolute).
+pub fn resolve_warehouse(warehouse: &str, options: &WarehouseOptions) -> CliResult<String> {
+    paimon_wire::warehouse::resolve_warehouse(warehouse, options).map_err(CliError::input)
 }
 
 /// Checks a `--table` value with the core's parser, so a bad name is a usage error.
@@ -117,7 +116,8 @@ pub fn block_on<F: Future>(future: F) -> CliResult<F::Output> {
 /// Opens the table named by `args` (async).
 pub async fn open(args: &TableArgs) -> CliResult<Table> {
     let options = args.options.resolve()?;
-    Ok(open_table_with_options(&args.warehouse, &args.table, &options).await?)
+    let warehouse = resolve_warehouse(&args.warehouse, &options)?;
+    Ok(open_table_with_options(&warehouse, &args.table, &options).await?)
 }
 
 /// Shows partitions with the partition columns of `table`.

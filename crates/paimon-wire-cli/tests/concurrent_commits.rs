@@ -6,6 +6,12 @@
 //!
 //! Each leg is bounded: `PAIMON_WIRE_RACE_ROUNDS` (default 25) rounds of
 //! `PAIMON_WIRE_RACE_COMMITTERS` (default 8) processes.
+//!
+//! The races run on a local warehouse in a temporary directory, or, for the `remote_` tests
+//! (ignored by default; `scripts/test-s3-minio` and `scripts/test-rest` run them), on the
+//! warehouse `PAIMON_WIRE_RACE_WAREHOUSE` (an `s3://` URI, or a REST catalog's warehouse name)
+//! with the catalog options of the file `PAIMON_WIRE_RACE_OPTIONS_FILE`. Each race makes its
+//! own table there, `race_<pid>_<n>.events`.
 
 mod common;
 
@@ -13,9 +19,62 @@ use std::collections::BTreeMap;
 use std::process::{Child, Command, Output, Stdio};
 
 use arrow_array::Int64Array;
-use common::{path_in, read_table, run, success};
+use common::{path_in, read_table_with_options, run, success};
 
-const TABLE: &str = "demo.events";
+/// Where a race runs: a warehouse, its options file, and the table the race creates.
+struct Store {
+    warehouse: String,
+    options_file: Option<String>,
+    table: String,
+    /// Keeps a local warehouse's directory until the race ends.
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl Store {
+    /// A new local warehouse in a temporary directory.
+    fn local() -> Store {
+        let dir = tempfile::tempdir().unwrap();
+        Store {
+            warehouse: path_in(&dir, "warehouse"),
+            options_file: None,
+            table: "demo.events".to_string(),
+            _dir: Some(dir),
+        }
+    }
+
+    /// The remote warehouse the environment names, with a table of this race's own.
+    fn remote() -> Store {
+        static RACES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let warehouse = std::env::var("PAIMON_WIRE_RACE_WAREHOUSE")
+            .expect("set PAIMON_WIRE_RACE_WAREHOUSE (and PAIMON_WIRE_RACE_OPTIONS_FILE)");
+        let race = RACES.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Store {
+            warehouse,
+            options_file: std::env::var("PAIMON_WIRE_RACE_OPTIONS_FILE").ok(),
+            table: format!("race_{}_{race}.events", std::process::id()),
+            _dir: None,
+        }
+    }
+
+    /// `--warehouse W --table T [--options-file F]`.
+    fn args(&self) -> Vec<&str> {
+        let mut args = vec!["--warehouse", &self.warehouse, "--table", &self.table];
+        if let Some(file) = &self.options_file {
+            args.extend(["--options-file", file]);
+        }
+        args
+    }
+
+    /// The catalog options of the options file.
+    fn options(&self) -> paimon_wire::warehouse::WarehouseOptions {
+        self.options_file
+            .as_ref()
+            .map_or_else(Default::default, |file| {
+                paimon_wire::warehouse::parse_options_file(&std::fs::read_to_string(file).unwrap())
+                    .unwrap()
+            })
+    }
+}
 /// Rows in each payload.
 const ROWS_PER_PAYLOAD: u64 = 20;
 
@@ -52,7 +111,7 @@ fn java_harness() -> Option<String> {
     std::env::var("PAIMON_WIRE_JAVA_HARNESS").ok()
 }
 
-fn spawn_commit(warehouse: &str, committer: &Committer, version: &str) -> Child {
+fn spawn_commit(store: &Store, committer: &Committer, version: &str) -> Child {
     let identifier = committer.identifier.to_string();
     let mut command = if committer.java {
         let mut command = Command::new("bash");
@@ -68,11 +127,8 @@ fn spawn_commit(warehouse: &str, committer: &Committer, version: &str) -> Child 
         command
     };
     command
+        .args(store.args())
         .args([
-            "--warehouse",
-            warehouse,
-            "--table",
-            TABLE,
             "--commit-user",
             &committer.commit_user,
             "--identifier",
@@ -141,8 +197,9 @@ fn ended(out: Output) -> Ended {
 }
 
 /// Snapshot id -> (commit user, commit identifier), and every row id in the table.
-fn table_state(warehouse: &str) -> (BTreeMap<i64, (String, i64)>, Vec<i64>) {
-    let (table, batches) = read_table(warehouse, TABLE);
+fn table_state(store: &Store) -> (BTreeMap<i64, (String, i64)>, Vec<i64>) {
+    let (table, batches) =
+        read_table_with_options(&store.warehouse, &store.table, &store.options());
     let snapshots = common::block_on(async {
         let manager = table.snapshot_manager();
         let mut snapshots = BTreeMap::new();
@@ -188,6 +245,8 @@ struct RaceCounts {
 /// Who takes part in a race.
 #[derive(Debug, Clone, Copy)]
 struct Race {
+    /// A remote warehouse ([`Store::remote`]) instead of a local one.
+    remote: bool,
     committers: u32,
     rounds: u32,
     /// Every process commits as one commit user (increasing identifiers) instead of each
@@ -201,6 +260,7 @@ struct Race {
 /// disjoint row ids (real worker processes), then runs the rounds and checks the table.
 fn race(race: Race) -> RaceCounts {
     let Race {
+        remote,
         committers,
         rounds,
         shared_user,
@@ -209,11 +269,14 @@ fn race(race: Race) -> RaceCounts {
     // Java 2.0 reads payloads up to version 12.
     let version = if java > 0 { "12" } else { "14" };
     let dir = tempfile::tempdir().unwrap();
-    let warehouse = path_in(&dir, "warehouse");
-    success(&run(
-        &["demo", "--rows", "0", "--warehouse", &warehouse],
-        None,
-    ));
+    let store = if remote {
+        Store::remote()
+    } else {
+        Store::local()
+    };
+    let mut demo = vec!["demo", "--rows", "0"];
+    demo.extend(store.args());
+    success(&run(&demo, None));
     let payloads = committers * rounds;
     let total_rows = u64::from(payloads) * ROWS_PER_PAYLOAD;
     let mut plan: Vec<Vec<Committer>> = Vec::new();
@@ -230,12 +293,9 @@ fn race(race: Race) -> RaceCounts {
             };
             workers.push(
                 Command::new(env!("CARGO_BIN_EXE_paimon-wire"))
+                    .arg("worker")
+                    .args(store.args())
                     .args([
-                        "worker",
-                        "--warehouse",
-                        &warehouse,
-                        "--table",
-                        TABLE,
                         "--commit-user",
                         &commit_user,
                         "--index",
@@ -294,14 +354,14 @@ fn race(race: Race) -> RaceCounts {
         let started = std::time::Instant::now();
         let mut children = Vec::new();
         for committer in round.iter().filter(|c| c.java) {
-            children.push(spawn_commit(&warehouse, committer, version));
+            children.push(spawn_commit(&store, committer, version));
         }
         if java > 0 {
             std::thread::sleep(head_start);
         }
         let ours_started = std::time::Instant::now();
         for committer in round.iter().filter(|c| !c.java) {
-            children.push(spawn_commit(&warehouse, committer, version));
+            children.push(spawn_commit(&store, committer, version));
         }
         let ordered = round
             .iter()
@@ -353,7 +413,7 @@ fn race(race: Race) -> RaceCounts {
         }
     }
 
-    let (snapshots, mut ids) = table_state(&warehouse);
+    let (snapshots, mut ids) = table_state(&store);
     let owners: BTreeMap<&(String, i64), i64> = snapshots.iter().map(|(id, o)| (o, *id)).collect();
     assert_eq!(
         owners.len(),
@@ -406,8 +466,11 @@ fn race(race: Race) -> RaceCounts {
         "all ours".to_string()
     };
     eprintln!(
-        "race: {committers} committers ({java} Java 2.0) x {rounds} rounds, shared user \
-         {shared_user}: {counts:?}; table has {} snapshots, {} rows; publishers {publishers}",
+        "race on {} {}: {committers} committers ({java} Java 2.0) x {rounds} rounds, shared \
+         user {shared_user}: {counts:?}; table has {} snapshots, {} rows; publishers \
+         {publishers}",
+        store.warehouse,
+        store.table,
         snapshots.len(),
         ids.len()
     );
@@ -422,11 +485,12 @@ fn race(race: Race) -> RaceCounts {
     counts
 }
 
-#[test]
-fn concurrent_coordinators_with_their_own_commit_users_lose_no_commit() {
+/// Distinct commit users: `PAIMON_WIRE_RACE_ROUNDS` rounds of `PAIMON_WIRE_RACE_COMMITTERS`.
+fn own_commit_users(remote: bool) {
     let committers = env_or("PAIMON_WIRE_RACE_COMMITTERS", 8);
     let rounds = env_or("PAIMON_WIRE_RACE_ROUNDS", 25);
     let counts = race(Race {
+        remote,
         committers,
         rounds,
         shared_user: false,
@@ -441,11 +505,12 @@ fn concurrent_coordinators_with_their_own_commit_users_lose_no_commit() {
     );
 }
 
-#[test]
-fn concurrent_coordinators_sharing_a_commit_user_commit_or_refuse_each_identifier() {
+/// One commit user: at most 4 committers, `PAIMON_WIRE_RACE_SHARED_ROUNDS` rounds (default 5).
+fn shared_commit_user(remote: bool) {
     let committers = env_or("PAIMON_WIRE_RACE_COMMITTERS", 8).min(4);
-    let rounds = env_or("PAIMON_WIRE_RACE_ROUNDS", 25).min(5);
+    let rounds = env_or("PAIMON_WIRE_RACE_SHARED_ROUNDS", 5);
     let counts = race(Race {
+        remote,
         committers,
         rounds,
         shared_user: true,
@@ -458,6 +523,30 @@ fn concurrent_coordinators_sharing_a_commit_user_commit_or_refuse_each_identifie
     assert!(counts.committed >= rounds as usize, "{counts:?}");
 }
 
+#[test]
+fn concurrent_coordinators_with_their_own_commit_users_lose_no_commit() {
+    own_commit_users(false);
+}
+
+#[test]
+fn concurrent_coordinators_sharing_a_commit_user_commit_or_refuse_each_identifier() {
+    shared_commit_user(false);
+}
+
+/// [`own_commit_users`] on the remote warehouse of `PAIMON_WIRE_RACE_WAREHOUSE`.
+#[test]
+#[ignore = "needs a remote warehouse: run by scripts/test-s3-minio and scripts/test-rest"]
+fn remote_concurrent_coordinators_with_their_own_commit_users_lose_no_commit() {
+    own_commit_users(true);
+}
+
+/// [`shared_commit_user`] on the remote warehouse of `PAIMON_WIRE_RACE_WAREHOUSE`.
+#[test]
+#[ignore = "needs a remote warehouse: run by scripts/test-s3-minio and scripts/test-rest"]
+fn remote_concurrent_coordinators_sharing_a_commit_user_commit_or_refuse_each_identifier() {
+    shared_commit_user(true);
+}
+
 /// Our coordinators racing Paimon Java 2.0's (`StreamTableCommit.filterAndCommit`) on one
 /// local table. Run by `scripts/java-interop` (needs Java and the harness):
 /// `PAIMON_WIRE_JAVA_HARNESS=compat/java/harness.sh cargo test --test concurrent_commits -- --ignored`.
@@ -467,10 +556,31 @@ fn our_coordinators_racing_java_coordinators() {
     assert!(java_harness().is_some(), "set PAIMON_WIRE_JAVA_HARNESS");
     let rounds = env_or("PAIMON_WIRE_RACE_JAVA_ROUNDS", 6);
     let counts = race(Race {
+        remote: false,
         committers: 6,
         rounds,
         shared_user: false,
         java: 3,
     });
     assert_eq!(counts.superseded, 0);
+}
+
+/// Our coordinators racing Paimon Java 2.0's on the remote warehouse of
+/// `PAIMON_WIRE_RACE_WAREHOUSE`: through a REST catalog every snapshot is published by the
+/// server, so no commit of either side may be lost. Run by `scripts/test-rest`.
+#[test]
+#[ignore = "needs Paimon Java 2.0 and a REST catalog: run by scripts/test-rest"]
+fn remote_our_coordinators_racing_java_coordinators() {
+    assert!(java_harness().is_some(), "set PAIMON_WIRE_JAVA_HARNESS");
+    let rounds = env_or("PAIMON_WIRE_RACE_JAVA_ROUNDS", 6);
+    let counts = race(Race {
+        remote: true,
+        committers: 6,
+        rounds,
+        shared_user: false,
+        java: 3,
+    });
+    assert_eq!(counts.superseded, 0);
+    assert_eq!(counts.lost, 0, "{counts:?}");
+    assert_eq!(counts.java_failed, 0, "{counts:?}");
 }

@@ -10,8 +10,13 @@
 //!   snapshot and is killed before publishing its COMPACT snapshot;
 //! - `always-lose` (no crash): every publication loses the race, as if other committers always
 //!   got there first, which must end in a commit-conflict error with nothing committed.
+//!
+//! On an object store the same crash points, and the network's faults, come from a proxy
+//! between the coordinator and the store: [`object_store`].
 
 mod common;
+#[path = "crash/object_store.rs"]
+mod object_store;
 
 use std::collections::BTreeSet;
 use std::os::unix::process::ExitStatusExt;

@@ -33,24 +33,13 @@ pub struct Table {
     catalog_options: WarehouseOptions,
 }
 
-/// A warehouse as the paimon crate takes it: a URI as given, a local path made absolute (the
-/// paimon crate refuses relative paths).
-fn warehouse_location(warehouse: PathBuf) -> PyResult<String> {
+/// A warehouse as the paimon crate takes it: a REST catalog's warehouse name
+/// (`metastore=rest`) and a URI as given, a local path made absolute (the paimon crate refuses
+/// relative paths).
+fn warehouse_location(warehouse: PathBuf, options: &WarehouseOptions) -> PyResult<String> {
     let text = warehouse.to_string_lossy().into_owned();
-    if text.is_empty() {
-        return Err(pyo3::exceptions::PyValueError::new_err(
-            "the warehouse must not be empty",
-        ));
-    }
-    if text.contains("://") || text.starts_with("file:") {
-        return Ok(text);
-    }
-    let absolute = std::path::absolute(&warehouse).map_err(|e| {
-        pyo3::exceptions::PyValueError::new_err(format!("cannot resolve {text:?}: {e}"))
-    })?;
-    absolute.into_os_string().into_string().map_err(|_| {
-        pyo3::exceptions::PyValueError::new_err(format!("the warehouse path {text:?} is not UTF-8"))
-    })
+    paimon_wire::warehouse::resolve_warehouse(&text, options)
+        .map_err(pyo3::exceptions::PyValueError::new_err)
 }
 
 impl Table {
@@ -84,9 +73,9 @@ pub fn open_table(
     table: String,
     catalog_options: Option<HashMap<String, String>>,
 ) -> PyResult<Table> {
-    let warehouse = warehouse_location(warehouse)?;
     let catalog_options: WarehouseOptions =
         catalog_options.unwrap_or_default().into_iter().collect();
+    let warehouse = warehouse_location(warehouse, &catalog_options)?;
     let opened = runtime::block_on(py, || {
         open_table_with_options(&warehouse, &table, &catalog_options)
     })?
@@ -116,9 +105,9 @@ pub fn create_table(
     ignore_if_exists: bool,
     catalog_options: Option<HashMap<String, String>>,
 ) -> PyResult<Table> {
-    let warehouse = warehouse_location(warehouse)?;
     let catalog_options: WarehouseOptions =
         catalog_options.unwrap_or_default().into_iter().collect();
+    let warehouse = warehouse_location(warehouse, &catalog_options)?;
     let definition = TableDefinition {
         columns: arrow_schema::Schema::from_pyarrow_bound(schema)?,
         partition_keys,

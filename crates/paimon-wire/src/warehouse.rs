@@ -157,8 +157,14 @@ pub fn is_secret_option(key: &str) -> bool {
     MARKERS.iter().any(|marker| key.contains(marker))
 }
 
+/// Secrets shorter than this are redacted only where they stand as a whole word: replacing
+/// every occurrence of a one-letter token would garble the message around it (`une<redacted>pected`)
+/// while hiding nothing such a short value protects.
+const SHORT_SECRET: usize = 8;
+
 /// `text` with the value of every secret option ([`is_secret_option`]) replaced by
-/// [`REDACTED`].
+/// [`REDACTED`]: everywhere it occurs, or, for a value shorter than 8 characters, where it
+/// stands between non-alphanumeric characters.
 pub fn redact_secrets(text: &str, options: &WarehouseOptions) -> String {
     let mut secrets: Vec<&str> = options
         .iter()
@@ -169,10 +175,38 @@ pub fn redact_secrets(text: &str, options: &WarehouseOptions) -> String {
     secrets.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
     let mut out = text.to_string();
     for secret in secrets {
-        if out.contains(secret) {
-            out = out.replace(secret, REDACTED);
+        if !out.contains(secret) {
+            continue;
         }
+        out = if secret.len() >= SHORT_SECRET {
+            out.replace(secret, REDACTED)
+        } else {
+            replace_whole_words(&out, secret)
+        };
     }
+    out
+}
+
+/// `text` with each occurrence of `word` that no alphanumeric character touches replaced by
+/// [`REDACTED`].
+fn replace_whole_words(text: &str, word: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut before: Option<char> = None;
+    while let Some(at) = rest.find(word) {
+        let previous = rest[..at].chars().next_back().or(before);
+        let next = rest[at + word.len()..].chars().next();
+        let touches = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+        out.push_str(&rest[..at]);
+        if touches(previous) || touches(next) {
+            out.push_str(word);
+        } else {
+            out.push_str(REDACTED);
+        }
+        before = word.chars().next_back();
+        rest = &rest[at + word.len()..];
+    }
+    out.push_str(rest);
     out
 }
 
@@ -252,13 +286,55 @@ pub fn parse_options_file(text: &str) -> Result<WarehouseOptions, OptionSyntaxEr
     Ok(options)
 }
 
+/// Whether `options` select a REST catalog (`metastore=rest`, any case). Its warehouse is a
+/// name the server knows, not a path: callers must pass it on unchanged (never make it an
+/// absolute local path, never create a directory for it).
+pub fn is_rest_catalog(options: &WarehouseOptions) -> bool {
+    options
+        .get(CatalogOptions::METASTORE)
+        .is_some_and(|metastore| metastore.trim().eq_ignore_ascii_case("rest"))
+}
+
+/// The warehouse as the paimon crate takes it: a REST catalog's warehouse name
+/// ([`is_rest_catalog`]) and a URI as given, a local path made absolute (the crate refuses
+/// relative paths). The CLI and the Python module resolve what their users type with it; the
+/// error is a sentence naming the warehouse.
+pub fn resolve_warehouse(warehouse: &str, options: &WarehouseOptions) -> Result<String, String> {
+    if warehouse.is_empty() {
+        return Err("the warehouse must not be empty".to_string());
+    }
+    if is_rest_catalog(options) || warehouse.contains("://") || warehouse.starts_with("file:") {
+        return Ok(warehouse.to_string());
+    }
+    let absolute =
+        std::path::absolute(warehouse).map_err(|e| format!("cannot resolve {warehouse:?}: {e}"))?;
+    absolute
+        .into_os_string()
+        .into_string()
+        .map_err(|_| format!("the warehouse path {warehouse:?} is not UTF-8"))
+}
+
 /// Opens the catalog of `warehouse` with `options` (`metastore=rest` selects a REST catalog;
 /// anything else goes to the paimon crate as catalog options, e.g. storage credentials).
-/// Refuses a URI whose backend is not compiled in; errors never contain a secret value.
+/// Refuses a URI whose backend is not compiled in, and an option `warehouse` that names
+/// another warehouse than `warehouse`; errors never contain a secret value.
 pub async fn open_catalog(
     warehouse: &str,
     options: &WarehouseOptions,
 ) -> CoordinatorResult<Arc<dyn Catalog>> {
+    if let Some(option) = options.get(CatalogOptions::WAREHOUSE) {
+        if option != warehouse {
+            return Err(CoordinatorError::paimon(
+                "opening the warehouse",
+                paimon::Error::ConfigInvalid {
+                    message: format!(
+                        "two warehouses given: {warehouse:?} and the option warehouse={option:?}; \
+                         give one"
+                    ),
+                },
+            ));
+        }
+    }
     check_storage_backend(warehouse)?;
     let mut catalog_options = Options::new();
     for (key, value) in options {
@@ -300,6 +376,54 @@ pub(crate) fn paimon_error(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_secrets_are_redacted_as_whole_words_only() {
+        let options = WarehouseOptions::from([("token".into(), "x".into())]);
+        assert_eq!(
+            redact_secrets("unexpected error, token x; x=1 (x)", &options),
+            "unexpected error, token <redacted>; <redacted>=1 (<redacted>)"
+        );
+        let options = WarehouseOptions::from([("token".into(), "s3cr3t-long".into())]);
+        assert_eq!(
+            redact_secrets("abcs3cr3t-longdef", &options),
+            "abc<redacted>def"
+        );
+    }
+
+    #[test]
+    fn rest_catalog_is_selected_by_the_metastore_option() {
+        let options = |value: &str| WarehouseOptions::from([("metastore".into(), value.into())]);
+        assert!(is_rest_catalog(&options("rest")));
+        assert!(is_rest_catalog(&options(" REST ")));
+        assert!(!is_rest_catalog(&options("filesystem")));
+        assert!(!is_rest_catalog(&WarehouseOptions::new()));
+    }
+
+    #[test]
+    fn a_rest_warehouse_is_a_name_and_a_path_is_made_absolute() {
+        let rest = WarehouseOptions::from([("metastore".into(), "rest".into())]);
+        assert_eq!(resolve_warehouse("my_wh", &rest).unwrap(), "my_wh");
+        let local = resolve_warehouse("my_wh", &WarehouseOptions::new()).unwrap();
+        assert!(std::path::Path::new(&local).is_absolute(), "{local}");
+        assert!(local.ends_with("/my_wh"), "{local}");
+        assert_eq!(
+            resolve_warehouse("s3://b/wh", &WarehouseOptions::new()).unwrap(),
+            "s3://b/wh"
+        );
+        assert!(resolve_warehouse("", &rest).is_err());
+    }
+
+    #[test]
+    fn a_second_warehouse_in_the_options_is_refused_by_name() {
+        let options = WarehouseOptions::from([("warehouse".into(), "other".into())]);
+        let err = futures::executor::block_on(open_catalog("/tmp/wh", &options))
+            .err()
+            .expect("refused");
+        let text = err.to_string();
+        assert!(text.contains("two warehouses given"), "{text}");
+        assert!(text.contains("\"other\""), "{text}");
+    }
 
     #[test]
     fn schemes_of_uris_and_paths() {

@@ -27,7 +27,7 @@ use paimon_wire::coordinator::{
     open_table_with_options, Binding, BoundMessages, CommitOutcome, Coordinator,
 };
 use paimon_wire::paimon::table::Table;
-use paimon_wire::warehouse::{warehouse_scheme, WarehouseOptions};
+use paimon_wire::warehouse::{is_rest_catalog, warehouse_scheme, WarehouseOptions};
 use paimon_wire::SerializerVersion;
 
 use crate::error::{CliError, CliResult};
@@ -49,7 +49,9 @@ pub struct DemoArgs {
     pub partitions: u32,
     /// Warehouse to create the table in (kept afterwards): a directory, or a URI whose
     /// storage backend is compiled in (`s3://bucket/path` with --option/--options-file for
-    /// the endpoint and credentials); a temporary directory, removed at the end, if not given.
+    /// the endpoint and credentials), or a REST catalog's warehouse name (with
+    /// `metastore=rest`, `uri` and `token`); a temporary directory, removed at the end, if not
+    /// given.
     #[arg(long, value_name = "DIR|URI")]
     pub warehouse: Option<String>,
     /// Catalog options, handed to every worker through a private file (never on their
@@ -93,6 +95,14 @@ pub fn run(args: &DemoArgs) -> CliResult<()> {
     // it 0600), so credentials are never on a command line; removed when the demo ends.
     let options_file = write_options_file(&options)?;
     let (warehouse, temporary) = match &args.warehouse {
+        // A REST catalog's warehouse is a name the server knows: no directory to make.
+        Some(name) if is_rest_catalog(&options) => (PathBuf::from(name), None),
+        None if is_rest_catalog(&options) => {
+            return Err(CliError::usage(
+                "a REST catalog (metastore=rest) needs --warehouse: the warehouse name the \
+                 server knows",
+            ))
+        }
         Some(uri) if warehouse_scheme(uri).is_some_and(|scheme| scheme != "file") => {
             (PathBuf::from(uri), None)
         }

@@ -178,9 +178,21 @@ pub fn read_table(
     paimon_wire::paimon::table::Table,
     Vec<arrow_array::RecordBatch>,
 ) {
+    read_table_with_options(warehouse, table, &Default::default())
+}
+
+/// [`read_table`] with catalog options (an object store's endpoint and keys, a REST catalog).
+pub fn read_table_with_options(
+    warehouse: &str,
+    table: &str,
+    options: &paimon_wire::warehouse::WarehouseOptions,
+) -> (
+    paimon_wire::paimon::table::Table,
+    Vec<arrow_array::RecordBatch>,
+) {
     use futures::TryStreamExt;
     block_on(async {
-        let table = paimon_wire::coordinator::open_table(warehouse, table)
+        let table = paimon_wire::coordinator::open_table_with_options(warehouse, table, options)
             .await
             .unwrap();
         let builder = table.new_read_builder();

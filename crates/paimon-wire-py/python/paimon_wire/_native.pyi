@@ -146,7 +146,8 @@ def open_table(
     catalog_options: Optional[Mapping[str, str]] = None,
 ) -> Table:
     """Opens ``table`` (``"database.table"``) in the warehouse ``warehouse`` (a local path,
-    or a URI such as ``s3://bucket/warehouse`` whose storage backend is compiled in).
+    a URI such as ``s3://bucket/warehouse`` whose storage backend is compiled in, or, with
+    ``metastore=rest``, the REST catalog's warehouse name, passed on unchanged).
     ``catalog_options`` are Paimon catalog options: storage endpoint, region and credentials
     (``s3.endpoint``, ``s3.region``, ``s3.access-key``, ``s3.secret-key``,
     ``s3.path-style-access``, ...) or a REST catalog (``metastore=rest``, ``uri``, ``token``).

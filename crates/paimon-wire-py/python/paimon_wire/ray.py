@@ -155,7 +155,8 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
 
     Args:
         warehouse: The warehouse: a path every Ray worker can reach (made absolute here, on
-            the driver) or a URI.
+            the driver), a URI, or a REST catalog's warehouse name (with
+            ``catalog_options={"metastore": "rest", ...}``).
         table: ``"database.table"``; it must exist (see ``paimon_wire.create_table``).
         commit_user: The commit user recorded in the snapshot; default
             ``<commit.user-prefix>_<uuid>``, or ``ray-data-<uuid>`` without that option.

@@ -502,6 +502,26 @@ impl fmt::Display for PlainPaimonError<'_> {
                 write!(f, "{message}")?;
                 source.as_deref()
             }
+            // The crate prints the object store's error with `{:?}`: a backtrace and the
+            // whole HTTP response, headers included.
+            paimon::Error::IoUnexpected { message, source } => {
+                return write!(f, "{message}: {}", without_context(&source.to_string()));
+            }
+            // The crate's message drops why each publication failed; say it.
+            paimon::Error::CommitConflict {
+                message,
+                source: Some(source),
+            } => {
+                write!(
+                    f,
+                    "{}; the last attempt to publish the snapshot failed",
+                    paimon::Error::CommitConflict {
+                        message: message.clone(),
+                        source: None,
+                    }
+                )?;
+                Some(source.as_ref())
+            }
             other => return write!(f, "{other}"),
         };
         let mut next: Option<&(dyn std::error::Error + 'static)> = nested.map(|e| e as _);
@@ -516,9 +536,51 @@ impl fmt::Display for PlainPaimonError<'_> {
     }
 }
 
+/// An object store error's one-line text (`Unexpected (persistent) at write, context: { uri:
+/// .., response: .. } => message, source: ..`) without its context list: the request's URI
+/// and the whole HTTP response with its headers. What stays names the operation, the kind
+/// (and whether retries were made: `persistent`), the store's message (an S3 error names its
+/// code and resource) and the cause (the HTTP client's error names the URL).
+fn without_context(text: &str) -> std::borrow::Cow<'_, str> {
+    const OPEN: &str = ", context: { ";
+    let Some(start) = text.find(OPEN) else {
+        return text.into();
+    };
+    let rest = &text[start + OPEN.len()..];
+    let end = [" } => ", " }, source: "]
+        .iter()
+        .filter_map(|marker| rest.find(marker).map(|i| i + 2))
+        .min()
+        .or_else(|| rest.strip_suffix(" }").map(str::len).map(|n| n + 2));
+    match end {
+        Some(end) => format!("{}{}", &text[..start], &rest[end..]).into(),
+        None => text.into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Rule;
+
+    #[test]
+    fn object_store_errors_lose_their_context_only() {
+        let text = "RateLimited (persistent) at write, context: { uri: http://h/b/k, response: \
+                    Parts { status: 503, headers: {\"a\": \"b\"} }, service: s3 } => S3Error { \
+                    code: \"SlowDown\" }";
+        assert_eq!(
+            super::without_context(text),
+            "RateLimited (persistent) at write => S3Error { code: \"SlowDown\" }"
+        );
+        let text = "Unexpected (persistent) at write, context: { path: k }, source: connection \
+                    closed";
+        assert_eq!(
+            super::without_context(text),
+            "Unexpected (persistent) at write, source: connection closed"
+        );
+        let text = "NotFound (permanent) at stat, context: { path: k }";
+        assert_eq!(super::without_context(text), "NotFound (permanent) at stat");
+        assert_eq!(super::without_context("plain"), "plain");
+    }
 
     /// The number of `Rule` variants: the match below fails to compile when a rule is
     /// added, until it is counted here (and listed in `Rule::ALL`).

@@ -151,7 +151,7 @@ impl HttpClient {
             message: "http get failed".to_string(),
             source: Some(Box::new(e)),
         })?;
-        self.parse_response(resp).await
+        self.parse_response("GET", path, resp).await
     }
 
     /// Perform a POST request with a JSON body.
@@ -178,7 +178,7 @@ impl HttpClient {
             message: "http post failed".to_string(),
             source: Some(Box::new(e)),
         })?;
-        self.parse_response(resp).await
+        self.parse_response("POST", path, resp).await
     }
 
     /// Perform a DELETE request with optional query parameters.
@@ -220,7 +220,7 @@ impl HttpClient {
             message: "http delete failed".to_string(),
             source: Some(Box::new(e)),
         })?;
-        self.parse_response(resp).await
+        self.parse_response("DELETE", path, resp).await
     }
 
     /// Set the authentication function for this client.
@@ -267,7 +267,15 @@ impl HttpClient {
         }
     }
 
-    async fn parse_response<T: DeserializeOwned>(&self, resp: reqwest::Response) -> Result<T> {
+    /// The answer to `method path`: its JSON, or the error it reports, which names the
+    /// request (paimon-wire patch: the message said neither what was asked nor, for an empty
+    /// body, the status).
+    async fn parse_response<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        path: &str,
+        resp: reqwest::Response,
+    ) -> Result<T> {
         let status = resp.status();
 
         if !status.is_success() {
@@ -277,8 +285,12 @@ impl HttpClient {
             })?;
 
             // Parse error response as ErrorResponse and map code to corresponding error
-            let error_response: super::ErrorResponse =
+            let mut error_response: super::ErrorResponse =
                 RestError::parse_error_response(&text, status.as_u16());
+            error_response.message = Some(format!(
+                "{method} {path}: {}",
+                error_response.message.as_deref().unwrap_or("no message")
+            ));
             let rest_error: RestError = RestError::from_error_response(error_response);
             return Err(Error::from(rest_error));
         }

@@ -39,10 +39,8 @@ pub enum RestError {
 
     /// Resource not found error (HTTP 404)
     #[snafu(display(
-        "Resource not found: {:?} named {:?}: {}",
-        resource_type,
-        resource_name,
-        message
+        "{}",
+        resource_text("not found", resource_type, resource_name, message)
     ))]
     NoSuchResource {
         resource_type: Option<String>,
@@ -52,10 +50,8 @@ pub enum RestError {
 
     /// Resource already exists error (HTTP 409)
     #[snafu(display(
-        "Resource already exists: {:?} named {:?}: {}",
-        resource_type,
-        resource_name,
-        message
+        "{}",
+        resource_text("already exists", resource_type, resource_name, message)
     ))]
     AlreadyExists {
         resource_type: Option<String>,
@@ -82,6 +78,28 @@ pub enum RestError {
 
 use super::api_response::ErrorResponse;
 
+/// `Table db.t not found: message`, or `Resource not found: message` when the server named
+/// no resource (paimon-wire patch: was `Resource not found: None named None: message`).
+fn resource_text(
+    what: &str,
+    resource_type: &Option<String>,
+    resource_name: &Option<String>,
+    message: &str,
+) -> String {
+    match (resource_type, resource_name) {
+        (Some(kind), Some(name)) => {
+            let mut kind = kind.to_lowercase();
+            if let Some(first) = kind.get_mut(..1) {
+                first.make_ascii_uppercase();
+            }
+            format!("{kind} {name} {what}: {message}")
+        }
+        (Some(kind), None) => format!("{kind} {what}: {message}"),
+        (None, Some(name)) => format!("{name} {what}: {message}"),
+        (None, None) => format!("Resource {what}: {message}"),
+    }
+}
+
 impl RestError {
     /// Parse error response body to ErrorResponse
     ///
@@ -107,7 +125,7 @@ impl RestError {
             None,
             None,
             Some(if text.is_empty() {
-                "response body is null".to_string()
+                format!("the server answered HTTP {status_code} with an empty body")
             } else {
                 text.to_string()
             }),

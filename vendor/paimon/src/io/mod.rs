@@ -32,10 +32,25 @@ pub use storage::*;
     feature = "storage-s3"
 ))]
 fn with_http_transport(op: opendal::Operator, user_agent: &str) -> opendal::Operator {
+    with_transport(op, user_agent::UserAgentTransport::new(user_agent))
+}
+
+/// `op` sending its HTTP requests through `transport`.
+#[cfg(any(
+    feature = "storage-azdls",
+    feature = "storage-cos",
+    feature = "storage-gcs",
+    feature = "storage-obs",
+    feature = "storage-oss",
+    feature = "storage-s3"
+))]
+fn with_transport(
+    op: opendal::Operator,
+    transport: user_agent::UserAgentTransport,
+) -> opendal::Operator {
     use opendal::{HttpTransporter, OperationContext};
 
-    let transport = HttpTransporter::new(user_agent::UserAgentTransport::new(user_agent));
-    op.with_context(OperationContext::new().with_http_transport(transport))
+    op.with_context(OperationContext::new().with_http_transport(HttpTransporter::new(transport)))
 }
 
 #[cfg(any(

@@ -54,8 +54,6 @@ use opendal_service_gcs::GcsConfig;
 use opendal_service_hdfs_native::HdfsNativeConfig;
 #[cfg(feature = "storage-obs")]
 use opendal_service_obs::ObsConfig;
-#[cfg(feature = "storage-s3")]
-use opendal_service_s3::S3Config;
 #[cfg(any(
     feature = "storage-cos",
     feature = "storage-gcs",
@@ -96,7 +94,7 @@ pub enum Storage {
     },
     #[cfg(feature = "storage-s3")]
     S3 {
-        config: Box<S3Config>,
+        config: Box<super::S3StorageConfig>,
         user_agent: String,
         operators: Mutex<HashMap<String, Operator>>,
     },
@@ -537,7 +535,7 @@ impl Storage {
 
     #[cfg(feature = "storage-s3")]
     fn cached_s3_operator(
-        config: &S3Config,
+        config: &super::S3StorageConfig,
         user_agent: &str,
         operators: &Mutex<HashMap<String, Operator>>,
         path: &str,

@@ -16,8 +16,10 @@
 // under the License.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use opendal::{Configurator, Operator};
+use opendal_layer_retry::RetryLayer;
 use opendal_service_s3::S3Config;
 use url::Url;
 
@@ -54,6 +56,83 @@ const S3_PATH_STYLE_ACCESS: &str = "s3.path-style-access";
 /// Compatible with paimon-java's `s3.region`.
 const S3_REGION: &str = "s3.region";
 
+/// Retries of a request that failed with a transient error (a dropped connection, a timeout,
+/// a 5xx such as `503 SlowDown`), after the first attempt.
+///
+/// Compatible with Hadoop S3A's `fs.s3a.retry.limit` (Java Paimon passes `s3.*` through to
+/// `fs.s3a.*`); the default is S3A's. Every request the table layer makes is idempotent:
+/// data and manifest files have unique names, and the snapshot is created with
+/// `If-None-Match: *`, whose `412` after an ambiguous first attempt the commit resolves by
+/// its identifier.
+const S3_RETRY_LIMIT: &str = "s3.retry.limit";
+const DEFAULT_S3_RETRY_LIMIT: usize = 7;
+
+/// The first retry's delay (doubled on each further retry, with jitter), as S3A's
+/// `fs.s3a.retry.interval`: milliseconds, or a number with a unit (`500ms`, `2s`, `1min`).
+const S3_RETRY_INTERVAL: &str = "s3.retry.interval";
+const DEFAULT_S3_RETRY_INTERVAL: Duration = Duration::from_millis(500);
+
+/// The longest wait for the server while reading its answer (S3A's `fs.s3a.connection.timeout`,
+/// its default): past it the request fails as a transient error and is retried.
+const S3_CONNECTION_TIMEOUT: &str = "s3.connection.timeout";
+const DEFAULT_S3_CONNECTION_TIMEOUT: Duration = Duration::from_secs(200);
+
+/// The longest wait for a TCP (and TLS) connection (S3A's `fs.s3a.connection.establish.timeout`).
+const S3_CONNECTION_ESTABLISH_TIMEOUT: &str = "s3.connection.establish.timeout";
+const DEFAULT_S3_CONNECTION_ESTABLISH_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// An S3 service configuration with the client's retry and timeout policy.
+#[derive(Debug, Clone)]
+pub struct S3StorageConfig {
+    /// opendal's S3 service configuration.
+    pub(crate) service: S3Config,
+    /// Retries after the first attempt ([`S3_RETRY_LIMIT`]).
+    pub(crate) retry_limit: usize,
+    /// The first retry's delay ([`S3_RETRY_INTERVAL`]).
+    pub(crate) retry_interval: Duration,
+    /// Read timeout ([`S3_CONNECTION_TIMEOUT`]).
+    pub(crate) read_timeout: Duration,
+    /// Connect timeout ([`S3_CONNECTION_ESTABLISH_TIMEOUT`]).
+    pub(crate) connect_timeout: Duration,
+}
+
+/// Parses a duration option: a bare number is milliseconds; `ms`, `s`, `min` and `h` units
+/// are accepted (S3A writes `500ms`, `200s`).
+fn parse_duration_option(key: &str, value: &str) -> Result<Duration> {
+    let value = value.trim();
+    let split = value
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(value.len());
+    let (number, unit) = value.split_at(split);
+    let invalid = || {
+        Error::ConfigInvalid {
+        message: format!(
+            "Invalid S3 config {key}: {value:?} (a duration: milliseconds, or a number with ms, s, min or h)"
+        ),
+    }
+    };
+    let number: u64 = number.parse().map_err(|_| invalid())?;
+    let millis = match unit.trim() {
+        "" | "ms" => Some(number),
+        "s" => number.checked_mul(1_000),
+        "m" | "min" => number.checked_mul(60_000),
+        "h" => number.checked_mul(3_600_000),
+        _ => None,
+    }
+    .ok_or_else(invalid)?;
+    Ok(Duration::from_millis(millis))
+}
+
+fn parse_duration_or(
+    normalized: &HashMap<String, String>,
+    key: &str,
+    default: Duration,
+) -> Result<Duration> {
+    normalized
+        .get(key)
+        .map_or(Ok(default), |value| parse_duration_option(key, value))
+}
+
 /// Paimon-java config key prefixes that map to S3 configuration.
 ///
 /// Java's `S3FileIO` normalizes all of these prefixes to `fs.s3a.*` before
@@ -81,7 +160,7 @@ const KEY_ALIASES: &[(&str, &str)] = &[
 /// and Java Paimon behavior). Set `s3.path-style-access=true` to switch
 /// to path-style for S3-compatible stores like MinIO.
 #[allow(clippy::field_reassign_with_default)]
-pub(crate) fn s3_config_parse(props: HashMap<String, String>) -> Result<S3Config> {
+pub(crate) fn s3_config_parse(props: HashMap<String, String>) -> Result<S3StorageConfig> {
     let normalized = normalize_storage_config(props, JAVA_CONFIG_PREFIXES, "s3.", KEY_ALIASES);
 
     let mut cfg = S3Config::default();
@@ -120,15 +199,46 @@ pub(crate) fn s3_config_parse(props: HashMap<String, String>) -> Result<S3Config
     // Storage class.
     cfg.default_storage_class = normalized.get("s3.storage.class").cloned();
 
-    Ok(cfg)
+    let retry_limit = match normalized.get(S3_RETRY_LIMIT) {
+        Some(value) => value.trim().parse().map_err(|_| Error::ConfigInvalid {
+            message: format!(
+                "Invalid S3 config {S3_RETRY_LIMIT}: {value:?} (a number of retries, 0 for none)"
+            ),
+        })?,
+        None => DEFAULT_S3_RETRY_LIMIT,
+    };
+    Ok(S3StorageConfig {
+        service: cfg,
+        retry_limit,
+        retry_interval: parse_duration_or(
+            &normalized,
+            S3_RETRY_INTERVAL,
+            DEFAULT_S3_RETRY_INTERVAL,
+        )?,
+        read_timeout: parse_duration_or(
+            &normalized,
+            S3_CONNECTION_TIMEOUT,
+            DEFAULT_S3_CONNECTION_TIMEOUT,
+        )?,
+        connect_timeout: parse_duration_or(
+            &normalized,
+            S3_CONNECTION_ESTABLISH_TIMEOUT,
+            DEFAULT_S3_CONNECTION_ESTABLISH_TIMEOUT,
+        )?,
+    })
 }
 
 /// Build an [`Operator`] for the given S3 path.
 ///
 /// Parses the bucket name from the `s3://bucket/key` or `s3a://bucket/key`
-/// URL and combines it with the provided [`S3Config`] to construct an
-/// OpenDAL operator.
-pub(crate) fn s3_config_build(cfg: &S3Config, path: &str, user_agent: &str) -> Result<Operator> {
+/// URL and combines it with the provided [`S3StorageConfig`] to construct an
+/// OpenDAL operator: its HTTP client has the configured timeouts, and transient failures
+/// are retried with jittered exponential backoff.
+pub(crate) fn s3_config_build(
+    cfg: &S3StorageConfig,
+    path: &str,
+    user_agent: &str,
+) -> Result<Operator> {
     let url = Url::parse(path).map_err(|_| Error::ConfigInvalid {
         message: format!("Invalid S3 url: {path}"),
     })?;
@@ -137,11 +247,17 @@ pub(crate) fn s3_config_build(cfg: &S3Config, path: &str, user_agent: &str) -> R
         message: format!("Invalid S3 url: {path}, missing bucket"),
     })?;
 
-    let builder = cfg.clone().into_builder().bucket(bucket);
-    Ok(super::with_http_transport(
-        Operator::new(builder)?,
+    let builder = cfg.service.clone().into_builder().bucket(bucket);
+    let transport = super::user_agent::UserAgentTransport::with_timeouts(
         user_agent,
-    ))
+        cfg.read_timeout,
+        cfg.connect_timeout,
+    )?;
+    let retry = RetryLayer::default()
+        .with_min_delay(cfg.retry_interval)
+        .with_max_times(cfg.retry_limit)
+        .with_jitter();
+    Ok(super::with_transport(Operator::new(builder)?, transport).layer(retry))
 }
 
 #[cfg(test)]
@@ -164,7 +280,7 @@ mod tests {
             ("s3.region", "us-east-1"),
         ]);
 
-        let cfg = s3_config_parse(props).unwrap();
+        let cfg = s3_config_parse(props).unwrap().service;
         assert_eq!(
             cfg.endpoint.as_deref(),
             Some("https://s3.us-east-1.amazonaws.com")
@@ -183,7 +299,7 @@ mod tests {
             ("fs.s3a.secret.key", "SECRET2"),
         ]);
 
-        let cfg = s3_config_parse(props).unwrap();
+        let cfg = s3_config_parse(props).unwrap().service;
         assert_eq!(
             cfg.endpoint.as_deref(),
             Some("https://s3.eu-west-1.amazonaws.com")
@@ -201,7 +317,7 @@ mod tests {
             ("s3a.secret-key", "SECRET3"),
         ]);
 
-        let cfg = s3_config_parse(props).unwrap();
+        let cfg = s3_config_parse(props).unwrap().service;
         assert_eq!(
             cfg.endpoint.as_deref(),
             Some("https://s3.ap-southeast-1.amazonaws.com")
@@ -215,7 +331,7 @@ mod tests {
         // Default should be virtual-hosted style (matching AWS behavior).
         let props = make_props(&[("s3.endpoint", "https://s3.amazonaws.com")]);
 
-        let cfg = s3_config_parse(props).unwrap();
+        let cfg = s3_config_parse(props).unwrap().service;
         assert!(cfg.enable_virtual_host_style);
     }
 
@@ -226,7 +342,7 @@ mod tests {
             ("s3.path-style-access", "true"),
         ]);
 
-        let cfg = s3_config_parse(props).unwrap();
+        let cfg = s3_config_parse(props).unwrap().service;
         assert!(!cfg.enable_virtual_host_style);
     }
 
@@ -238,7 +354,7 @@ mod tests {
             ("s3.path-style-access", "false"),
         ]);
 
-        let cfg = s3_config_parse(props).unwrap();
+        let cfg = s3_config_parse(props).unwrap().service;
         assert!(cfg.enable_virtual_host_style);
     }
 
@@ -247,7 +363,7 @@ mod tests {
         // Only endpoint, no credentials — valid for IAM role / env var auth.
         let props = make_props(&[("s3.endpoint", "https://s3.amazonaws.com")]);
 
-        let cfg = s3_config_parse(props).unwrap();
+        let cfg = s3_config_parse(props).unwrap().service;
         assert_eq!(cfg.endpoint.as_deref(), Some("https://s3.amazonaws.com"));
         assert!(cfg.access_key_id.is_none());
         assert!(cfg.secret_access_key.is_none());
@@ -255,7 +371,7 @@ mod tests {
 
     #[test]
     fn test_s3_config_parse_empty_props() {
-        let cfg = s3_config_parse(HashMap::new()).unwrap();
+        let cfg = s3_config_parse(HashMap::new()).unwrap().service;
         assert!(cfg.endpoint.is_none());
         assert!(cfg.access_key_id.is_none());
         // Even with empty props, virtual-hosted style should be the default.
@@ -271,7 +387,7 @@ mod tests {
             ("s3.assumed.role.externalId", "ext-id"),
         ]);
 
-        let cfg = s3_config_parse(props).unwrap();
+        let cfg = s3_config_parse(props).unwrap().service;
         assert_eq!(cfg.session_token.as_deref(), Some("TOKEN"));
         assert_eq!(
             cfg.role_arn.as_deref(),
@@ -284,7 +400,7 @@ mod tests {
     fn test_s3_config_parse_sse() {
         let props = make_props(&[("s3.sse.type", "aws:kms"), ("s3.sse.key", "my-kms-key-id")]);
 
-        let cfg = s3_config_parse(props).unwrap();
+        let cfg = s3_config_parse(props).unwrap().service;
         assert_eq!(cfg.server_side_encryption.as_deref(), Some("aws:kms"));
         assert_eq!(
             cfg.server_side_encryption_aws_kms_key_id.as_deref(),
@@ -301,7 +417,7 @@ mod tests {
             ("s3.endpoint", "https://s3.amazonaws.com"),
         ]);
 
-        let cfg = s3_config_parse(props).unwrap();
+        let cfg = s3_config_parse(props).unwrap().service;
         assert_eq!(cfg.endpoint.as_deref(), Some("https://s3.amazonaws.com"));
     }
 
@@ -363,7 +479,43 @@ mod tests {
             ("s3.endpoint", "https://new.endpoint.com"),
         ]);
 
-        let cfg = s3_config_parse(props).unwrap();
+        let cfg = s3_config_parse(props).unwrap().service;
         assert_eq!(cfg.endpoint.as_deref(), Some("https://new.endpoint.com"));
+    }
+
+    #[test]
+    fn test_retry_and_timeouts_default_to_s3a() {
+        let cfg = s3_config_parse(HashMap::new()).unwrap();
+        assert_eq!(cfg.retry_limit, 7);
+        assert_eq!(cfg.retry_interval, Duration::from_millis(500));
+        assert_eq!(cfg.read_timeout, Duration::from_secs(200));
+        assert_eq!(cfg.connect_timeout, Duration::from_secs(30));
+    }
+
+    #[test]
+    fn test_retry_and_timeouts_from_options() {
+        let cfg = s3_config_parse(make_props(&[
+            ("fs.s3a.retry.limit", "2"),
+            ("s3.retry.interval", "50ms"),
+            ("s3.connection.timeout", "3s"),
+            ("s3a.connection.establish.timeout", "1500"),
+        ]))
+        .unwrap();
+        assert_eq!(cfg.retry_limit, 2);
+        assert_eq!(cfg.retry_interval, Duration::from_millis(50));
+        assert_eq!(cfg.read_timeout, Duration::from_secs(3));
+        assert_eq!(cfg.connect_timeout, Duration::from_millis(1500));
+    }
+
+    #[test]
+    fn test_bad_retry_options_are_named() {
+        for (key, value) in [
+            ("s3.retry.limit", "-1"),
+            ("s3.retry.interval", "soon"),
+            ("s3.connection.timeout", "5 fortnights"),
+        ] {
+            let err = s3_config_parse(make_props(&[(key, value)])).unwrap_err();
+            assert!(err.to_string().contains(key), "{err}");
+        }
     }
 }

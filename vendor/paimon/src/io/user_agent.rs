@@ -126,6 +126,28 @@ impl UserAgentTransport {
         }
     }
 
+    /// A transport whose HTTP client gives up reading an answer after `read_timeout` of
+    /// silence and connecting after `connect_timeout` (the default client waits forever).
+    /// A timed-out request fails as a transient error, which a retry layer retries.
+    #[cfg(feature = "storage-s3")]
+    pub(crate) fn with_timeouts(
+        user_agent: &str,
+        read_timeout: std::time::Duration,
+        connect_timeout: std::time::Duration,
+    ) -> crate::Result<Self> {
+        let client = reqwest_transport_client::Client::builder()
+            .read_timeout(read_timeout)
+            .connect_timeout(connect_timeout)
+            .build()
+            .map_err(|e| crate::Error::ConfigInvalid {
+                message: format!("cannot build the object store's HTTP client: {e}"),
+            })?;
+        Ok(Self {
+            inner: ReqwestTransport::new(client),
+            ..Self::new(user_agent)
+        })
+    }
+
     fn apply(&self, req: &mut Request<Buffer>) {
         req.headers_mut()
             .entry(USER_AGENT)

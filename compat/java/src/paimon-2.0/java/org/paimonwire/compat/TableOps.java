@@ -115,6 +115,14 @@ final class TableOps {
             }
         }
         options.set("warehouse", req(named, "--warehouse"));
+        if ("rest".equals(options.get("metastore"))) {
+            // A REST catalog (metastore=rest, uri, token.provider, token; --warehouse is then
+            // the catalog's warehouse name, not a path): RESTCatalog insists on a Hadoop
+            // configuration, and Paimon's own loader of one wants hadoop-hdfs (HdfsConfiguration),
+            // which is not on our classpath. A plain hadoop-common Configuration serves it.
+            return CatalogFactory.createCatalog(
+                    CatalogContext.create(options, new org.apache.hadoop.conf.Configuration()));
+        }
         return CatalogFactory.createCatalog(CatalogContext.create(options));
     }
 
