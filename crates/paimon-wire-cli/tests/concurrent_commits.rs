@@ -570,7 +570,7 @@ fn our_coordinators_racing_java_coordinators() {
 /// server, so no commit of either side may be lost. Run by `scripts/test-rest`.
 #[test]
 #[ignore = "needs Paimon Java 2.0 and a REST catalog: run by scripts/test-rest"]
-fn remote_our_coordinators_racing_java_coordinators() {
+fn rest_catalog_our_coordinators_racing_java_coordinators() {
     assert!(java_harness().is_some(), "set PAIMON_WIRE_JAVA_HARNESS");
     let rounds = env_or("PAIMON_WIRE_RACE_JAVA_ROUNDS", 6);
     let counts = race(Race {

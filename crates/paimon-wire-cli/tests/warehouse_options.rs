@@ -149,3 +149,68 @@ fn demo_takes_catalog_options_and_never_prints_a_secret() {
     assert!(!stdout.contains("SUPERSECRET"), "{stdout}");
     assert!(!String::from_utf8_lossy(&out.stderr).contains("SUPERSECRET"));
 }
+
+/// With `metastore=rest` the warehouse is a name the server knows: sent as typed (not made an
+/// absolute path), no directory made for it, on `validate` and on the demo. Nothing listens on
+/// the URI, so each command fails reaching the server, naming the warehouse as given.
+#[test]
+fn a_rest_catalog_warehouse_is_a_name_not_a_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let payload = payload_file(&dir);
+    let rest = [
+        "--option",
+        "metastore=rest",
+        "--option",
+        "uri=http://127.0.0.1:9",
+        "--option",
+        "token.provider=bear",
+        "--option",
+        "token=a-test-token-of-some-length",
+    ];
+    for command in ["validate", "demo"] {
+        let mut args = vec![command, "--warehouse", "my_rest_warehouse"];
+        if command == "validate" {
+            args.extend(["--table", "db.t"]);
+        }
+        args.extend(rest);
+        if command == "validate" {
+            args.push(&payload);
+        }
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_paimon-wire"))
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{command}: {stderr}");
+        assert!(
+            stderr.contains("opening the warehouse \"my_rest_warehouse\""),
+            "{command}: {stderr}"
+        );
+        assert!(!stderr.contains("a-test-token-of-some-length"), "{stderr}");
+        assert!(
+            !dir.path().join("my_rest_warehouse").exists(),
+            "{command} made a directory for a REST warehouse"
+        );
+    }
+
+    // A different `warehouse` option is refused by name, before any request.
+    let mut args = vec![
+        "validate",
+        "--warehouse",
+        "my_rest_warehouse",
+        "--table",
+        "db.t",
+        "--option",
+        "warehouse=another_one",
+    ];
+    args.extend(rest);
+    args.push(&payload);
+    let line = failure(&run(&args, None), 1);
+    assert!(
+        line.contains(
+            "two warehouses given: \"my_rest_warehouse\" and the option warehouse=\"another_one\""
+        ),
+        "{line}"
+    );
+}

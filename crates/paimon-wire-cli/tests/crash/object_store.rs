@@ -276,7 +276,7 @@ fn rest_cases() -> Vec<Case> {
             rules: json!([{"method": "GET", "path": "/tables/[^/]+$", "fault": "apply_then_503",
                            "times": -1}]),
             must_succeed: false,
-            cause: "503",
+            cause: "Service unavailable",
         },
         Case {
             name: "every REST commit dropped before the server",
@@ -513,6 +513,6 @@ fn a_coordinator_killed_at_each_crash_point_on_an_object_store_commits_exactly_o
         };
         assert!(rerun.contains(expected), "{point}: {rerun}");
         committed_once(&store, identifier, point);
-        eprintln!("{point}: killed while the proxy held the snapshot PUT; rerun: {expected}");
+        eprintln!("{point}: killed while the proxy held the publishing request; rerun: {expected}");
     }
 }

@@ -505,7 +505,19 @@ impl fmt::Display for PlainPaimonError<'_> {
             // The crate prints the object store's error with `{:?}`: a backtrace and the
             // whole HTTP response, headers included.
             paimon::Error::IoUnexpected { message, source } => {
-                return write!(f, "{message}: {}", without_context(&source.to_string()));
+                let text = without_context(&source.to_string()).into_owned();
+                write!(f, "{message}: {text}")?;
+                // The deeper causes (the HTTP client's: "connection closed before message
+                // completed", "operation timed out"), each once.
+                let mut next = std::error::Error::source(source.as_ref());
+                while let Some(cause) = next {
+                    let cause_text = cause.to_string();
+                    if !text.contains(&cause_text) {
+                        write!(f, ": {cause_text}")?;
+                    }
+                    next = cause.source();
+                }
+                return Ok(());
             }
             // The crate's message drops why each publication failed; say it.
             paimon::Error::CommitConflict {
@@ -537,10 +549,10 @@ impl fmt::Display for PlainPaimonError<'_> {
 }
 
 /// An object store error's one-line text (`Unexpected (persistent) at write, context: { uri:
-/// .., response: .. } => message, source: ..`) without its context list: the request's URI
-/// and the whole HTTP response with its headers. What stays names the operation, the kind
-/// (and whether retries were made: `persistent`), the store's message (an S3 error names its
-/// code and resource) and the cause (the HTTP client's error names the URL).
+/// .., response: .. } => message, source: ..`) without its context list but the request's URI:
+/// the whole HTTP response with its headers goes. What stays names the operation, the kind
+/// (and whether retries were made: `persistent`), the URI, the store's message (an S3 error
+/// names its code and resource) and the cause.
 fn without_context(text: &str) -> std::borrow::Cow<'_, str> {
     const OPEN: &str = ", context: { ";
     let Some(start) = text.find(OPEN) else {
@@ -552,10 +564,21 @@ fn without_context(text: &str) -> std::borrow::Cow<'_, str> {
         .filter_map(|marker| rest.find(marker).map(|i| i + 2))
         .min()
         .or_else(|| rest.strip_suffix(" }").map(str::len).map(|n| n + 2));
-    match end {
-        Some(end) => format!("{}{}", &text[..start], &rest[end..]).into(),
-        None => text.into(),
-    }
+    let Some(end) = end else {
+        return text.into();
+    };
+    // The request's URI (`uri`, or `url` when it did not parse) stays: it names the endpoint
+    // and the object (no URI has ", ").
+    let uri = rest[..end]
+        .split(", ")
+        .find_map(|entry| {
+            entry
+                .strip_prefix("uri: ")
+                .or_else(|| entry.strip_prefix("url: "))
+        })
+        .map(|uri| format!(" (uri {})", uri.trim_end_matches(" }")))
+        .unwrap_or_default();
+    format!("{}{uri}{}", &text[..start], &rest[end..]).into()
 }
 
 #[cfg(test)]
@@ -569,7 +592,7 @@ mod tests {
                     code: \"SlowDown\" }";
         assert_eq!(
             super::without_context(text),
-            "RateLimited (persistent) at write => S3Error { code: \"SlowDown\" }"
+            "RateLimited (persistent) at write (uri http://h/b/k) => S3Error { code: \"SlowDown\" }"
         );
         let text = "Unexpected (persistent) at write, context: { path: k }, source: connection \
                     closed";
