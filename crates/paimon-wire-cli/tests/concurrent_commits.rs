@@ -94,6 +94,10 @@ enum Ended {
     Conflict,
     /// Exit 1, the identifier was superseded by a higher one of the same commit user.
     Superseded,
+    /// Exit 1: the publication returned, but the snapshot it made no longer carries this
+    /// commit (a Java 2.0 coordinator's rename on a local filesystem replaced it); the
+    /// coordinator refuses to report it committed.
+    Displaced,
 }
 
 /// One commit process: its payload's row ids, commit user and identifier, and whether it is
@@ -192,6 +196,9 @@ fn ended(out: Output) -> Ended {
             Ended::Conflict
         }
         Some(1) if stderr.contains("was never committed") => Ended::Superseded,
+        Some(1) if stderr.contains("no snapshot carries its commit user and identifier") => {
+            Ended::Displaced
+        }
         other => panic!("commit process ended with {other:?}: {stdout} {stderr}"),
     }
 }
@@ -234,6 +241,8 @@ struct RaceCounts {
     committed: usize,
     conflicts: usize,
     superseded: usize,
+    /// Ours whose snapshot a Java coordinator replaced, reported as not committed.
+    displaced: usize,
     /// Java coordinators that reported a commit.
     java_committed: usize,
     /// Java coordinators that failed.
@@ -402,6 +411,13 @@ fn race(race: Race) -> RaceCounts {
                     assert!(shared_user, "only a shared commit user can be superseded");
                     counts.superseded += 1;
                 }
+                Ended::Displaced => {
+                    assert!(
+                        java > 0 && !remote,
+                        "only a Java coordinator on a local table replaces a snapshot"
+                    );
+                    counts.displaced += 1;
+                }
             }
         }
         if let (Some(java_took), Some(ours_took)) = (java_took, ours_took) {
@@ -547,40 +563,37 @@ fn remote_concurrent_coordinators_sharing_a_commit_user_commit_or_refuse_each_id
     shared_commit_user(true);
 }
 
-/// Our coordinators racing Paimon Java 2.0's (`StreamTableCommit.filterAndCommit`) on one
-/// local table. Run by `scripts/java-interop` (needs Java and the harness):
-/// `PAIMON_WIRE_JAVA_HARNESS=compat/java/harness.sh cargo test --test concurrent_commits -- --ignored`.
+/// 3 of our coordinators and 3 of Paimon Java 2.0's (`StreamTableCommit.filterAndCommit`)
+/// per round, `PAIMON_WIRE_RACE_JAVA_ROUNDS` rounds (default 6).
+fn racing_java(remote: bool) -> RaceCounts {
+    assert!(java_harness().is_some(), "set PAIMON_WIRE_JAVA_HARNESS");
+    let counts = race(Race {
+        remote,
+        committers: 6,
+        rounds: env_or("PAIMON_WIRE_RACE_JAVA_ROUNDS", 6),
+        shared_user: false,
+        java: 3,
+    });
+    assert_eq!(counts.superseded, 0);
+    counts
+}
+
+/// Our coordinators racing Java's on one local table. Run by `scripts/java-interop` (needs
+/// Java and the harness):
+/// `PAIMON_WIRE_JAVA_HARNESS=compat/java/harness.sh cargo test --test concurrent_commits -- --ignored --exact our_coordinators_racing_java_coordinators`.
 #[test]
 #[ignore = "needs Paimon Java 2.0: run by scripts/java-interop"]
 fn our_coordinators_racing_java_coordinators() {
-    assert!(java_harness().is_some(), "set PAIMON_WIRE_JAVA_HARNESS");
-    let rounds = env_or("PAIMON_WIRE_RACE_JAVA_ROUNDS", 6);
-    let counts = race(Race {
-        remote: false,
-        committers: 6,
-        rounds,
-        shared_user: false,
-        java: 3,
-    });
-    assert_eq!(counts.superseded, 0);
+    racing_java(false);
 }
 
-/// Our coordinators racing Paimon Java 2.0's on the remote warehouse of
-/// `PAIMON_WIRE_RACE_WAREHOUSE`: through a REST catalog every snapshot is published by the
-/// server, so no commit of either side may be lost. Run by `scripts/test-rest`.
+/// Our coordinators racing Java's on the remote warehouse of `PAIMON_WIRE_RACE_WAREHOUSE`:
+/// through a REST catalog every snapshot is published by the server, so no commit of either
+/// side may be lost. Run by `scripts/test-rest`.
 #[test]
 #[ignore = "needs Paimon Java 2.0 and a REST catalog: run by scripts/test-rest"]
 fn rest_catalog_our_coordinators_racing_java_coordinators() {
-    assert!(java_harness().is_some(), "set PAIMON_WIRE_JAVA_HARNESS");
-    let rounds = env_or("PAIMON_WIRE_RACE_JAVA_ROUNDS", 6);
-    let counts = race(Race {
-        remote: true,
-        committers: 6,
-        rounds,
-        shared_user: false,
-        java: 3,
-    });
-    assert_eq!(counts.superseded, 0);
+    let counts = racing_java(true);
     assert_eq!(counts.lost, 0, "{counts:?}");
     assert_eq!(counts.java_failed, 0, "{counts:?}");
 }
