@@ -72,3 +72,23 @@ seed_database() {
         --user "$S3_ACCESS_KEY_ID:$S3_SECRET_ACCESS_KEY" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" \
         -X PUT --data-binary "" "$endpoint/$S3_BUCKET/$path/$db.db/.s3proxy-keep"
 }
+
+# start_fault_proxy UPSTREAM DIR: scripts/services/fault-proxy in front of UPSTREAM (http://H:P),
+# its files in DIR: rules.json (starts as `[]`), events.jsonl, proxy.port. Sets proxy_pid and
+# proxy_endpoint (http://127.0.0.1:PORT); the caller kills proxy_pid when it ends. Returns 1,
+# with the proxy's stderr printed, if it does not listen within 10 s.
+start_fault_proxy() {
+    local upstream=$1 dir=$2
+    echo '[]' > "$dir/rules.json"
+    "$root/scripts/services/fault-proxy" --listen 127.0.0.1:0 --upstream "$upstream" \
+        --rules "$dir/rules.json" --events "$dir/events.jsonl" --port-file "$dir/proxy.port" \
+        > "$dir/proxy.out" 2> "$dir/proxy.err" &
+    proxy_pid=$!
+    local _
+    for _ in $(seq 100); do [ -s "$dir/proxy.port" ] && break; sleep 0.1; done
+    if [ ! -s "$dir/proxy.port" ]; then
+        cat "$dir/proxy.err" >&2
+        return 1
+    fi
+    proxy_endpoint=http://127.0.0.1:$(cat "$dir/proxy.port")
+}

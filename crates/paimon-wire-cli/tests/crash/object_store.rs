@@ -258,6 +258,17 @@ fn once(name: &'static str, rule: Value) -> Case {
     }
 }
 
+/// A fault on every attempt: the commit may fail (then naming `cause`) or find that it
+/// published after all; either way exactly once.
+fn repeated(name: &'static str, rule: Value, cause: &'static str) -> Case {
+    Case {
+        name,
+        rules: json!([rule]),
+        must_succeed: false,
+        cause,
+    }
+}
+
 /// The cases through a REST catalog: the server's commit, and the catalog call before it.
 fn rest_cases() -> Vec<Case> {
     let commit = |fault, times| Publisher::RestCatalog.rule(fault, times);
@@ -271,25 +282,22 @@ fn rest_cases() -> Vec<Case> {
             "REST commit dropped before the server",
             commit("drop_before", 1),
         ),
-        Case {
-            name: "REST table lookup answered 503",
-            rules: json!([{"method": "GET", "path": "/tables/[^/]+$", "fault": "apply_then_503",
-                           "times": -1}]),
-            must_succeed: false,
-            cause: "Service unavailable",
-        },
-        Case {
-            name: "every REST commit dropped before the server",
-            rules: json!([commit("drop_before", -1)]),
-            must_succeed: false,
-            cause: "http post failed",
-        },
-        Case {
-            name: "every REST commit applied, every answer lost",
-            rules: json!([commit("apply_then_drop", -1)]),
-            must_succeed: false,
-            cause: "http post failed",
-        },
+        repeated(
+            "REST table lookup answered 503",
+            json!({"method": "GET", "path": "/tables/[^/]+$", "fault": "apply_then_503",
+                   "times": -1}),
+            "Service unavailable",
+        ),
+        repeated(
+            "every REST commit dropped before the server",
+            commit("drop_before", -1),
+            "http post failed",
+        ),
+        repeated(
+            "every REST commit applied, every answer lost",
+            commit("apply_then_drop", -1),
+            "http post failed",
+        ),
     ]
 }
 
@@ -348,30 +356,26 @@ fn object_store_cases() -> Vec<Case> {
             name: "several faults in a row on one snapshot PUT, then success",
             rules: json!([
                 on_snapshot_put("apply_then_503", 1),
-                json!({"method": "PUT", "path": "/snapshot/snapshot-[0-9]+$",
-                                 "fault": "apply_then_drop", "times": 2})
+                on_snapshot_put("apply_then_drop", 2)
             ]),
             must_succeed: true,
             cause: "",
         },
-        Case {
-            name: "every snapshot PUT dropped before the store",
-            rules: json!([on_snapshot_put("drop_before", -1)]),
-            must_succeed: false,
-            cause: "connection closed before message completed",
-        },
-        Case {
-            name: "every snapshot PUT applied, every answer lost",
-            rules: json!([on_snapshot_put("apply_then_drop", -1)]),
-            must_succeed: false,
-            cause: "connection closed before message completed",
-        },
-        Case {
-            name: "every manifest PUT answered 503 SlowDown",
-            rules: json!([on_manifest_put("apply_then_503", -1)]),
-            must_succeed: false,
-            cause: "SlowDown",
-        },
+        repeated(
+            "every snapshot PUT dropped before the store",
+            on_snapshot_put("drop_before", -1),
+            "connection closed before message completed",
+        ),
+        repeated(
+            "every snapshot PUT applied, every answer lost",
+            on_snapshot_put("apply_then_drop", -1),
+            "connection closed before message completed",
+        ),
+        repeated(
+            "every manifest PUT answered 503 SlowDown",
+            on_manifest_put("apply_then_503", -1),
+            "SlowDown",
+        ),
     ]
 }
 

@@ -96,31 +96,16 @@ pub struct S3StorageConfig {
     pub(crate) connect_timeout: Duration,
 }
 
-/// Parses a duration option: a bare number is milliseconds; `ms`, `s`, `min` and `h` units
-/// are accepted (S3A writes `500ms`, `200s`).
+/// Parses a duration option as Java Paimon's `TimeUtils.parseDuration` does (a bare number is
+/// milliseconds; `500ms`, `2s`, `1min`, ...: S3A writes its defaults that way).
 fn parse_duration_option(key: &str, value: &str) -> Result<Duration> {
-    let value = value.trim();
-    let split = value
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(value.len());
-    let (number, unit) = value.split_at(split);
-    let invalid = || {
-        Error::ConfigInvalid {
-        message: format!(
-            "Invalid S3 config {key}: {value:?} (a duration: milliseconds, or a number with ms, s, min or h)"
-        ),
-    }
-    };
-    let number: u64 = number.parse().map_err(|_| invalid())?;
-    let millis = match unit.trim() {
-        "" | "ms" => Some(number),
-        "s" => number.checked_mul(1_000),
-        "m" | "min" => number.checked_mul(60_000),
-        "h" => number.checked_mul(3_600_000),
-        _ => None,
-    }
-    .ok_or_else(invalid)?;
-    Ok(Duration::from_millis(millis))
+    crate::spec::parse_duration_millis(value)
+        .map(Duration::from_millis)
+        .ok_or_else(|| Error::ConfigInvalid {
+            message: format!(
+                "Invalid S3 config {key}: {value:?} (a duration: milliseconds, or a number with a unit such as ms, s, min)"
+            ),
+        })
 }
 
 fn parse_duration_or(
