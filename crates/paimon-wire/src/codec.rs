@@ -212,7 +212,7 @@ fn finish(input: &Input<'_>) -> CodecResult<()> {
     Ok(())
 }
 
-fn encode_context(
+pub(crate) fn encode_context(
     version: SerializerVersion,
     options: &EncodeOptions,
 ) -> CodecResult<EncodeContext<'_>> {

@@ -55,6 +55,7 @@ pub mod log_policy;
 mod message;
 mod options;
 pub mod routing;
+pub mod split;
 mod stats;
 mod version;
 pub mod view;
@@ -73,6 +74,7 @@ pub use error::{CodecError, CodecErrorKind, CodecResult};
 pub use limits::{DecodeLimits, Limit};
 pub use options::{EncodeOptions, LossyField};
 pub use routing::{BucketRouter, RoutingError, RoutingKind};
+pub use split::{split_list, split_list_with, SplitError};
 pub use stats::table_stats;
 pub use version::{current_serializer_version, SerializerVersion, CURRENT_SERIALIZER_VERSION};
 

@@ -263,6 +263,9 @@ pub enum CoordinatorError {
     /// Two payloads write new files into one bucket of a primary-key table. Nothing was
     /// committed.
     SharedBucket(super::one_writer::SharedBucket),
+    /// The payloads of one worker's split set are not one whole set (one is missing, or
+    /// delivered twice with different bytes). Nothing was committed.
+    Parts(super::parts::PartsError),
     /// Messages bound to one coordinator were handed to another.
     ForeignMessages {
         /// The coordinator the messages were bound to.
@@ -386,6 +389,9 @@ impl fmt::Display for CoordinatorError {
             CoordinatorError::SharedBucket(e) => {
                 write!(f, "payloads rejected at merge, nothing was committed: {e}")
             }
+            CoordinatorError::Parts(e) => {
+                write!(f, "split payloads rejected, nothing was committed: {e}")
+            }
             CoordinatorError::ForeignMessages {
                 bound_to,
                 handed_to,
@@ -458,6 +464,7 @@ impl std::error::Error for CoordinatorError {
             CoordinatorError::Validation(e) => Some(e),
             CoordinatorError::Merge(e) => Some(e),
             CoordinatorError::SharedBucket(e) => Some(e),
+            CoordinatorError::Parts(e) => Some(e),
             CoordinatorError::Paimon { source, .. }
             | CoordinatorError::CommitConflict { source, .. } => Some(source),
             _ => None,

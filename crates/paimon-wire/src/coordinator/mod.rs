@@ -162,6 +162,7 @@ mod history;
 mod keys;
 mod merge;
 mod one_writer;
+pub mod parts;
 pub mod table;
 mod table_state;
 pub mod validate;
@@ -178,6 +179,7 @@ pub use error::{
     ValidationError,
 };
 pub use one_writer::SharedBucket;
+pub use parts::{PartsError, PayloadPart};
 pub use table::{
     create_table_with_options, is_fixed_table_option, open_table, open_table_with_options,
     parse_table_name, TableDefinition,
@@ -518,6 +520,45 @@ impl Coordinator {
             })
             .collect();
         let (messages, origins) = merge::drop_empty(messages, origins);
+        Ok(BoundMessages {
+            coordinator: self.id,
+            messages,
+            origins,
+        })
+    }
+
+    /// Decodes the payloads one worker's messages were split into ([`crate::split_list`]),
+    /// each with its index and the set's count as the engine delivered them, as the one
+    /// payload they were split from: in index order, bound as one worker's, so a bucket whose
+    /// files span two payloads is not two writers'.
+    ///
+    /// The set must be whole ([`CoordinatorError::Parts`]): every index below the count,
+    /// and an index delivered twice only with the same bytes (kept once). Each payload is
+    /// decoded and validated as [`Self::deserialize`] does; a file in two payloads is merged
+    /// as [`Self::merge`] does. Merge the result with other workers' payloads as usual.
+    pub fn deserialize_parts(
+        &self,
+        version: crate::SerializerVersion,
+        parts: &[PayloadPart<'_>],
+    ) -> CoordinatorResult<BoundMessages> {
+        let ordered = parts::order(parts).map_err(CoordinatorError::Parts)?;
+        let mut messages = Vec::new();
+        let mut origins = Vec::new();
+        // Message indexes count through the set, as in the payload it was split from.
+        let mut offset = 0;
+        for bytes in ordered {
+            let bound = self.deserialize(version, bytes)?;
+            let decoded_count = bytes.get(..4).map_or(0, |count| {
+                i32::from_be_bytes([count[0], count[1], count[2], count[3]])
+            });
+            messages.extend(bound.messages);
+            origins.extend(bound.origins.into_iter().map(|origin| MessageOrigin {
+                part: 0,
+                message_index: offset + origin.message_index,
+            }));
+            offset += usize::try_from(decoded_count).unwrap_or(0);
+        }
+        let (messages, origins) = merge::dedup(messages, origins, &self.rules)?;
         Ok(BoundMessages {
             coordinator: self.id,
             messages,
