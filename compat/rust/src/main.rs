@@ -126,6 +126,11 @@ enum Command {
         rows: (i32, i32),
         #[arg(long, default_value = "v")]
         value_prefix: String,
+        /// Write the rows in this many batches, preparing a commit after each, and report one
+        /// message per (partition, bucket) with every flush's files: one writer that rolled
+        /// many files (the split-payload flows).
+        #[arg(long, default_value_t = 1)]
+        flushes: usize,
         #[arg(long, value_parser = parse_version)]
         version: SerializerVersion,
         #[arg(long)]
@@ -331,6 +336,7 @@ fn run(command: Command) -> Result<()> {
             commit_user,
             rows,
             value_prefix,
+            flushes,
             version,
             out,
         } => {
@@ -340,8 +346,11 @@ fn run(command: Command) -> Result<()> {
                 &options,
                 &table,
                 &commit_user,
-                rows,
-                &value_prefix,
+                table::WrittenRows {
+                    range: rows,
+                    value_prefix: &value_prefix,
+                    flushes,
+                },
                 version,
             ))??;
             write_file(&out, &bytes)?;

@@ -88,15 +88,30 @@ pub fn rows(from: i32, to: i32, prefix: &str) -> RecordBatch {
 
 /// A worker: writes rows `from..to` as `commit_user`, prepares the commit and returns the
 /// messages serialized at `version`, with the number of messages.
+/// What a worker writes: rows `range.0..range.1` (row `i` is `(i, "p" + i % 3, prefix + i)`)
+/// in `flushes` batches, a commit prepared after each.
+pub struct WrittenRows<'a> {
+    /// `FROM..TO`, TO exclusive.
+    pub range: (i32, i32),
+    /// The prefix of column `v`.
+    pub value_prefix: &'a str,
+    /// How many batches (at least 1).
+    pub flushes: usize,
+}
+
 pub async fn write(
     warehouse: &str,
     options: &WarehouseOptions,
     table: &str,
     commit_user: &str,
-    (from, to): (i32, i32),
-    prefix: &str,
+    rows_written: WrittenRows<'_>,
     version: SerializerVersion,
 ) -> Result<(Vec<u8>, usize)> {
+    let WrittenRows {
+        range: (from, to),
+        value_prefix: prefix,
+        flushes,
+    } = rows_written;
     let table = open_table_with_options(warehouse, table, options)
         .await
         .map_err(|e| e.to_string())?;
@@ -105,14 +120,32 @@ pub async fn write(
         .with_commit_user(commit_user)
         .map_err(err("commit user"))?;
     let mut write = builder.new_write().map_err(err("new write"))?;
-    write
-        .write_arrow_batch(&rows(from, to, prefix))
-        .await
-        .map_err(err("writing rows"))?;
-    let messages = write
-        .prepare_commit()
-        .await
-        .map_err(err("prepare commit"))?;
+    // One message per (partition, bucket), in first-seen order, holding every flush's files.
+    let mut messages: Vec<paimon_wire::paimon::table::CommitMessage> = Vec::new();
+    let flushes = flushes.max(1) as i32;
+    let step = ((to - from) + flushes - 1) / flushes;
+    let mut start = from;
+    while start < to {
+        let end = (start + step.max(1)).min(to);
+        write
+            .write_arrow_batch(&rows(start, end, prefix))
+            .await
+            .map_err(err("writing rows"))?;
+        for m in write
+            .prepare_commit()
+            .await
+            .map_err(err("prepare commit"))?
+        {
+            match messages
+                .iter_mut()
+                .find(|seen| seen.partition == m.partition && seen.bucket == m.bucket)
+            {
+                Some(seen) => seen.new_files.extend(m.new_files),
+                None => messages.push(m),
+            }
+        }
+        start = end;
+    }
     let bytes = serialize_list(&messages, version).map_err(|e| e.to_string())?;
     Ok((bytes, messages.len()))
 }

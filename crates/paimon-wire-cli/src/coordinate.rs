@@ -60,7 +60,9 @@ pub struct PayloadFiles {
     /// Refuse a payload naming more files than this (over all its file lists).
     #[arg(long, value_name = "N", default_value_t = DecodeLimits::DEFAULT_MAX_FILES)]
     pub max_files: usize,
-    /// The payload files (one per worker), or `-` for one payload on stdin.
+    /// The payload files (one per worker), or `-` for one payload on stdin. A directory is
+    /// one worker's split set, as `paimon-wire split` writes it (`part-<index>-of-<count>.bin`,
+    /// raw payloads at --version): it is refused unless every payload of the set is there.
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
 }
@@ -97,6 +99,12 @@ fn load(coordinator: &Coordinator, payloads: &PayloadFiles) -> CliResult<BoundMe
     let mut parts = Vec::with_capacity(payloads.files.len());
     for path in &payloads.files {
         let name = display_source(path);
+        if path.is_dir() {
+            let bound = crate::split::load_split_set(coordinator, path, payloads.version)?;
+            stdout_line(format_args!("{name}: valid split set, {}", summary(&bound)))?;
+            parts.push(bound);
+            continue;
+        }
         let bytes = read_input(path)?;
         let unframed = unframe(path, &bytes, payloads.version, framing)?;
         let bound = coordinator

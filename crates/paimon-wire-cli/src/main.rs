@@ -13,6 +13,7 @@ mod inspect;
 mod output;
 mod partition;
 mod payload;
+mod split;
 mod table;
 mod verbose;
 
@@ -57,6 +58,10 @@ enum Command {
     Inspect(InspectArgs),
     /// Re-encode a payload at another serializer version.
     Convert(ConvertArgs),
+    /// Split a payload into payloads of at most --max-bytes each (for an RPC frame limit):
+    /// standard payloads any Java release reading the version decodes, written to OUT-DIR as
+    /// part-<index>-of-<count>.bin. `validate` and `commit` take the directory as one worker.
+    Split(SplitArgs),
     /// Check payloads against a table — every rule `commit` runs, the table's state
     /// included — and that they merge; commits nothing, and lists the rules it ran.
     Validate {
@@ -109,6 +114,31 @@ struct InspectArgs {
     /// The payload file, or `-` for stdin.
     #[arg(value_name = "FILE")]
     file: PathBuf,
+}
+
+#[derive(Debug, Args)]
+struct SplitArgs {
+    /// The largest payload to write, in bytes (at least 256).
+    #[arg(long, value_name = "N")]
+    max_bytes: usize,
+    /// Serializer version of a raw input payload (1 to 14); an envelope carries its own.
+    #[arg(long = "version", value_name = "N", value_parser = parse_version)]
+    version: Option<SerializerVersion>,
+    /// Serializer version to write (default: the input's).
+    #[arg(long, value_name = "M", value_parser = parse_version)]
+    to_version: Option<SerializerVersion>,
+    /// A field the target version cannot carry that may be dropped (repeatable).
+    #[arg(long = "drop", value_name = "FIELD", value_parser = parse_lossy_field)]
+    drop: Vec<LossyField>,
+    /// Require the input to be an envelope (otherwise detected by its magic).
+    #[arg(long)]
+    envelope: bool,
+    /// The input payload, or `-` for stdin.
+    #[arg(value_name = "IN")]
+    input: PathBuf,
+    /// The directory to write the payloads into (created if missing; must hold no split set).
+    #[arg(value_name = "OUT-DIR")]
+    out_dir: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -170,6 +200,7 @@ fn run(cli: Cli) -> CliResult<()> {
     match cli.command {
         Command::Inspect(args) => run_inspect(args),
         Command::Convert(args) => run_convert(args),
+        Command::Split(args) => run_split(args),
         Command::Validate {
             table,
             options,
@@ -213,6 +244,12 @@ fn run_convert(args: ConvertArgs) -> CliResult<()> {
         bytes = envelope::wrap(args.to_version, &bytes);
     }
     payload::write_output(&args.output, &bytes)
+}
+
+fn run_split(args: SplitArgs) -> CliResult<()> {
+    let decoded = payload::read_payload(&args.input, args.version, framing(args.envelope))?;
+    let to = args.to_version.unwrap_or(decoded.version);
+    split::split_to_dir(&decoded, to, &args.drop, args.max_bytes, &args.out_dir)
 }
 
 /// Help and `--version` go to stdout with exit 0; every other clap error becomes one line

@@ -578,3 +578,112 @@ fn commit_refuses_deletes_unless_allowed_and_refuses_files_already_committed() {
     success(&run(&args, None));
     assert_eq!(count_rows(&w.warehouse, TABLE), 100);
 }
+
+/// `split` writes `part-<index>-of-<count>.bin` files within the limit; `validate` and
+/// `commit` take the directory as one worker (refusing it with a payload missing), and a
+/// rerun commits nothing.
+#[test]
+fn split_sets_commit_once_and_only_whole() {
+    let w = written(2, 300, &[]);
+    let set = path_in(&w.dir, "set");
+    let out = success(&run(
+        &[
+            "split",
+            "--max-bytes",
+            "1024",
+            "--version",
+            "14",
+            &w.payloads[0],
+            &set,
+        ],
+        None,
+    ));
+    let mut names: Vec<String> = std::fs::read_dir(&set)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    let count = names.len();
+    assert!(count >= 2, "{out}");
+    assert!(
+        out.contains(&format!("send each with its index and the count {count}")),
+        "{out}"
+    );
+    let whole = deserialize_list(
+        SerializerVersion::V14,
+        &std::fs::read(&w.payloads[0]).unwrap(),
+    )
+    .unwrap();
+    let mut messages = 0;
+    for (index, name) in names.iter().enumerate() {
+        assert_eq!(name, &format!("part-{index:05}-of-{count:05}.bin"));
+        let bytes = std::fs::read(Path::new(&set).join(name)).unwrap();
+        assert!(bytes.len() <= 1024, "{name}: {} bytes", bytes.len());
+        messages += deserialize_list(SerializerVersion::V14, &bytes)
+            .unwrap()
+            .len();
+    }
+    assert_eq!(messages, whole.len());
+
+    // A second split into the same directory is refused.
+    let line = failure(
+        &run(
+            &[
+                "split",
+                "--max-bytes",
+                "1024",
+                "--version",
+                "14",
+                &w.payloads[0],
+                &set,
+            ],
+            None,
+        ),
+        1,
+    );
+    assert!(line.contains("already holds a split set"), "{line}");
+
+    // Without payload 1 the set is refused, nothing committed.
+    let gap = path_in(&w.dir, "gap");
+    std::fs::create_dir(&gap).unwrap();
+    for name in names.iter().filter(|n| !n.starts_with("part-00001-")) {
+        std::fs::copy(Path::new(&set).join(name), Path::new(&gap).join(name)).unwrap();
+    }
+    let line = failure(
+        &run(&commit_args(&w, "1", &[&gap, &w.payloads[1]]), None),
+        1,
+    );
+    assert!(line.contains("payloads are missing (index 1)"), "{line}");
+    assert_eq!(count_rows(&w.warehouse, TABLE), 0);
+
+    let validated = success(&run(&validate_args(&w, &[&set, &w.payloads[1]]), None));
+    assert!(validated.contains("valid split set"), "{validated}");
+    success(&run(&commit_args(&w, "1", &[&set, &w.payloads[1]]), None));
+    assert_eq!(count_rows(&w.warehouse, TABLE), 300);
+    let again = success(&run(&commit_args(&w, "1", &[&set, &w.payloads[1]]), None));
+    assert!(again.contains("already committed"), "{again}");
+    assert_eq!(count_rows(&w.warehouse, TABLE), 300);
+}
+
+#[test]
+fn split_refuses_a_limit_one_file_does_not_fit() {
+    let w = written(1, 50, &[]);
+    let set = path_in(&w.dir, "set");
+    let line = failure(
+        &run(
+            &[
+                "split",
+                "--max-bytes",
+                "256",
+                "--version",
+                "14",
+                &w.payloads[0],
+                &set,
+            ],
+            None,
+        ),
+        1,
+    );
+    assert!(line.contains("a payload holding only data file"), "{line}");
+    assert!(!Path::new(&set).exists() || std::fs::read_dir(&set).unwrap().next().is_none());
+}

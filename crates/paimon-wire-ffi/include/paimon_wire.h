@@ -181,6 +181,10 @@ typedef enum paimon_wire_error_code {
   // `paimon_wire_table_options_set_decode_limits`); the message names the limit and the
   // value found. Nothing of the payload was decoded further.
   PAIMON_WIRE_ERROR_CODE_LIMIT_EXCEEDED = 21,
+  // The payloads given as one worker's split set are not a whole set: one is missing, an
+  // index was given twice with different bytes, or the payloads name different counts (see
+  // `paimon_wire_commit_messages_deserialize_parts`). Nothing was decoded or committed.
+  PAIMON_WIRE_ERROR_CODE_SPLIT_SET_INCOMPLETE = 22,
   // A bug inside the library (a Rust panic, caught at the boundary). The handle involved
   // may be unusable; free it.
   PAIMON_WIRE_ERROR_CODE_INTERNAL = 99,
@@ -387,6 +391,38 @@ typedef struct paimon_wire_routing {
   // The table's bucket count for a fixed-bucket table, else 0.
   int32_t buckets;
 } paimon_wire_routing;
+
+// Payloads owned by the caller: `count` byte strings at `items`, payload `i` being
+// `items[i].data[0 .. items[i].len]`. Free all of them at once with `paimon_wire_payloads_free`
+// (exactly once, passing the struct unchanged); never free one item on its own.
+typedef struct paimon_wire_payloads {
+  // The payloads; NULL when they came from a failed call.
+  struct paimon_wire_bytes *items;
+  // Number of payloads.
+  size_t count;
+} paimon_wire_payloads;
+
+// Result of `paimon_wire_commit_messages_serialize_split`: on success `error` is NULL and
+// `payloads` is owned by the caller; on failure `payloads` is `{NULL, 0}`.
+typedef struct paimon_wire_result_payloads {
+  // The payloads (free with `paimon_wire_payloads_free`).
+  struct paimon_wire_payloads payloads;
+  // The error (free with `paimon_wire_error_free`); NULL on success.
+  struct paimon_wire_error *error;
+} paimon_wire_result_payloads;
+
+// One payload of a split set as the coordinator received it: its bytes (borrowed for the
+// call), its index in the set and the set's count, which the engine sends beside the bytes.
+typedef struct paimon_wire_payload_part {
+  // The payload's first byte (may be NULL when `len` is 0).
+  const uint8_t *data;
+  // Number of bytes.
+  size_t len;
+  // The payload's index in its set, from 0.
+  uint32_t index;
+  // How many payloads the set has.
+  uint32_t count;
+} paimon_wire_payload_part;
 
 // Result of `paimon_wire_table_open` and `paimon_wire_table_create`: exactly one of `table` and `error` is non-NULL.
 typedef struct paimon_wire_result_table {
@@ -834,6 +870,58 @@ struct paimon_wire_error *paimon_wire_table_bucket_ids(const struct paimon_wire_
                                                        struct ArrowSchema *schema,
                                                        int32_t *out_buckets,
                                                        size_t out_len);
+
+// Serializes `messages` at `version` as several standard payloads of at most `max_bytes`
+// bytes each (for a transport with a frame limit), each one Java's
+// `CommitMessageSerializer.serializeList` of some of the messages. A message larger than a
+// payload is split by its new, deleted and changelog data files into messages of the same
+// partition and bucket; its compaction and index files stay in one message. Send each
+// payload with its index, the count and the version: the coordinator needs all three
+// (`paimon_wire_commit_messages_deserialize_parts`). Messages that fit one payload give one
+// payload, byte-identical to `paimon_wire_commit_messages_serialize_version`.
+//
+// Errors: `PAIMON_WIRE_ERROR_CODE_NULL_POINTER` / `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND`
+// for `messages`, `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION`,
+// `PAIMON_WIRE_ERROR_CODE_UNREPRESENTABLE` (a field `version` cannot carry),
+// `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` (`max_bytes` below 256) and
+// `PAIMON_WIRE_ERROR_CODE_LIMIT_EXCEEDED` (what of one message is never split — its
+// compaction and index files, or one file — does not fit `max_bytes`; the message names it).
+//
+// # Safety
+// `messages` is NULL or a handle from this library.
+struct paimon_wire_result_payloads paimon_wire_commit_messages_serialize_split(const struct paimon_wire_commit_messages *messages,
+                                                                               int32_t version,
+                                                                               size_t max_bytes);
+
+// Frees payloads returned by `paimon_wire_commit_messages_serialize_split`, every item with
+// them. `{NULL, 0}` (the payloads of a failed call) is a no-op.
+//
+// # Safety
+// `payloads` is a value returned by this library, unchanged, not freed before.
+void paimon_wire_payloads_free(struct paimon_wire_payloads payloads);
+
+// Decodes the payloads of one worker's split set (`parts[0 .. parts_len]`, in any order, from
+// `paimon_wire_commit_messages_serialize_split` or any writer of standard payloads) as the one
+// payload they were split from, validates every message against the table of `commit` and
+// binds the result to `commit`, like `paimon_wire_commit_messages_deserialize`. A bucket whose
+// files span two payloads of the set is one writer's, not two.
+//
+// The set must be whole: every index below the count, all payloads naming the same count, an
+// index given twice only with the same bytes (kept once). Otherwise nothing is decoded and
+// the call fails with `PAIMON_WIRE_ERROR_CODE_SPLIT_SET_INCOMPLETE`, naming the missing
+// indexes (committing the rest would commit part of a worker's write as if it were all).
+//
+// Errors: as `paimon_wire_commit_messages_deserialize`, and
+// `PAIMON_WIRE_ERROR_CODE_SPLIT_SET_INCOMPLETE`.
+//
+// # Safety
+// `commit` is NULL or a handle from this library; `parts` is NULL (only when `parts_len` is
+// 0) or points to `parts_len` parts, each with `data` NULL (only when `len` is 0) or pointing
+// to `len` readable bytes.
+struct paimon_wire_result_commit_messages paimon_wire_commit_messages_deserialize_parts(const struct paimon_wire_table_commit *commit,
+                                                                                        const struct paimon_wire_payload_part *parts,
+                                                                                        size_t parts_len,
+                                                                                        int32_t version);
 
 // Opens table `table_name` (`database.table`) in the warehouse at `warehouse`.
 //

@@ -2,7 +2,7 @@
  * paimon_wire.hpp: a header-only C++17 layer over the C API of libpaimon_wire (paimon_wire.h).
  *
  * - Every handle has a move-only owner that frees it in its destructor (Table, WriteBuilder,
- *   TableWrite, TableCommit, CommitMessages, TableOptions, Bytes).
+ *   TableWrite, TableCommit, CommitMessages, TableOptions, Bytes, Payloads).
  * - Versions: library_version(), library_abi_version(), library_abi_matches_header().
  * - A failed call throws paimon_wire::Error, which carries the C error code (code()) and the
  *   library's message (what()). Nothing else is thrown by this header except std::bad_alloc.
@@ -162,6 +162,42 @@ class Bytes {
   paimon_wire_bytes bytes_;
 };
 
+/// Payloads returned by CommitMessages::serialize_split (paimon_wire_payloads), all freed at
+/// once with paimon_wire_payloads_free. Move-only.
+class Payloads {
+ public:
+  explicit Payloads(paimon_wire_payloads payloads) noexcept : payloads_(payloads) {}
+  Payloads(const Payloads &) = delete;
+  Payloads &operator=(const Payloads &) = delete;
+  Payloads(Payloads &&other) noexcept : payloads_(std::exchange(other.payloads_, paimon_wire_payloads{nullptr, 0})) {}
+  Payloads &operator=(Payloads &&other) noexcept {
+    if (this != &other) {
+      paimon_wire_payloads_free(payloads_);
+      payloads_ = std::exchange(other.payloads_, paimon_wire_payloads{nullptr, 0});
+    }
+    return *this;
+  }
+  ~Payloads() { paimon_wire_payloads_free(payloads_); }
+
+  /// How many payloads (the count to send beside each).
+  size_t size() const noexcept { return payloads_.count; }
+  /// Payload `index` (below size()), valid while this object lives.
+  ByteView operator[](size_t index) const noexcept {
+    return ByteView(payloads_.items[index].data, payloads_.items[index].len);
+  }
+
+ private:
+  paimon_wire_payloads payloads_;
+};
+
+/// One payload of a split set as the coordinator received it: the bytes (borrowed for the
+/// call), its index in the set and the set's count.
+struct PayloadPart {
+  ByteView bytes;
+  uint32_t index = 0;
+  uint32_t count = 0;
+};
+
 /// The loaded library's version, "MAJOR.MINOR.PATCH" (a static string).
 inline std::string_view library_version() noexcept { return paimon_wire_version(); }
 
@@ -224,6 +260,14 @@ class CommitMessages {
     paimon_wire_result_bytes result = paimon_wire_commit_messages_serialize_version(handle_.get(), version);
     detail::throw_if_error(result.error);
     return Bytes(result.bytes);
+  }
+  /// Serialized at `version` as payloads of at most `max_bytes` each (for a transport with a
+  /// frame limit); send each with its index, the count (size()) and the version.
+  Payloads serialize_split(int32_t version, size_t max_bytes) const {
+    paimon_wire_result_payloads result =
+        paimon_wire_commit_messages_serialize_split(handle_.get(), version, max_bytes);
+    detail::throw_if_error(result.error);
+    return Payloads(result.payloads);
   }
   /// Messages, new data files and their rows.
   paimon_wire_commit_messages_summary summarize() const {
@@ -303,6 +347,18 @@ class TableCommit {
   CommitMessages deserialize(ByteView payload, int32_t version) const {
     paimon_wire_result_commit_messages result =
         paimon_wire_commit_messages_deserialize(handle_.get(), payload.data, payload.size, version);
+    detail::throw_if_error(result.error);
+    return CommitMessages(result.messages);
+  }
+  /// Decodes one worker's split set (any order; a payload twice is kept once) as the payload it
+  /// was split from; a set with a payload missing throws SPLIT_SET_INCOMPLETE.
+  CommitMessages deserialize_parts(const std::vector<PayloadPart> &parts, int32_t version) const {
+    std::vector<paimon_wire_payload_part> c_parts;
+    c_parts.reserve(parts.size());
+    for (const PayloadPart &part : parts)
+      c_parts.push_back(paimon_wire_payload_part{part.bytes.data, part.bytes.size, part.index, part.count});
+    paimon_wire_result_commit_messages result = paimon_wire_commit_messages_deserialize_parts(
+        handle_.get(), c_parts.data(), c_parts.size(), version);
     detail::throw_if_error(result.error);
     return CommitMessages(result.messages);
   }

@@ -157,9 +157,8 @@ impl From<CoordinatorError> for FfiError {
             CoordinatorError::Merge(_) => paimon_wire_error_code::MergeConflict,
             CoordinatorError::SharedBucket(_) => paimon_wire_error_code::SharedBucket,
             CoordinatorError::ForeignMessages { .. } => paimon_wire_error_code::ForeignMessages,
-            CoordinatorError::InvalidTableName { .. } | CoordinatorError::Parts(_) => {
-                paimon_wire_error_code::InvalidArgument
-            }
+            CoordinatorError::InvalidTableName { .. } => paimon_wire_error_code::InvalidArgument,
+            CoordinatorError::Parts(_) => paimon_wire_error_code::SplitSetIncomplete,
             CoordinatorError::Unsupported { .. }
             | CoordinatorError::UnknownStorageScheme { .. } => paimon_wire_error_code::Unsupported,
             CoordinatorError::StorageBackendNotCompiled { .. } => {

@@ -66,6 +66,10 @@ pub enum paimon_wire_error_code {
     /// `paimon_wire_table_options_set_decode_limits`); the message names the limit and the
     /// value found. Nothing of the payload was decoded further.
     LimitExceeded = 21,
+    /// The payloads given as one worker's split set are not a whole set: one is missing, an
+    /// index was given twice with different bytes, or the payloads name different counts (see
+    /// `paimon_wire_commit_messages_deserialize_parts`). Nothing was decoded or committed.
+    SplitSetIncomplete = 22,
     /// A bug inside the library (a Rust panic, caught at the boundary). The handle involved
     /// may be unusable; free it.
     Internal = 99,

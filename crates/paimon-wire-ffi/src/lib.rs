@@ -36,6 +36,7 @@ pub mod options;
 mod result;
 pub mod routing;
 mod runtime;
+pub mod split;
 pub mod table;
 pub mod version;
 pub mod write;

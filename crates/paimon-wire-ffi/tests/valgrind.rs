@@ -50,3 +50,31 @@ fn lifecycle_commits_once_and_abort_and_discard_leave_no_files() {
     assert!(committed >= 3, "{stdout}");
     assert_eq!(warehouse.data_files("orders").len(), committed, "{stdout}");
 }
+
+/// `split`: a worker's messages as payloads of at most 1 KiB through the C API; a set with a
+/// payload missing and limits that cannot hold a file refused with their codes; the set
+/// reversed, with a payload twice, committed once — under memcheck.
+#[test]
+fn split_payloads_through_the_c_api_commit_every_row_once_without_leaks() {
+    let warehouse = Warehouse::new();
+    warehouse.create_orders("orders", Layout::AppendPartitioned);
+    let stdout = memcheck(&c_program("split"), &[warehouse.path()]);
+    println!("{stdout}");
+    for expected in [
+        "ok INVALID_ARGUMENT: ",
+        "ok LIMIT_EXCEEDED: ",
+        "ok SPLIT_SET_INCOMPLETE: ",
+        "committed snapshot 1",
+    ] {
+        assert!(stdout.contains(expected), "{expected:?} in {stdout}");
+    }
+    let payloads: usize = stdout
+        .split_whitespace()
+        .find_map(|field| field.strip_prefix("payloads="))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no payloads= in {stdout}"));
+    assert!(payloads >= 2, "{stdout}");
+    let partitions = ["2024-01-01", "2024-01-02"];
+    assert_eq!(warehouse.rows("orders"), expected_rows(0, 200, &partitions));
+    assert_eq!(warehouse.snapshots("orders").len(), 1);
+}

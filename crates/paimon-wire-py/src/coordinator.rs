@@ -4,7 +4,7 @@
 
 use paimon_wire::coordinator::{
     Binding, BoundMessages as CoreBoundMessages, CommitOutcome as CoreCommitOutcome,
-    Coordinator as CoreCoordinator,
+    Coordinator as CoreCoordinator, PayloadPart,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -176,6 +176,34 @@ impl Coordinator {
             verify_compaction,
             refuse_compaction,
         )
+    }
+
+    /// Decodes one worker's split set (`split_payload`'s payloads, each given as
+    /// `(index, count, payload)` as the engine delivered it, in any order) as the one payload
+    /// it was split from, validated against the bound table: a bucket whose files span two
+    /// payloads is one writer's. An index given twice with the same bytes is kept once.
+    /// Raises `SplitSetError` (nothing decoded) when a payload of the set is missing, an
+    /// index comes with other bytes, or the counts differ; otherwise as `deserialize`.
+    fn deserialize_parts(
+        &self,
+        py: Python<'_>,
+        parts: Vec<(u32, u32, BytesLike<'_>)>,
+        version: i32,
+    ) -> PyResult<BoundMessages> {
+        let version = crate::payload::serializer_version(version)?;
+        let set: Vec<PayloadPart<'_>> = parts
+            .iter()
+            .map(|(index, count, bytes)| PayloadPart {
+                index: *index,
+                count: *count,
+                bytes: bytes.as_bytes(),
+            })
+            .collect();
+        let coordinator = &self.coordinator;
+        Ok(BoundMessages(
+            py.detach(|| coordinator.deserialize_parts(version, &set))
+                .map_err(Error::from)?,
+        ))
     }
 
     /// Decodes one payload (written at serializer `version`; with no version, a PWIR

@@ -13,6 +13,8 @@
 //! ├── ValidationError       a message that breaks a rule of the bound table
 //! ├── MergeConflictError    two payloads disagree about one file
 //! ├── SharedBucketError     two payloads write one bucket of a primary-key table
+//! ├── SplitError            messages that cannot be split into payloads of the limit
+//! ├── SplitSetError         one worker's split payloads that are not a whole set
 //! ├── ForeignMessagesError  messages handed to a coordinator they are not bound to
 //! ├── InvalidTableNameError a table name that is not `database.table`
 //! ├── TableNotFoundError    the table or its database does not exist
@@ -59,6 +61,22 @@ create_exception!(
     PaimonWireError,
     "A decoded message breaks a rule of the table the coordinator is bound to; nothing was \
      committed. Attributes: `message_index`, `field` and `rule` (e.g. `plain-file-name`)."
+);
+create_exception!(
+    paimon_wire,
+    SplitError,
+    PaimonWireError,
+    "Messages that cannot be split into payloads of the requested size: part of one message \
+     that is never split (one file, or its compaction and index files) is larger on its own. \
+     The message names it and the size it needs."
+);
+create_exception!(
+    paimon_wire,
+    SplitSetError,
+    PaimonWireError,
+    "The payloads given as one worker's split set are not a whole set: one is missing (the \
+     message names the missing indexes), an index was given twice with different bytes, or \
+     the payloads name different counts. Nothing was decoded or committed."
 );
 create_exception!(
     paimon_wire,
@@ -161,6 +179,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ValidationError", py.get_type::<ValidationError>())?;
     m.add("MergeConflictError", py.get_type::<MergeConflictError>())?;
     m.add("SharedBucketError", py.get_type::<SharedBucketError>())?;
+    m.add("SplitError", py.get_type::<SplitError>())?;
+    m.add("SplitSetError", py.get_type::<SplitSetError>())?;
     m.add(
         "ForeignMessagesError",
         py.get_type::<ForeignMessagesError>(),
@@ -211,6 +231,8 @@ pub(crate) enum Error {
     Routing(paimon_wire::RoutingError),
     /// Rows whose columns do not fit the table.
     Conform(paimon_wire::ConformError),
+    /// Messages that cannot be split into payloads of the requested size.
+    Split(paimon_wire::SplitError),
     /// An object used in a way it does not allow (a closed writer, say).
     Usage(String),
 }
@@ -302,6 +324,7 @@ fn coordinator_exception(py: Python<'_>, e: CoordinatorError) -> PyErr {
                 Err(failed) => failed,
             }
         }
+        CoordinatorError::Parts(_) => SplitSetError::new_err(message),
         CoordinatorError::ForeignMessages { .. } => ForeignMessagesError::new_err(message),
         CoordinatorError::InvalidTableName { .. } => InvalidTableNameError::new_err(message),
         CoordinatorError::Unsupported { .. } | CoordinatorError::UnknownStorageScheme { .. } => {
@@ -353,6 +376,16 @@ impl From<Error> for PyErr {
                 _ => PaimonError::new_err(e.to_string()),
             },
             Error::Conform(e) => SchemaMismatchError::new_err(e.to_string()),
+            Error::Split(e) => match e {
+                paimon_wire::SplitError::Codec(codec) => {
+                    let message = codec.to_string();
+                    codec_exception(py, &codec, message)
+                }
+                paimon_wire::SplitError::LimitTooSmall { .. } => {
+                    pyo3::exceptions::PyValueError::new_err(e.to_string())
+                }
+                _ => SplitError::new_err(e.to_string()),
+            },
             Error::Usage(message) => PaimonWireError::new_err(message),
         })
     }

@@ -39,6 +39,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(table::create_table, m)?)?;
     m.add_function(wrap_pyfunction!(payload::inspect, m)?)?;
     m.add_function(wrap_pyfunction!(payload::summarize, m)?)?;
+    m.add_function(wrap_pyfunction!(payload::split_payload, m)?)?;
     m.add_function(wrap_pyfunction!(payload::wrap_envelope, m)?)?;
     m.add_function(wrap_pyfunction!(payload::unwrap_envelope, m)?)?;
     m.add_function(wrap_pyfunction!(payload::is_envelope, m)?)?;

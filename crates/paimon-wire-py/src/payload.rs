@@ -158,6 +158,32 @@ pub fn summarize<'py>(
     Ok(summary)
 }
 
+/// Splits a payload into payloads of at most `max_bytes` bytes each, at the same serializer
+/// version, for a transport with a frame limit: each a standard payload any Java release
+/// reading that version decodes. A message larger than a payload is split by its new, deleted
+/// and changelog files into messages of its partition and bucket. Send each with its index,
+/// the count (the list's length) and the version: `Coordinator.deserialize_parts` takes them.
+/// A payload within the limit comes back as the one raw payload, byte for byte.
+///
+/// `version` as in `inspect`. Raises `CodecError` / `EnvelopeError`, `ValueError` for a
+/// `max_bytes` below 256, `SplitError` when one file, or a message's compaction and index
+/// files, do not fit on their own.
+#[pyfunction]
+#[pyo3(signature = (payload, max_bytes, version=None))]
+pub fn split_payload<'py>(
+    py: Python<'py>,
+    payload: BytesLike<'py>,
+    max_bytes: usize,
+    version: Option<i32>,
+) -> PyResult<Bound<'py, PyList>> {
+    let (version, raw) = unframe(payload.as_bytes(), version)?;
+    let payloads = py.detach(|| {
+        let messages = deserialize_list(version, raw).map_err(Error::from)?;
+        paimon_wire::split_list(&messages, version, max_bytes).map_err(Error::Split)
+    })?;
+    PyList::new(py, payloads.iter().map(|p| PyBytes::new(py, p)))
+}
+
 /// Frames a raw payload written at serializer `version` in a PWIR envelope (magic,
 /// versions, length, CRC32C), for transports that do not carry the version.
 #[pyfunction]

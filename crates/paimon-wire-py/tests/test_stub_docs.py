@@ -231,6 +231,102 @@ def test_doc_summarize_without_version_takes_only_an_envelope(warehouse):
         pw.summarize(payload)
 
 
+def many_messages(table: pw.Table) -> tuple[bytes, int]:
+    """One writer's payload of 16 messages (16 partitions)."""
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(160), partitions=16))
+        return writer.prepare_commit()
+
+
+def test_doc_split_payload_splits_into_raw_payloads_of_at_most_max_bytes(warehouse):
+    payload, version = many_messages(create_orders(warehouse))
+    parts = pw.split_payload(payload, 2048, version)
+    assert len(parts) > 1 and all(type(p) is bytes and len(p) <= 2048 for p in parts)
+    # The same messages, at the same version, in order.
+    assert [m for p in parts for m in pw.inspect(p, version)] == pw.inspect(payload, version)
+
+
+def test_doc_split_payload_within_the_limit_comes_back_byte_for_byte(warehouse):
+    payload, version = prepare(create_orders(warehouse), range(10))
+    assert pw.split_payload(payload, len(payload), version) == [payload]
+
+
+def test_doc_split_payload_below_256_raises_ValueError(warehouse):
+    payload, version = prepare(create_orders(warehouse), range(10))
+    with pytest.raises(ValueError, match="below the minimum of 256 bytes"):
+        pw.split_payload(payload, 255, version)
+
+
+def test_doc_split_payload_without_version_takes_an_envelope(warehouse):
+    payload, version = many_messages(create_orders(warehouse))
+    framed = pw.wrap_envelope(payload, version)
+    assert pw.split_payload(framed, 2048) == pw.split_payload(payload, 2048, version)
+    with pytest.raises(pw.EnvelopeError):
+        pw.split_payload(payload, 2048)
+
+
+def test_doc_split_payload_send_each_with_index_count_and_version(warehouse):
+    table = create_orders(warehouse)
+    payload, version = many_messages(table)
+    parts = pw.split_payload(payload, 2048, version)
+    sent = [(index, len(parts), part) for index, part in enumerate(parts)]
+    coordinator = table.new_coordinator("job-1")
+    assert coordinator.commit(coordinator.deserialize_parts(sent, version), 1).rows == 160
+    assert sorted_ids(table.read()) == list(range(160))
+
+
+def test_doc_SplitError_names_what_does_not_fit(warehouse):
+    payload, version = prepare(create_orders(warehouse), range(10))
+    with pytest.raises(pw.SplitError, match="a payload holding only data file .* needs"):
+        pw.split_payload(payload, 256, version)
+
+
+def test_doc_SplitSetError_a_set_with_a_payload_missing_decodes_nothing(warehouse):
+    table = create_orders(warehouse)
+    payload, version = many_messages(table)
+    parts = pw.split_payload(payload, 2048, version)
+    count = len(parts)
+    coordinator = table.new_coordinator("job-1")
+    with pytest.raises(pw.SplitSetError, match=r"missing \(index 1\)"):
+        coordinator.deserialize_parts([(0, count, parts[0])] + [
+            (i, count, parts[i]) for i in range(2, count)
+        ], version)
+    with pytest.raises(pw.SplitSetError, match="twice with different bytes"):
+        coordinator.deserialize_parts([(0, count, parts[0]), (0, count, parts[1])], version)
+    assert table.latest_snapshot() is None
+
+
+def test_doc_Coordinator_deserialize_parts_any_order_and_a_duplicate_kept_once(warehouse):
+    table = create_orders(warehouse)
+    payload, version = many_messages(table)
+    parts = pw.split_payload(payload, 2048, version)
+    sent = [(i, len(parts), p) for i, p in enumerate(parts)]
+    coordinator = table.new_coordinator("job-1")
+    shuffled = coordinator.deserialize_parts(sent[::-1] + sent[:1], version)
+    whole = coordinator.deserialize(payload, version)
+    assert (len(shuffled), shuffled.data_file_count, shuffled.reported_row_count) == (
+        len(whole), whole.data_file_count, 160,
+    )  # fmt: skip
+
+
+def test_doc_Coordinator_deserialize_parts_a_bucket_spanning_payloads_is_one_writer(warehouse):
+    table = pk_table(warehouse, bucket="2")
+    # One writer's two flushes: both payloads write every bucket, numbers continuing.
+    with table.new_writer("job-1") as writer:
+        writer.write(rows(range(0, 200), partitions=2).cast(PK_SCHEMA))
+        first, version = writer.prepare_commit()
+        writer.write(rows(range(200, 400), partitions=2).cast(PK_SCHEMA))
+        second, _ = writer.prepare_commit()
+    coordinator = table.new_coordinator("job-1")
+    # As two workers' payloads, one bucket written twice is refused ...
+    with pytest.raises(pw.SharedBucketError):
+        coordinator.merge([coordinator.deserialize(first, version), coordinator.deserialize(second, version)])
+    # ... as one worker's set it is one writer's.
+    bound = coordinator.deserialize_parts([(0, 2, first), (1, 2, second)], version)
+    assert coordinator.commit(coordinator.merge([bound]), 1).rows == 400
+    assert sorted_ids(table.read()) == list(range(400))
+
+
 def test_doc_wrap_envelope_frames_magic_versions_length_and_crc32c(warehouse):
     assert crc32c(b"123456789") == 0xE3069283  # the check value of CRC-32C
     payload, version = prepare(create_orders(warehouse), range(10))

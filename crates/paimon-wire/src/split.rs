@@ -100,7 +100,7 @@ impl fmt::Display for SplitError {
             } => write!(
                 f,
                 "message {message_index} (bucket {bucket}) cannot be split into payloads of at \
-                 most {max_bytes} bytes: {what} alone make a payload of {bytes} bytes. The \
+                 most {max_bytes} bytes: a payload holding only {what} needs {bytes} bytes. The \
                  compact increment and the index files stay in one message, and a file is never \
                  split; raise the limit"
             ),

@@ -3,13 +3,18 @@
 //! (manifests, manifest lists and the snapshot written) on a fresh real local table.
 //!
 //! ```text
-//! coordinator-e2e write append|pk DIR [PAYLOADS]
+//! coordinator-e2e write append|pk|append-one-worker DIR [PAYLOADS]
 //!     writes the workload's payload files DIR/NNNNNNN.bin at version 12 (the version Paimon
 //!     2.0.0 reads): `append` = W3-style payloads (one message of 100 new files each; 1,000
-//!     payloads by default, i.e. W3), `pk` = the primary-key workload (1,000 payloads)
+//!     payloads by default, i.e. W3), `pk` = the primary-key workload (1,000 payloads),
+//!     `append-one-worker` = W3's 10^5 files as one worker's payload, one message per
+//!     partition (a writer that rolled ~3,300 files in each), for the split-payload flows
 //! coordinator-e2e run append|pk DIR [--iterations N] [--warmup N] [--version V]
 //!     times N commits (after N warm-up ones), each on a fresh table in a new temp warehouse
 //! ```
+//!
+//! `run` reads a directory of `part-<index>-of-<count>.bin` files (a split set, as
+//! `paimon-wire split` writes it) as one worker's set with `Coordinator::deserialize_parts`.
 //!
 //! `run` prints one line, the same format as the Java harness's `commit-bench`:
 //! `commit-bench impl=paimon-wire kind=K payloads=P files=F iterations=N median_ns=T min_ns=T
@@ -28,7 +33,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use paimon_wire::coordinator::{open_table, Binding, CommitOutcome, Coordinator};
+use paimon_wire::coordinator::{open_table, Binding, CommitOutcome, Coordinator, PayloadPart};
 use paimon_wire::{serialize_list, SerializerVersion};
 use paimon_wire_bench::{append_workers, create_pk_table, create_w3_table, pk_workers};
 
@@ -39,7 +44,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 type Error = Box<dyn std::error::Error>;
 
-const USAGE: &str = "usage: coordinator-e2e write append|pk DIR [PAYLOADS] | \
+const USAGE: &str = "usage: coordinator-e2e write append|pk|append-one-worker DIR [PAYLOADS] | \
     coordinator-e2e run append|pk DIR [--iterations N] [--warmup N] [--version V]";
 
 fn main() -> Result<(), Error> {
@@ -84,6 +89,20 @@ fn write(args: &[String]) -> Result<(), Error> {
                 write_one(i, messages)?;
             }
             payloads
+        }
+        "append-one-worker" => {
+            let mut by_partition: Vec<paimon_wire::CommitMessage> = Vec::new();
+            for message in append_workers(paimon_wire_bench::W3_WORKERS).flatten() {
+                match by_partition
+                    .iter_mut()
+                    .find(|m| m.partition == message.partition && m.bucket == message.bucket)
+                {
+                    Some(m) => m.new_files.extend(message.new_files),
+                    None => by_partition.push(message),
+                }
+            }
+            write_one(0, by_partition)?;
+            1
         }
         "pk" => {
             for (i, messages) in pk_workers().enumerate() {
@@ -159,9 +178,27 @@ async fn commit_once(
     let table = open_table(path, name).await?;
     let coordinator = Coordinator::bind(table, Binding::append("coordinator-e2e")).await?;
     let mut parts = Vec::with_capacity(files.len());
-    for file in files {
-        let payload = std::fs::read(file)?;
-        parts.push(coordinator.deserialize(version, &payload)?);
+    let split_set = split_set_parts(files);
+    if let Some(indexes) = split_set {
+        let payloads = files
+            .iter()
+            .map(std::fs::read)
+            .collect::<Result<Vec<_>, _>>()?;
+        let set: Vec<PayloadPart<'_>> = indexes
+            .iter()
+            .zip(&payloads)
+            .map(|(&(index, count), bytes)| PayloadPart {
+                index,
+                count,
+                bytes,
+            })
+            .collect();
+        parts.push(coordinator.deserialize_parts(version, &set)?);
+    } else {
+        for file in files {
+            let payload = std::fs::read(file)?;
+            parts.push(coordinator.deserialize(version, &payload)?);
+        }
     }
     let decoded = start.elapsed();
     let merged = coordinator.merge(parts)?;
@@ -179,6 +216,22 @@ async fn commit_once(
         return Err(format!("expected snapshot 1 committed, got {outcome:?}").into());
     }
     Ok((elapsed, data_files))
+}
+
+/// The index and count of every file when all are named as a split set
+/// (`part-<index>-of-<count>.bin`, as `paimon-wire split` writes them).
+fn split_set_parts(files: &[PathBuf]) -> Option<Vec<(u32, u32)>> {
+    files
+        .iter()
+        .map(|file| {
+            let name = file.file_name()?.to_str()?;
+            let (index, count) = name
+                .strip_prefix("part-")?
+                .strip_suffix(".bin")?
+                .split_once("-of-")?;
+            Some((index.parse().ok()?, count.parse().ok()?))
+        })
+        .collect()
 }
 
 /// The peak resident set size of this process so far, in KiB (`VmHWM`).

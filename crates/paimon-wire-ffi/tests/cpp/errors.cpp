@@ -150,6 +150,13 @@ int main(int argc, char **argv) {
   });
   paimon_wire::set_log_callback(nullptr, nullptr, 0);
 
+  // A split set given without one of its payloads.
+  expect_error("a split set with a payload missing", PAIMON_WIRE_ERROR_CODE_SPLIT_SET_INCOMPLETE,
+               "missing (index 1)", [&] {
+                 paimon_wire::Payloads payloads = prepared.serialize_split(paimon_wire::serializer_version(), 256);
+                 commit.deserialize_parts({{payloads[0], 0, 2}}, paimon_wire::serializer_version());
+               });
+
   // A moved-from owner holds NULL; the library refuses it with NULL_POINTER.
   paimon_wire::TableCommit moved = std::move(commit);
   if (commit.get() != nullptr || moved.get() == nullptr) {

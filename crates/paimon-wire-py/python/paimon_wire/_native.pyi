@@ -98,6 +98,15 @@ class SharedBucketError(PaimonWireError):
     second_payload: int
     """Position of the other payload in the merge input."""
 
+class SplitError(PaimonWireError):
+    """``split_payload`` cannot split into payloads of the limit: part of one message that is
+    never split (one file, or its compaction and index files) is larger on its own; the
+    message names it."""
+
+class SplitSetError(PaimonWireError):
+    """``Coordinator.deserialize_parts`` got a split set that is not whole (a payload missing,
+    named by index; an index with other bytes; counts that differ); nothing was decoded."""
+
 class ForeignMessagesError(PaimonWireError):
     """Messages bound to one coordinator were handed to another."""
 
@@ -181,6 +190,15 @@ def summarize(payload: _BytesLike, version: Optional[int] = None) -> dict[str, i
     "data_files", "rows"}``) by reading it in place, without decoding it into messages.
     Checks the whole payload like ``inspect``. Without ``version``, ``payload`` must be a PWIR
     envelope."""
+
+def split_payload(
+    payload: _BytesLike, max_bytes: int, version: Optional[int] = None
+) -> list[bytes]:
+    """Splits a payload into raw payloads of at most ``max_bytes`` each, at the same version,
+    for a transport with a frame limit; one within the limit comes back byte for byte. Send
+    each with its index, the count and the version (``Coordinator.deserialize_parts``).
+    ``max_bytes`` below 256 raises ``ValueError``. Without ``version``, ``payload`` must be a
+    PWIR envelope."""
 
 def wrap_envelope(payload: _BytesLike, version: int) -> bytes:
     """Frames a raw payload in a PWIR envelope (magic, versions, length, CRC32C)."""
@@ -324,6 +342,12 @@ class Coordinator:
         ``compact-content``)."""
     def deserialize(self, payload: _BytesLike, version: Optional[int] = None) -> BoundMessages:
         """Decodes and validates one payload (without ``version``: a PWIR envelope)."""
+    def deserialize_parts(
+        self, parts: Sequence[tuple[int, int, _BytesLike]], version: int
+    ) -> BoundMessages:
+        """Decodes one worker's split set, ``(index, count, payload)`` per payload in any
+        order, as the payload it was split from (a bucket spanning payloads is one writer's);
+        an index given twice with the same bytes is kept once."""
     def merge(self, parts: Sequence[BoundMessages]) -> BoundMessages:
         """Merges message sets; identical duplicates kept once, conflicts refused."""
     def commit(self, messages: BoundMessages, identifier: int) -> CommitOutcome:

@@ -61,6 +61,9 @@ public final class Harness {
             case "verify":
                 rc = verify(a);
                 break;
+            case "files":
+                rc = files(a);
+                break;
             case "reserialize":
                 rc = reserialize(a);
                 break;
@@ -88,7 +91,7 @@ public final class Harness {
                 "usage: info | generate --seed S --count N [--shape normal|large] --out-bin F"
                         + " --out-json F | dump --version V [--out-dir D] F... | verify --version V"
                         + " --seed S --count N [--shape X] F... | verify --batch LIST |"
-                        + " reserialize --version V IN OUT | bench --version V [--warmup-seconds S]"
+                        + " reserialize --version V IN OUT | files --version V F... | bench --version V [--warmup-seconds S]"
                         + " [--iterations N] [--min-iteration-ms MS] F...");
         System.exit(2);
     }
@@ -179,6 +182,54 @@ public final class Harness {
             }
         }
         return rc;
+    }
+
+    // ------------------------------------------------------------------ files
+
+    /**
+     * files --version V F.bin...: deserializes each payload with this release's
+     * deserializeList and prints every file it names as {@code LIST<TAB>BUCKET<TAB>NAME}, then
+     * {@code payload F messages M files N} per payload and {@code total messages M files N}.
+     */
+    private static int files(Args a) throws IOException {
+        int version = Integer.parseInt(a.req("--version"));
+        long totalMessages = 0;
+        long totalFiles = 0;
+        StringBuilder out = new StringBuilder();
+        for (String file : a.positional) {
+            List<CommitMessage> messages;
+            try {
+                messages = Codec.deserializeList(version, Files.readAllBytes(Paths.get(file))).messages;
+            } catch (Exception e) {
+                System.err.println("files: cannot deserialize " + file + ": " + e);
+                return 1;
+            }
+            long files = 0;
+            for (CommitMessage cm : messages) {
+                Model.Msg m = Adapter.read(cm);
+                files += listFiles(out, "new_files", m.bucket, m.newFiles);
+                files += listFiles(out, "deleted_files", m.bucket, m.deletedFiles);
+                files += listFiles(out, "new_changelog_files", m.bucket, m.newChangelogFiles);
+                files += listFiles(out, "compact_before", m.bucket, m.compactBefore);
+                files += listFiles(out, "compact_after", m.bucket, m.compactAfter);
+                files += listFiles(out, "compact_changelog_files", m.bucket, m.compactChangelogFiles);
+            }
+            out.append("payload ").append(file).append(" messages ").append(messages.size())
+                    .append(" files ").append(files).append('\n');
+            totalMessages += messages.size();
+            totalFiles += files;
+            System.out.print(out);
+            out.setLength(0);
+        }
+        System.out.println("total messages " + totalMessages + " files " + totalFiles);
+        return 0;
+    }
+
+    private static int listFiles(StringBuilder out, String list, int bucket, List<Model.File> files) {
+        for (Model.File f : files) {
+            out.append(list).append('\t').append(bucket).append('\t').append(f.fileName).append('\n');
+        }
+        return files.size();
     }
 
     // ------------------------------------------------------------------ verify

@@ -1,0 +1,146 @@
+//! `paimon-wire split`: one payload as size-bounded payloads, and the directory of a split
+//! set read back for `validate` and `commit`.
+//!
+//! A split set is a directory of `part-<index>-of-<count>.bin` files, each a raw standard
+//! payload: the names carry what the coordinator needs to prove the set whole (the index of
+//! each payload and the count), as an engine's RPC would carry them beside the bytes.
+
+use std::path::{Path, PathBuf};
+
+use paimon_wire::coordinator::{BoundMessages, Coordinator, PayloadPart};
+use paimon_wire::{split_list_with, EncodeOptions, LossyField, SerializerVersion};
+
+use crate::error::{CliError, CliResult};
+use crate::output::stdout_line;
+use crate::payload::{display_source, read_input, DecodedPayload};
+
+/// The file name of payload `index` of a set of `count`.
+pub fn part_file_name(index: usize, count: usize) -> String {
+    format!("part-{index:05}-of-{count:05}.bin")
+}
+
+/// The index and count in a split-set file name, if it is one.
+fn parse_part_file_name(name: &str) -> Option<(u32, u32)> {
+    let rest = name.strip_prefix("part-")?.strip_suffix(".bin")?;
+    let (index, count) = rest.split_once("-of-")?;
+    Some((index.parse().ok()?, count.parse().ok()?))
+}
+
+/// Splits `payload` into payloads of at most `max_bytes` at `to` and writes them into
+/// `out_dir` (created if missing; it must hold no earlier set), printing one line per file.
+pub fn split_to_dir(
+    payload: &DecodedPayload,
+    to: SerializerVersion,
+    drop: &[LossyField],
+    max_bytes: usize,
+    out_dir: &Path,
+) -> CliResult<()> {
+    let options = drop
+        .iter()
+        .fold(EncodeOptions::default(), |options, field| {
+            options.allow_dropping(*field)
+        });
+    let payloads = split_list_with(&payload.messages, to, max_bytes, &options)
+        .map_err(|e| CliError::input(e.to_string()))?;
+    std::fs::create_dir_all(out_dir)
+        .map_err(|e| CliError::input(format!("cannot create {}: {e}", out_dir.display())))?;
+    let earlier = read_part_names(out_dir)?;
+    if let Some(first) = earlier.first() {
+        return Err(CliError::input(format!(
+            "{} already holds a split set ({}); give an empty directory",
+            out_dir.display(),
+            first.display()
+        )));
+    }
+    let count = payloads.len();
+    for (index, bytes) in payloads.iter().enumerate() {
+        let path = out_dir.join(part_file_name(index, count));
+        std::fs::write(&path, bytes)
+            .map_err(|e| CliError::input(format!("cannot write {}: {e}", path.display())))?;
+        stdout_line(format_args!("{}: {} bytes", path.display(), bytes.len()))?;
+    }
+    stdout_line(format_args!(
+        "{count} payload(s) of at most {max_bytes} bytes, serializer version {to}; send each \
+         with its index and the count {count}"
+    ))
+}
+
+/// The split-set files in `dir`, sorted by name.
+fn read_part_names(dir: &Path) -> CliResult<Vec<PathBuf>> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| CliError::input(format!("cannot read {}: {e}", dir.display())))?;
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry =
+            entry.map_err(|e| CliError::input(format!("cannot read {}: {e}", dir.display())))?;
+        let path = entry.path();
+        if path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(parse_part_file_name)
+            .is_some()
+        {
+            names.push(path);
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// Reads the split set in `dir` (raw payloads at `version`) and binds it as one worker's
+/// payload with [`Coordinator::deserialize_parts`], which refuses a set with a gap.
+pub fn load_split_set(
+    coordinator: &Coordinator,
+    dir: &Path,
+    version: Option<SerializerVersion>,
+) -> CliResult<BoundMessages> {
+    let name = display_source(dir);
+    let version = version.ok_or_else(|| {
+        CliError::usage(format!(
+            "{name} is a split set of raw payloads, so their serializer version must be given \
+             with --version N"
+        ))
+    })?;
+    let paths = read_part_names(dir)?;
+    if paths.is_empty() {
+        return Err(CliError::input(format!(
+            "{name} is a directory without split payloads (part-<index>-of-<count>.bin)"
+        )));
+    }
+    let mut files = Vec::with_capacity(paths.len());
+    for path in &paths {
+        let (index, count) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(parse_part_file_name)
+            .ok_or_else(|| CliError::input(format!("{}: not a split payload", path.display())))?;
+        files.push((index, count, read_input(path)?));
+    }
+    let parts: Vec<PayloadPart<'_>> = files
+        .iter()
+        .map(|(index, count, bytes)| PayloadPart {
+            index: *index,
+            count: *count,
+            bytes,
+        })
+        .collect();
+    coordinator
+        .deserialize_parts(version, &parts)
+        .map_err(|e| CliError::input(format!("{name}: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn part_names_carry_index_and_count() {
+        assert_eq!(part_file_name(3, 12), "part-00003-of-00012.bin");
+        assert_eq!(
+            parse_part_file_name("part-00003-of-00012.bin"),
+            Some((3, 12))
+        );
+        assert_eq!(parse_part_file_name("part-3-of-x.bin"), None);
+        assert_eq!(parse_part_file_name("w1.bin"), None);
+    }
+}
