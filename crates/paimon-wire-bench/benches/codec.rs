@@ -10,10 +10,10 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingM
 use paimon_wire::coordinator::open_table;
 use paimon_wire::view::PayloadView;
 use paimon_wire::{
-    deserialize_list, serialize_list, serialize_list_into, Binding, CommitMessage, Coordinator,
-    EncodeOptions, SerializerVersion,
+    deserialize_list, serialize_list, serialize_list_into, split_list, Binding, CommitMessage,
+    Coordinator, EncodeOptions, SerializerVersion,
 };
-use paimon_wire_bench::{create_w3_table, w1, w2, w3_workers, W3_WORKERS};
+use paimon_wire_bench::{create_w3_table, w1, w2, w3_one_worker, w3_workers, W3_WORKERS};
 
 /// With the `mimalloc` feature the whole process allocates through mimalloc.
 #[cfg(feature = "mimalloc")]
@@ -157,7 +157,31 @@ fn codec(c: &mut Criterion) {
     bench_workload(c, "W1", w1());
     bench_workload(c, "W2", w2());
     bench_coordinator(c);
+    bench_split(c, "W1", w1());
+    bench_split(c, "W3-one-worker", w3_one_worker());
 }
+
+/// Size-bounded payloads (issue 27): `split_list` at 1 MiB against one `serialize_list` of the
+/// same messages. W1's messages fit a payload each (packing only); W3 as one worker has 30
+/// messages of ~2.9 MB, each split by its files.
+fn bench_split(c: &mut Criterion, name: &str, messages: Vec<CommitMessage>) {
+    let v14 = SerializerVersion::V14;
+    let whole = serialize_list(&messages, v14).unwrap();
+    let mut group = c.benchmark_group(format!("split-{name}"));
+    group.sample_size(SAMPLES);
+    group.sampling_mode(SamplingMode::Flat);
+    group.throughput(Throughput::Bytes(whole.len() as u64));
+    group.bench_function("encode/paimon-wire/v14", |b| {
+        b.iter(|| serialize_list(&messages, v14).unwrap())
+    });
+    group.bench_function("split-1MiB/paimon-wire/v14", |b| {
+        b.iter(|| split_list(&messages, v14, SPLIT_BYTES).unwrap())
+    });
+    group.finish();
+}
+
+/// The payload limit of the split benchmarks.
+const SPLIT_BYTES: usize = 1 << 20;
 
 criterion_group!(benches, codec);
 criterion_main!(benches);

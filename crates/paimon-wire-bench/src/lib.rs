@@ -180,6 +180,23 @@ pub fn w3_workers() -> Vec<Vec<CommitMessage>> {
     append_workers(W3_WORKERS).collect()
 }
 
+/// W3's 100,000 files as one worker's messages: one message per partition (30, each ~3,300
+/// files: a writer that rolled many files), in first-seen order. Split into payloads of 1 MiB,
+/// every message is split by its files.
+pub fn w3_one_worker() -> Vec<CommitMessage> {
+    let mut by_partition: Vec<CommitMessage> = Vec::new();
+    for message in append_workers(W3_WORKERS).flatten() {
+        match by_partition
+            .iter_mut()
+            .find(|m| m.partition == message.partition && m.bucket == message.bucket)
+        {
+            Some(m) => m.new_files.extend(message.new_files),
+            None => by_partition.push(message),
+        }
+    }
+    by_partition
+}
+
 /// What `workers` workers of one append job send the coordinator, one payload (one message
 /// of 100 new files, for the [`create_w3_table`] table) at a time, so a caller can write
 /// millions of files without holding them. The first 1,000 payloads are W3's.

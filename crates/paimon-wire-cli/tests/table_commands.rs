@@ -579,6 +579,23 @@ fn commit_refuses_deletes_unless_allowed_and_refuses_files_already_committed() {
     assert_eq!(count_rows(&w.warehouse, TABLE), 100);
 }
 
+/// `split --max-bytes MAX --version 14 INPUT OUT_DIR`.
+fn split(max_bytes: u32, input: &str, out_dir: &str) -> std::process::Output {
+    let max_bytes = max_bytes.to_string();
+    run(
+        &[
+            "split",
+            "--max-bytes",
+            &max_bytes,
+            "--version",
+            "14",
+            input,
+            out_dir,
+        ],
+        None,
+    )
+}
+
 /// `split` writes `part-<index>-of-<count>.bin` files within the limit; `validate` and
 /// `commit` take the directory as one worker (refusing it with a payload missing), and a
 /// rerun commits nothing.
@@ -586,18 +603,7 @@ fn commit_refuses_deletes_unless_allowed_and_refuses_files_already_committed() {
 fn split_sets_commit_once_and_only_whole() {
     let w = written(2, 300, &[]);
     let set = path_in(&w.dir, "set");
-    let out = success(&run(
-        &[
-            "split",
-            "--max-bytes",
-            "1024",
-            "--version",
-            "14",
-            &w.payloads[0],
-            &set,
-        ],
-        None,
-    ));
+    let out = success(&split(1024, &w.payloads[0], &set));
     let mut names: Vec<String> = std::fs::read_dir(&set)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -626,21 +632,7 @@ fn split_sets_commit_once_and_only_whole() {
     assert_eq!(messages, whole.len());
 
     // A second split into the same directory is refused.
-    let line = failure(
-        &run(
-            &[
-                "split",
-                "--max-bytes",
-                "1024",
-                "--version",
-                "14",
-                &w.payloads[0],
-                &set,
-            ],
-            None,
-        ),
-        1,
-    );
+    let line = failure(&split(1024, &w.payloads[0], &set), 1);
     assert!(line.contains("already holds a split set"), "{line}");
 
     // Without payload 1 the set is refused, nothing committed.
@@ -669,21 +661,7 @@ fn split_sets_commit_once_and_only_whole() {
 fn split_refuses_a_limit_one_file_does_not_fit() {
     let w = written(1, 50, &[]);
     let set = path_in(&w.dir, "set");
-    let line = failure(
-        &run(
-            &[
-                "split",
-                "--max-bytes",
-                "256",
-                "--version",
-                "14",
-                &w.payloads[0],
-                &set,
-            ],
-            None,
-        ),
-        1,
-    );
+    let line = failure(&split(256, &w.payloads[0], &set), 1);
     assert!(line.contains("a payload holding only data file"), "{line}");
     assert!(!Path::new(&set).exists() || std::fs::read_dir(&set).unwrap().next().is_none());
 }

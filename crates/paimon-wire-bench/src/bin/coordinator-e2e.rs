@@ -91,17 +91,7 @@ fn write(args: &[String]) -> Result<(), Error> {
             payloads
         }
         "append-one-worker" => {
-            let mut by_partition: Vec<paimon_wire::CommitMessage> = Vec::new();
-            for message in append_workers(paimon_wire_bench::W3_WORKERS).flatten() {
-                match by_partition
-                    .iter_mut()
-                    .find(|m| m.partition == message.partition && m.bucket == message.bucket)
-                {
-                    Some(m) => m.new_files.extend(message.new_files),
-                    None => by_partition.push(message),
-                }
-            }
-            write_one(0, by_partition)?;
+            write_one(0, paimon_wire_bench::w3_one_worker())?;
             1
         }
         "pk" => {

@@ -53,6 +53,22 @@ static inline void check(paimon_wire_error *error, const char *what) {
   exit(1);
 }
 
+/* Exits unless `error` carries `code` and `needle` is in its message. */
+static inline void expect_code(paimon_wire_error *error, paimon_wire_error_code code, const char *name,
+                        const char *needle) {
+  if (error == NULL) {
+    fprintf(stderr, "FAIL %s: the call succeeded\n", name);
+    exit(1);
+  }
+  if (error->code != code || strstr(error->message, needle) == NULL) {
+    fprintf(stderr, "FAIL %s: expected code %d with \"%s\", got %d: %s\n", name, (int)code,
+            needle, (int)error->code, error->message);
+    exit(1);
+  }
+  printf("ok %s: %s\n", name, error->message);
+  paimon_wire_error_free(error);
+}
+
 static inline void write_file(const char *path, const uint8_t *data, size_t len) {
   FILE *f = fopen(path, "wb");
   if (f == NULL || fwrite(data, 1, len, f) != len || fclose(f) != 0) {

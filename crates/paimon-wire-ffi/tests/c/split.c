@@ -13,22 +13,6 @@
 
 static const char *const PARTS[] = {"2024-01-01", "2024-01-02"};
 
-/* Exits unless `error` carries `code` and `needle` is in its message. */
-static void expect_code(paimon_wire_error *error, paimon_wire_error_code code, const char *name,
-                        const char *needle) {
-  if (error == NULL) {
-    fprintf(stderr, "FAIL %s: the call succeeded\n", name);
-    exit(1);
-  }
-  if (error->code != code || strstr(error->message, needle) == NULL) {
-    fprintf(stderr, "FAIL %s: expected code %d with \"%s\", got %d: %s\n", name, (int)code,
-            needle, (int)error->code, error->message);
-    exit(1);
-  }
-  printf("ok %s: %s\n", name, error->message);
-  paimon_wire_error_free(error);
-}
-
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s WAREHOUSE\n", argv[0]);
