@@ -1,7 +1,8 @@
 /*
  * The whole round trip of libpaimon_wire in one C program, against the installed library:
  * a worker writes an Arrow batch into table `db.events (id INT, name STRING)` and serializes
- * its commit messages; a coordinator decodes them bound to its table commit and commits once.
+ * its commit messages into payloads of at most 1 MiB (an RPC frame limit); a coordinator decodes
+ * the payloads bound to its table commit and commits once.
  * In an engine the worker and the coordinator are different processes and the bytes travel
  * between them; here they are one.
  *
@@ -73,7 +74,9 @@ int main(int argc, char **argv) {
   paimon_wire_result_table table = paimon_wire_table_open(argv[1], "db.events", NULL, NULL, 0);
   check(table.error, "paimon_wire_table_open");
 
-  /* Worker: write a batch, prepare the commit, serialize the messages. */
+  /* Worker: write a batch, prepare the commit, serialize the messages into payloads of at most
+   * 1 MiB each (here one: three rows). Each goes to the coordinator with its index, the count
+   * and the serializer version. */
   paimon_wire_result_write_builder builder =
       paimon_wire_write_builder_new(table.table, "example-job", false, PAIMON_WIRE_WRITE_KIND_STANDARD);
   check(builder.error, "paimon_wire_write_builder_new");
@@ -84,17 +87,27 @@ int main(int argc, char **argv) {
   check(paimon_wire_table_write_arrow_batch(write.write, &batch.array, &batch.schema), "write");
   paimon_wire_result_commit_messages prepared = paimon_wire_table_write_prepare_commit(write.write);
   check(prepared.error, "paimon_wire_table_write_prepare_commit");
-  paimon_wire_result_bytes payload = paimon_wire_commit_messages_serialize(prepared.messages);
-  check(payload.error, "paimon_wire_commit_messages_serialize");
   int32_t version = paimon_wire_commit_messages_serializer_version();
+  paimon_wire_result_payloads payloads =
+      paimon_wire_commit_messages_serialize_split(prepared.messages, version, 1 << 20);
+  check(payloads.error, "paimon_wire_commit_messages_serialize_split");
 
-  /* Coordinator: decode the bytes bound to a table commit, commit once. */
+  /* Coordinator: decode the payloads as one worker's set, bound to a table commit (a set with a
+   * payload missing is refused), and commit once. */
   paimon_wire_result_table_commit commit =
       paimon_wire_table_commit_new(table.table, "example-job", false, PAIMON_WIRE_WRITE_KIND_STANDARD);
   check(commit.error, "paimon_wire_table_commit_new");
+  size_t count = payloads.payloads.count;
+  paimon_wire_payload_part *parts = calloc(count, sizeof(paimon_wire_payload_part));
+  if (parts == NULL) return 1;
+  for (size_t i = 0; i < count; i++) {
+    paimon_wire_bytes item = payloads.payloads.items[i];
+    parts[i] = (paimon_wire_payload_part){item.data, item.len, (uint32_t)i, (uint32_t)count};
+  }
   paimon_wire_result_commit_messages decoded =
-      paimon_wire_commit_messages_deserialize(commit.commit, payload.bytes.data, payload.bytes.len, version);
-  check(decoded.error, "paimon_wire_commit_messages_deserialize");
+      paimon_wire_commit_messages_deserialize_parts(commit.commit, parts, count, version);
+  check(decoded.error, "paimon_wire_commit_messages_deserialize_parts");
+  free(parts);
   paimon_wire_result_commit result = paimon_wire_table_commit_commit(commit.commit, decoded.messages, 1);
   check(result.error, "paimon_wire_table_commit_commit");
   paimon_wire_result_commit_messages_summary summary = paimon_wire_commit_messages_summarize(decoded.messages);
@@ -106,7 +119,7 @@ int main(int argc, char **argv) {
 
   paimon_wire_commit_messages_free(decoded.messages);
   paimon_wire_table_commit_free(commit.commit);
-  paimon_wire_bytes_free(payload.bytes);
+  paimon_wire_payloads_free(payloads.payloads);
   paimon_wire_commit_messages_free(prepared.messages);
   paimon_wire_table_write_free(write.write);
   paimon_wire_write_builder_free(builder.builder);

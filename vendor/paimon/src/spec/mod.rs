@@ -41,6 +41,7 @@ mod table_type;
 pub use table_type::*;
 
 mod core_options;
+#[cfg(feature = "storage-s3")]
 pub(crate) use core_options::parse_duration_millis;
 pub(crate) use core_options::TimeTravelSelector;
 pub use core_options::*;
