@@ -275,13 +275,13 @@ def test_doc_split_payload_send_each_with_index_count_and_version(warehouse):
     assert sorted_ids(table.read()) == list(range(160))
 
 
-def test_doc_SplitError_names_what_does_not_fit(warehouse):
+def test_doc_split_payload_raises_SplitError_naming_what_does_not_fit(warehouse):
     payload, version = prepare(create_orders(warehouse), range(10))
     with pytest.raises(pw.SplitError, match="a payload holding only data file .* needs"):
         pw.split_payload(payload, 256, version)
 
 
-def test_doc_SplitSetError_a_set_with_a_payload_missing_decodes_nothing(warehouse):
+def test_doc_Coordinator_deserialize_parts_a_set_with_a_payload_missing_decodes_nothing(warehouse):
     table = create_orders(warehouse)
     payload, version = many_messages(table)
     parts = pw.split_payload(payload, 2048, version)
