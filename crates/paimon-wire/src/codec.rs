@@ -228,7 +228,7 @@ pub(crate) fn encode_context(
     })
 }
 
-fn too_many(count: usize) -> CodecError {
+pub(crate) fn too_many(count: usize) -> CodecError {
     CodecError::in_field(
         CodecErrorKind::Unrepresentable {
             reason: format!("{count} messages do not fit Java's int count"),

@@ -28,7 +28,7 @@ use std::fmt;
 use paimon::spec::DataFileMeta;
 use paimon::table::CommitMessage;
 
-use crate::codec::encode_context;
+use crate::codec::{encode_context, too_many};
 use crate::error::CodecError;
 use crate::layout::{data_file, EncodeContext};
 use crate::message;
@@ -146,6 +146,12 @@ pub fn split_list_with(
         return Err(SplitError::LimitTooSmall { max_bytes });
     }
     let ctx = encode_context(version, options).map_err(|e| e.with_version(version.as_i32()))?;
+    // Each payload's count is Java's int; more messages than that cannot be listed at all.
+    if i32::try_from(messages.len()).is_err() {
+        return Err(SplitError::Codec(
+            too_many(messages.len()).with_version(version.as_i32()),
+        ));
+    }
     let mut packer = Packer::new(max_bytes);
     let mut encoded = Vec::new();
     for (index, m) in messages.iter().enumerate() {

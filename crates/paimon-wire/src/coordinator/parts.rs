@@ -2,7 +2,7 @@
 //! together.
 //!
 //! A split payload does not know its siblings: the engine sends each with its index and the
-//! count of the set, as it sends the serializer version. From those, [`order`] proves the set
+//! count of the set, as it sends the serializer version. From those, `order` proves the set
 //! whole before anything is decoded:
 //!
 //! - every index below the count is present: a missing payload is refused, naming the gaps,
