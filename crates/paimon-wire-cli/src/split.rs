@@ -8,23 +8,12 @@
 use std::path::{Path, PathBuf};
 
 use paimon_wire::coordinator::{BoundMessages, Coordinator, PayloadPart};
+use paimon_wire::split::{parse_part_file_name, part_file_name};
 use paimon_wire::{split_list_with, EncodeOptions, LossyField, SerializerVersion};
 
 use crate::error::{CliError, CliResult};
 use crate::output::stdout_line;
 use crate::payload::{display_source, read_input, DecodedPayload};
-
-/// The file name of payload `index` of a set of `count`.
-pub fn part_file_name(index: usize, count: usize) -> String {
-    format!("part-{index:05}-of-{count:05}.bin")
-}
-
-/// The index and count in a split-set file name, if it is one.
-fn parse_part_file_name(name: &str) -> Option<(u32, u32)> {
-    let rest = name.strip_prefix("part-")?.strip_suffix(".bin")?;
-    let (index, count) = rest.split_once("-of-")?;
-    Some((index.parse().ok()?, count.parse().ok()?))
-}
 
 /// Splits `payload` into payloads of at most `max_bytes` at `to` and writes them into
 /// `out_dir` (created if missing; it must hold no earlier set), printing one line per file.
@@ -49,7 +38,7 @@ pub fn split_to_dir(
         return Err(CliError::input(format!(
             "{} already holds a split set ({}); give an empty directory",
             out_dir.display(),
-            first.display()
+            first.0.display()
         )));
     }
     let count = payloads.len();
@@ -65,8 +54,8 @@ pub fn split_to_dir(
     ))
 }
 
-/// The split-set files in `dir`, sorted by name.
-fn read_part_names(dir: &Path) -> CliResult<Vec<PathBuf>> {
+/// The split-set files in `dir` with their index and count, sorted by name.
+fn read_part_names(dir: &Path) -> CliResult<Vec<(PathBuf, u32, u32)>> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| CliError::input(format!("cannot read {}: {e}", dir.display())))?;
     let mut names = Vec::new();
@@ -74,13 +63,12 @@ fn read_part_names(dir: &Path) -> CliResult<Vec<PathBuf>> {
         let entry =
             entry.map_err(|e| CliError::input(format!("cannot read {}: {e}", dir.display())))?;
         let path = entry.path();
-        if path
+        if let Some((index, count)) = path
             .file_name()
             .and_then(|n| n.to_str())
             .and_then(parse_part_file_name)
-            .is_some()
         {
-            names.push(path);
+            names.push((path, index, count));
         }
     }
     names.sort();
@@ -101,20 +89,15 @@ pub fn load_split_set(
              with --version N"
         ))
     })?;
-    let paths = read_part_names(dir)?;
-    if paths.is_empty() {
+    let named = read_part_names(dir)?;
+    if named.is_empty() {
         return Err(CliError::input(format!(
             "{name} is a directory without split payloads (part-<index>-of-<count>.bin)"
         )));
     }
-    let mut files = Vec::with_capacity(paths.len());
-    for path in &paths {
-        let (index, count) = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(parse_part_file_name)
-            .ok_or_else(|| CliError::input(format!("{}: not a split payload", path.display())))?;
-        files.push((index, count, read_input(path)?));
+    let mut files = Vec::with_capacity(named.len());
+    for (path, index, count) in named {
+        files.push((index, count, read_input(&path)?));
     }
     let parts: Vec<PayloadPart<'_>> = files
         .iter()
@@ -127,20 +110,4 @@ pub fn load_split_set(
     coordinator
         .deserialize_parts(version, &parts)
         .map_err(|e| CliError::input(format!("{name}: {e}")))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn part_names_carry_index_and_count() {
-        assert_eq!(part_file_name(3, 12), "part-00003-of-00012.bin");
-        assert_eq!(
-            parse_part_file_name("part-00003-of-00012.bin"),
-            Some((3, 12))
-        );
-        assert_eq!(parse_part_file_name("part-3-of-x.bin"), None);
-        assert_eq!(parse_part_file_name("w1.bin"), None);
-    }
 }

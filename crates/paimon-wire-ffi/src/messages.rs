@@ -79,6 +79,20 @@ impl paimon_wire_bytes {
         len: 0,
     };
 
+    /// Frees bytes made by [`Self::from_vec`]; `{NULL, _}` is a no-op.
+    ///
+    /// # Safety
+    /// `self` came from `from_vec` unchanged and is not freed before.
+    pub(crate) unsafe fn free(self) {
+        if self.data.is_null() {
+            return;
+        }
+        let slice = std::ptr::slice_from_raw_parts_mut(self.data, self.len);
+        // SAFETY: `data`/`len` came from `from_vec`, i.e. `Box::<[u8]>::into_raw` with this
+        // exact length, and are freed once per the caller.
+        drop(unsafe { Box::from_raw(slice) });
+    }
+
     pub(crate) fn from_vec(bytes: Vec<u8>) -> Self {
         let boxed: Box<[u8]> = bytes.into_boxed_slice();
         let len = boxed.len();
@@ -305,15 +319,8 @@ pub unsafe extern "C" fn paimon_wire_commit_messages_free(
 /// `bytes` is a value returned by this library, unchanged, not freed before.
 #[no_mangle]
 pub unsafe extern "C" fn paimon_wire_bytes_free(bytes: paimon_wire_bytes) {
-    guard_void(|| {
-        if bytes.data.is_null() {
-            return;
-        }
-        let slice = std::ptr::slice_from_raw_parts_mut(bytes.data, bytes.len);
-        // SAFETY: `data`/`len` came from `paimon_wire_bytes::from_vec`, i.e. `Box::<[u8]>::into_raw`
-        // with this exact length, and are freed once per the caller.
-        drop(unsafe { Box::from_raw(slice) });
-    });
+    // SAFETY: forwarded from the caller.
+    guard_void(|| unsafe { bytes.free() });
 }
 
 #[cfg(test)]

@@ -134,14 +134,11 @@ pub unsafe extern "C" fn paimon_wire_payloads_free(payloads: paimon_wire_payload
         let items = std::ptr::slice_from_raw_parts_mut(payloads.items, payloads.count);
         // SAFETY: `items`/`count` came from `paimon_wire_payloads::from_vecs`, i.e.
         // `Box::<[paimon_wire_bytes]>::into_raw` with this exact length, freed once per the
-        // caller; each item came from `paimon_wire_bytes::from_vec`.
+        // caller.
         let items = unsafe { Box::from_raw(items) };
-        for item in items.iter() {
-            if !item.data.is_null() {
-                let bytes = std::ptr::slice_from_raw_parts_mut(item.data, item.len);
-                // SAFETY: as above: `Box::<[u8]>::into_raw` with this length, freed once.
-                drop(unsafe { Box::from_raw(bytes) });
-            }
+        for item in items.into_vec() {
+            // SAFETY: each item came from `paimon_wire_bytes::from_vec` and is freed once here.
+            unsafe { item.free() };
         }
     });
 }

@@ -25,7 +25,7 @@
 
 use std::fmt;
 
-use paimon::spec::DataFileMeta;
+use paimon::spec::{DataFileMeta, IndexFileMeta};
 use paimon::table::CommitMessage;
 
 use crate::codec::{encode_context, too_many};
@@ -48,6 +48,30 @@ pub const MIN_PAYLOAD_BYTES: usize = 256;
 
 /// A data-increment list of a message, by accessor.
 type DataList = fn(&mut CommitMessage) -> &mut Vec<DataFileMeta>;
+
+/// An index list of a message, by accessor.
+type IndexList = fn(&mut CommitMessage) -> &mut Vec<IndexFileMeta>;
+
+/// The data lists that stay whole in the first piece (the compact increment's).
+const WHOLE_DATA_LISTS: [(&str, DataList); 3] = [
+    ("compact_before", |m| &mut m.compact_before),
+    ("compact_after", |m| &mut m.compact_after),
+    ("compact_changelog_files", |m| {
+        &mut m.compact_changelog_files
+    }),
+];
+
+/// The index lists, all of which stay whole in the first piece.
+const WHOLE_INDEX_LISTS: [(&str, IndexList); 4] = [
+    ("new_index_files", |m| &mut m.new_index_files),
+    ("deleted_index_files", |m| &mut m.deleted_index_files),
+    ("compact_new_index_files", |m| {
+        &mut m.compact_new_index_files
+    }),
+    ("compact_deleted_index_files", |m| {
+        &mut m.compact_deleted_index_files
+    }),
+];
 
 /// The lists split file by file, with their wire names.
 const SPLIT_LISTS: [(&str, DataList); 3] = [
@@ -170,6 +194,21 @@ pub fn split_list_with(
     Ok(packer.finish())
 }
 
+/// The file name of payload `index` of a set of `count` when a split set is kept as files
+/// (`paimon-wire split` writes them, `validate` and `commit` read them):
+/// `part-<index>-of-<count>.bin`, five digits or more each. The name carries what the
+/// coordinator needs beside the bytes.
+pub fn part_file_name(index: usize, count: usize) -> String {
+    format!("part-{index:05}-of-{count:05}.bin")
+}
+
+/// The index and count in a name made by [`part_file_name`]; `None` for any other name.
+pub fn parse_part_file_name(name: &str) -> Option<(u32, u32)> {
+    let rest = name.strip_prefix("part-")?.strip_suffix(".bin")?;
+    let (index, count) = rest.split_once("-of-")?;
+    Some((index.parse().ok()?, count.parse().ok()?))
+}
+
 /// Appends one encoded message, its errors naming it within `messages`.
 fn encode_at(
     m: &CommitMessage,
@@ -255,24 +294,9 @@ fn split_message(
     encode_at(&first, index, ctx, &mut scratch)?;
     let first_len = scratch.len();
     if first_len > budget {
-        return Err(too_large(whole_lists(m), first_len));
+        return Err(too_large(whole_lists(&mut first), first_len));
     }
-    let mut empty = first.clone();
-    for list in [
-        &mut empty.compact_before,
-        &mut empty.compact_after,
-        &mut empty.compact_changelog_files,
-    ] {
-        list.clear();
-    }
-    for list in [
-        &mut empty.new_index_files,
-        &mut empty.deleted_index_files,
-        &mut empty.compact_new_index_files,
-        &mut empty.compact_deleted_index_files,
-    ] {
-        list.clear();
-    }
+    let empty = without_whole_lists(&mut first);
     scratch.clear();
     encode_at(&empty, index, ctx, &mut scratch)?;
     let empty_len = scratch.len();
@@ -310,22 +334,28 @@ fn split_message(
     Ok(pieces)
 }
 
+/// A copy of `first` without the lists that stay whole (the header of the later pieces),
+/// made without copying their files.
+fn without_whole_lists(first: &mut CommitMessage) -> CommitMessage {
+    let data = WHOLE_DATA_LISTS.map(|(_, list)| std::mem::take(list(first)));
+    let index = WHOLE_INDEX_LISTS.map(|(_, list)| std::mem::take(list(first)));
+    let empty = first.clone();
+    for ((_, list), files) in WHOLE_DATA_LISTS.iter().zip(data) {
+        *list(first) = files;
+    }
+    for ((_, list), files) in WHOLE_INDEX_LISTS.iter().zip(index) {
+        *list(first) = files;
+    }
+    empty
+}
+
 /// The lists of `m` that stay whole, with their file counts, for [`SplitError::TooLarge`].
-fn whole_lists(m: &CommitMessage) -> String {
-    let lists = [
-        ("compact_before", m.compact_before.len()),
-        ("compact_after", m.compact_after.len()),
-        ("compact_changelog_files", m.compact_changelog_files.len()),
-        ("new_index_files", m.new_index_files.len()),
-        ("deleted_index_files", m.deleted_index_files.len()),
-        ("compact_new_index_files", m.compact_new_index_files.len()),
-        (
-            "compact_deleted_index_files",
-            m.compact_deleted_index_files.len(),
-        ),
-    ];
-    let named: Vec<String> = lists
+fn whole_lists(m: &mut CommitMessage) -> String {
+    let data = WHOLE_DATA_LISTS.map(|(name, list)| (name, list(m).len()));
+    let index = WHOLE_INDEX_LISTS.map(|(name, list)| (name, list(m).len()));
+    let named: Vec<String> = data
         .iter()
+        .chain(&index)
         .filter(|(_, n)| *n > 0)
         .map(|(name, n)| format!("{name} ({n} files)"))
         .collect();
@@ -333,5 +363,18 @@ fn whole_lists(m: &CommitMessage) -> String {
         "the message header (partition and bucket)".to_string()
     } else {
         format!("the message header and {}", named.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn part_file_names_carry_index_and_count() {
+        assert_eq!(part_file_name(3, 12), "part-00003-of-00012.bin");
+        assert_eq!(parse_part_file_name(&part_file_name(3, 12)), Some((3, 12)));
+        assert_eq!(parse_part_file_name("part-3-of-x.bin"), None);
+        assert_eq!(parse_part_file_name("w1.bin"), None);
     }
 }

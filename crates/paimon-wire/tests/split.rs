@@ -225,6 +225,19 @@ fn older_versions_split_with_the_same_options_as_serialize_list() {
 
 // ---- Through the coordinator, on real tables ----
 
+/// Adds `messages` to `merged`, one message per (partition, bucket) holding every new file.
+fn merge_by_bucket(
+    merged: &mut BTreeMap<(Vec<u8>, i32), CommitMessage>,
+    messages: Vec<CommitMessage>,
+) {
+    for m in messages {
+        merged
+            .entry((m.partition.clone(), m.bucket))
+            .and_modify(|into| into.new_files.extend(m.new_files.iter().cloned()))
+            .or_insert(m);
+    }
+}
+
 /// `workers` workers' messages for `table` merged into one message per (partition, bucket),
 /// as one writer that rolled many files reports them.
 async fn one_worker_with_many_files(
@@ -237,12 +250,7 @@ async fn one_worker_with_many_files(
         let these: Vec<(i32, &'static str)> = (w * 10..w * 10 + 10)
             .map(|id| (id, if id % 2 == 0 { "a" } else { "b" }))
             .collect();
-        for m in worker_messages(table, &these).await {
-            merged
-                .entry((m.partition.clone(), m.bucket))
-                .and_modify(|into| into.new_files.extend(m.new_files.iter().cloned()))
-                .or_insert(m);
-        }
+        merge_by_bucket(&mut merged, worker_messages(table, &these).await);
         rows.extend(these);
     }
     (merged.into_values().collect(), rows)
@@ -350,12 +358,10 @@ async fn writer_with_many_flushes(
             .write_arrow_batch(&support::batch(chunk))
             .await
             .expect("write");
-        for m in write.prepare_commit().await.expect("prepare commit") {
-            merged
-                .entry((m.partition.clone(), m.bucket))
-                .and_modify(|into| into.new_files.extend(m.new_files.iter().cloned()))
-                .or_insert(m);
-        }
+        merge_by_bucket(
+            &mut merged,
+            write.prepare_commit().await.expect("prepare commit"),
+        );
     }
     merged.into_values().collect()
 }

@@ -213,14 +213,7 @@ async fn commit_once(
 fn split_set_parts(files: &[PathBuf]) -> Option<Vec<(u32, u32)>> {
     files
         .iter()
-        .map(|file| {
-            let name = file.file_name()?.to_str()?;
-            let (index, count) = name
-                .strip_prefix("part-")?
-                .strip_suffix(".bin")?
-                .split_once("-of-")?;
-            Some((index.parse().ok()?, count.parse().ok()?))
-        })
+        .map(|file| paimon_wire::split::parse_part_file_name(file.file_name()?.to_str()?))
         .collect()
 }
 

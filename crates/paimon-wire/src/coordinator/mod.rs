@@ -501,6 +501,17 @@ impl Coordinator {
         version: crate::SerializerVersion,
         payload: &[u8],
     ) -> CoordinatorResult<BoundMessages> {
+        self.deserialize_counted(version, payload)
+            .map(|(bound, _)| bound)
+    }
+
+    /// [`Self::deserialize`], and how many messages the payload held before duplicates and
+    /// empty messages were dropped (the origins' `message_index` runs below it).
+    fn deserialize_counted(
+        &self,
+        version: crate::SerializerVersion,
+        payload: &[u8],
+    ) -> CoordinatorResult<(BoundMessages, usize)> {
         // Checked, validated and searched for duplicates in place; owned values are built
         // only for an accepted payload, without the duplicates.
         let view = crate::view::PayloadView::parse_with_limits(version, payload, &self.limits)?;
@@ -520,11 +531,14 @@ impl Coordinator {
             })
             .collect();
         let (messages, origins) = merge::drop_empty(messages, origins);
-        Ok(BoundMessages {
-            coordinator: self.id,
-            messages,
-            origins,
-        })
+        Ok((
+            BoundMessages {
+                coordinator: self.id,
+                messages,
+                origins,
+            },
+            views.len(),
+        ))
     }
 
     /// Decodes the payloads one worker's messages were split into ([`crate::split_list`]),
@@ -547,16 +561,13 @@ impl Coordinator {
         // Message indexes count through the set, as in the payload it was split from.
         let mut offset = 0;
         for bytes in ordered {
-            let bound = self.deserialize(version, bytes)?;
-            let decoded_count = bytes.get(..4).map_or(0, |count| {
-                i32::from_be_bytes([count[0], count[1], count[2], count[3]])
-            });
+            let (bound, decoded_count) = self.deserialize_counted(version, bytes)?;
             messages.extend(bound.messages);
             origins.extend(bound.origins.into_iter().map(|origin| MessageOrigin {
                 part: 0,
                 message_index: offset + origin.message_index,
             }));
-            offset += usize::try_from(decoded_count).unwrap_or(0);
+            offset += decoded_count;
         }
         let (messages, origins) = merge::dedup(messages, origins, &self.rules)?;
         Ok(BoundMessages {
