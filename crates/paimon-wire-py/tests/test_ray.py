@@ -92,6 +92,33 @@ def test_workers_write_a_partitioned_table_committed_once(warehouse):
     assert sorted_ids(read_with_pypaimon(warehouse)) == list(range(ROWS + 100))
 
 
+def test_split_payloads_travel_as_sets_and_commit_as_one(warehouse):
+    table = create_orders(warehouse)
+    limit = 1024
+    sink = RecordingSink(warehouse, "db.orders", max_payload_bytes=limit)
+
+    dataset_of(range(4000), 3).write_datasink(sink, concurrency=2)
+
+    returns = sink.write_result.write_returns
+    sizes = [len(part) for parts, _version, _pid in returns for part in parts]
+    assert max(sizes) <= limit, sizes
+    assert max(len(parts) for parts, _, _ in returns) > 1, "no task's payload was split"
+    # Each set decodes to the unsplit payload's files: one commit, every row once.
+    assert (sink.outcome.status, sink.outcome.snapshot_id) == ("committed", 1)
+    assert sorted_ids(read_with_pypaimon(warehouse)) == list(range(4000))
+    committed = sorted(
+        f"region={partition[0]}/bucket-{bucket}/{name}"
+        for partition, bucket, name, _ in pypaimon_files(warehouse)
+    )
+    assert data_files(table) == committed
+
+
+def test_a_payload_limit_below_the_minimum_is_refused_before_writing(warehouse):
+    create_orders(warehouse)
+    with pytest.raises(ValueError, match="at least 256, got 255"):
+        PaimonDatasink(warehouse, "db.orders", max_payload_bytes=255)
+
+
 class InjectedFailure(RuntimeError):
     pass
 
@@ -117,8 +144,9 @@ class FailingSink(PaimonDatasink):
             time.sleep(0.1)
         prepared = {
             f["file_name"]
-            for payload, version in payloads
-            for message in pw.inspect(payload, version)
+            for parts, version in payloads
+            for part in parts
+            for message in pw.inspect(part, version)
             for f in message["new_files"]
         }
         on_disk = {

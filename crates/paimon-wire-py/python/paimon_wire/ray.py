@@ -14,15 +14,30 @@ How it maps onto Ray Data's ``Datasink`` contract:
 
 * ``write(blocks, ctx)`` runs in each write task on a Ray worker: it opens the table, writes
   the task's blocks through a ``Writer`` bound to the sink's ``commit_user``, and returns
-  ``(payload, version)`` from ``Writer.prepare_commit()``. A task that fails mid-write
-  closes its writer, which deletes the files it wrote.
+  ``([payload], version)`` from ``Writer.prepare_commit()`` -- or, with
+  ``max_payload_bytes``, the payload split into a set of payloads of at most that many bytes
+  each (``split_payload``), which the driver decodes as one (``Coordinator.deserialize_parts``).
+  A task that fails mid-write closes its writer, which deletes the files it wrote.
 * ``on_write_complete(write_result)`` runs once on the driver: one ``Coordinator`` decodes,
   validates and merges every task's payload and commits them in **one snapshot** under the
   job's commit identifier.
 * ``on_write_failed(error)`` runs on the driver when the job fails: the files of every task
   that had already prepared are deleted (``Coordinator.abort``), so a failed job leaves
   neither committed rows nor orphan files. Tasks report their payloads to a small tracking
-  actor as they prepare, because Ray hands ``on_write_failed`` only the error.
+  actor as they prepare, because Ray hands ``on_write_failed`` only the error. The actor
+  runs on the driver's node, so it outlives any worker node.
+
+**A worker node that dies mid-job.** Ray runs the node's write tasks again on the nodes left
+(its task retries), and the driver commits once, with each task's payload from the attempt
+whose result reached it. What the dead node's attempts wrote:
+
+* an attempt that had prepared (its payload reached the tracking actor) but whose result was
+  lost with the node: its files are deleted by the driver after the commit, as the files of
+  any attempt whose result Ray did not pass on;
+* an attempt that died while writing: its files are on storage, referenced by no snapshot and
+  known to nobody (the process that knew their names is gone). No reader sees them; Paimon's
+  orphan-file cleanup (``remove_orphan_files``, which removes unreferenced files older than a
+  given age, one day by default) deletes them.
 
 **Primary-key tables.** A primary-key table keeps one row per key and bucket; two tasks
 writing one bucket would make the row that wins for a key arbitrary (and the coordinator
@@ -69,15 +84,18 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import pyarrow
 import ray
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from ray.data.block import Block, BlockAccessor
 from ray.data.datasource.datasink import Datasink, WriteResult
 
 from paimon_wire._native import (
     CommitOutcome,
     Coordinator,
+    BoundMessages,
     Table,
     UnsupportedError,
     open_table,
+    split_payload,
 )
 
 if TYPE_CHECKING:
@@ -87,8 +105,9 @@ __all__ = ["PaimonDatasink"]
 
 logger = logging.getLogger(__name__)
 
-Payload = tuple[bytes, int]
-"""What a write task returns: ``Writer.prepare_commit()``'s ``(payload, version)``."""
+Payload = tuple[list[bytes], int]
+"""What a write task returns: ``(payloads, version)``, the payload of
+``Writer.prepare_commit()`` as a list of one, or its split set in order (``max_payload_bytes``)."""
 
 
 def _payload_tracker_actor() -> Any:
@@ -97,7 +116,11 @@ def _payload_tracker_actor() -> Any:
 
     The class is made inside this function so that Ray pickles it by value: the actor's
     process then imports neither this module nor ``ray.data`` (2 s of imports on a fresh
-    worker, which every write task that reported to the actor waited for)."""
+    worker, which every write task that reported to the actor waited for).
+
+    The actor is placed on the driver's node (the node ``ray.init`` connected to): an actor
+    on a worker node would die with that node, and with it the record of what the node's
+    tasks prepared, failing every task that reports to it afterwards."""
 
     class PreparedPayloads:
         def __init__(self) -> None:
@@ -109,7 +132,11 @@ def _payload_tracker_actor() -> Any:
         def payloads(self) -> list[Payload]:
             return list(self._payloads)
 
-    return ray.remote(num_cpus=0)(PreparedPayloads)
+    driver_node = ray.get_runtime_context().get_node_id()
+    return ray.remote(
+        num_cpus=0,
+        scheduling_strategy=NodeAffinitySchedulingStrategy(driver_node, soft=False),
+    )(PreparedPayloads)
 
 
 def _default_commit_user(table: Table) -> str:
@@ -143,6 +170,15 @@ def _routing_table(key: tuple[Any, ...], warehouse: str, table: str, options: di
         while len(_ROUTING_TABLES) > _ROUTING_TABLES_KEPT:
             _ROUTING_TABLES.popitem(last=False)
     return opened
+
+
+def _decode(coordinator: Coordinator, payload: Payload) -> BoundMessages:
+    """One task's payload, or its split set, decoded and bound to ``coordinator``."""
+    parts, version = payload
+    if len(parts) == 1:
+        return coordinator.deserialize(parts[0], version)
+    count = len(parts)
+    return coordinator.deserialize_parts([(i, count, p) for i, p in enumerate(parts)], version)
 
 
 BUCKET_COLUMN = "__paimon_wire_bucket"
@@ -183,6 +219,12 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
             whose compactions cannot be verified (postpone tables, ``bucket = -2``;
             primary-key tables with the ``partial-update`` or ``aggregation`` merge engine)
             raise ``UnsupportedError`` here, before anything is written.
+        max_payload_bytes: Split each task's payload into payloads of at most this many bytes
+            (``split_payload``; at least 256), carried to the driver as one set and decoded
+            there as the one payload it was split from. For engines whose transport has a
+            frame limit; Ray's object store has none, so the default (``None``) sends one
+            payload per task. A task whose payload cannot be split to the limit (one file's
+            entry larger than it) fails with ``SplitError``.
 
     After a job, ``outcome`` holds the ``CommitOutcome`` and ``commit_identifier`` the
     identifier used.
@@ -200,7 +242,10 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         catalog_options: Optional[Mapping[str, str]] = None,
         allow_compaction: bool = False,
         verify_compaction: bool = False,
+        max_payload_bytes: Optional[int] = None,
     ) -> None:
+        if max_payload_bytes is not None and max_payload_bytes < 256:
+            raise ValueError(f"max_payload_bytes must be at least 256, got {max_payload_bytes}")
         self._catalog_options = dict(catalog_options or {})
         opened = open_table(warehouse, table, catalog_options=self._catalog_options)
         kind, _buckets = opened.routing()
@@ -220,6 +265,7 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         self.overwrite = overwrite
         self.allow_compaction = allow_compaction or verify_compaction
         self.verify_compaction = verify_compaction
+        self.max_payload_bytes = max_payload_bytes
         self.commit_identifier: Optional[int] = None
         self.outcome: Optional[CommitOutcome] = None
         self._fixed_identifier = commit_identifier
@@ -319,8 +365,7 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         assert self.commit_identifier is not None
         coordinator = self._coordinator()
         # Decoding, validation and merging commit nothing: a failure there is safe to abort.
-        parts = [coordinator.deserialize(payload, version) for payload, version in payloads]
-        merged = coordinator.merge(parts)
+        merged = coordinator.merge([_decode(coordinator, payload) for payload in payloads])
         self._commit_started = True
         return coordinator.commit(merged, self.commit_identifier)
 
@@ -382,9 +427,9 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         if not payloads:
             return
         coordinator = self._coordinator()
-        for payload, version in payloads:
+        for payload in payloads:
             try:
-                coordinator.abort(coordinator.deserialize(payload, version))
+                coordinator.abort(_decode(coordinator, payload))
             except Exception as e:  # best effort: report and go on with the others
                 logger.warning("cannot delete the files of a prepared payload: %s", e)
 
@@ -411,7 +456,11 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
                         )
                     data = data.drop_columns([BUCKET_COLUMN])
                 writer.write(data)
-            prepared = writer.prepare_commit()
+            payload, version = writer.prepare_commit()
+            if self.max_payload_bytes is None:
+                prepared = ([payload], version)
+            else:
+                prepared = (split_payload(payload, self.max_payload_bytes, version), version)
             if self._tracker is not None:
                 ray.get(self._tracker.add.remote(prepared))
         except BaseException:
@@ -420,7 +469,7 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
             writer.close()
             if prepared is not None:
                 coordinator = self._coordinator(table)
-                coordinator.abort(coordinator.deserialize(*prepared))
+                coordinator.abort(_decode(coordinator, prepared))
             raise
         writer.close()
         return prepared
