@@ -131,7 +131,10 @@ class RecordingSink(PaimonDatasink):
         super().on_write_complete(write_result)
 
     def write(self, blocks, ctx):
-        payload, version = super().write(blocks, ctx)
+        result = super().write(blocks, ctx)
+        if result is None:
+            return None
+        payload, version = result
         return payload, version, os.getpid()
 
     def _commit(self, payloads):

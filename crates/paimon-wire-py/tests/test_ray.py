@@ -113,6 +113,26 @@ def test_split_payloads_travel_as_sets_and_commit_as_one(warehouse):
     assert data_files(table) == committed
 
 
+def test_a_rerun_with_a_committed_identifier_writes_nothing_and_commits_nothing(warehouse):
+    table = create_orders(warehouse)
+    first = PaimonDatasink(warehouse, "db.orders", "nightly", commit_identifier=42)
+    dataset_of(range(1000), 2).write_datasink(first)
+    assert (first.outcome.status, first.outcome.snapshot_id) == ("committed", 1)
+    files_after_first = data_files(table)
+
+    # A new driver (a new sink) runs the same job again: same user, same identifier.
+    rerun = RecordingSink(warehouse, "db.orders", "nightly", commit_identifier=42)
+    dataset_of(range(1000), 2).write_datasink(rerun)
+
+    assert (rerun.outcome.status, rerun.outcome.snapshot_id) == ("already_committed", 1)
+    assert rerun.write_result.write_returns and all(
+        r is None for r in rerun.write_result.write_returns
+    ), "a write task of the rerun wrote"
+    assert data_files(table) == files_after_first, "the rerun wrote files"
+    assert table.latest_snapshot()["id"] == 1
+    assert sorted_ids(read_with_pypaimon(warehouse)) == list(range(1000))
+
+
 def test_a_payload_limit_below_the_minimum_is_refused_before_writing(warehouse):
     create_orders(warehouse)
     with pytest.raises(ValueError, match="at least 256, got 255"):

@@ -67,9 +67,13 @@ identifiers to increase per commit user). It is stored on the sink
 again with the same result, or ``retry_commit()`` after a commit whose outcome is unknown
 -- commits nothing twice (``status == "already_committed"``). To make a *rerun of the
 whole job* (a new driver) exactly-once, pass both ``commit_user`` and
-``commit_identifier`` yourself, e.g. from your scheduler's run id; the rerun's commit then
-finds the identifier committed and commits nothing (its newly written files are left
-unreferenced: Paimon's orphan-file cleanup removes them).
+``commit_identifier`` yourself, e.g. from your scheduler's run id. A job whose fixed
+identifier is already committed (a rerun of a driver that died after its commit) writes
+nothing and commits nothing: ``on_write_start`` asks the table (``commit_status``), the write
+tasks return at once, and ``outcome`` is the earlier commit's, ``already_committed``. (A
+rerun that found the identifier free and lost a race to another run of the same job fails
+with ``IdentifierReusedError``: nothing of it is committed, and its files are left for
+orphan cleanup.)
 """
 
 from __future__ import annotations
@@ -248,7 +252,7 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
             raise ValueError(f"max_payload_bytes must be at least 256, got {max_payload_bytes}")
         self._catalog_options = dict(catalog_options or {})
         opened = open_table(warehouse, table, catalog_options=self._catalog_options)
-        kind, _buckets = opened.routing()
+        kind, buckets = opened.routing()
         if kind == "single-writer":
             raise UnsupportedError(
                 f"table {opened.name} is a primary-key table with dynamic buckets (bucket = -1): "
@@ -258,6 +262,7 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
                 "buckets (bucket = -2), or write it from one process"
             )
         self._routed = kind == "fixed-bucket" and bool(opened.primary_keys)
+        self._buckets = buckets
         self._partition_keys = list(opened.partition_keys)
         self.warehouse = opened.warehouse
         self.table = opened.name
@@ -274,6 +279,8 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         self._tracker: Any = None
         self._pending: Optional[list[Payload]] = None
         self._commit_started = False
+        self._committed_before: Optional[CommitOutcome] = None
+        self._write_nothing = False
         if verify_compaction:
             # Bind once here so a table whose compactions cannot be verified is refused
             # before any task writes (UnsupportedError), not at the commit.
@@ -287,11 +294,16 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         buckets, where every bucket must have exactly one writer task."""
         return self._routed
 
-    def route(self, dataset: Any) -> Any:
+    def route(self, dataset: Any, num_partitions: Optional[int] = None) -> Any:
         """``dataset`` with its rows grouped by (partition, bucket), so every bucket of a
         fixed-bucket primary-key table reaches exactly one write task; the bucket comes
         from ``Table.bucket_ids`` (Paimon Java's bucket function). Other tables: returned
-        unchanged."""
+        unchanged.
+
+        ``num_partitions`` is the shuffle's partition count (``Dataset.groupby``), and so
+        the number of write tasks. Default: the table's bucket count when it is not
+        partitioned (one task per bucket at most), else Ray's default
+        (``DataContext.default_hash_shuffle_parallelism``, 200)."""
         if not self._routed:
             return dataset
         warehouse, table, options = self.warehouse, self.table, self._catalog_options
@@ -304,9 +316,11 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         def whole_group(group: pyarrow.Table) -> pyarrow.Table:
             return group
 
+        if num_partitions is None and not self._partition_keys:
+            num_partitions = self._buckets
         return (
             dataset.map_batches(add_bucket, batch_format="pyarrow", batch_size=None)
-            .groupby([*self._partition_keys, BUCKET_COLUMN])
+            .groupby([*self._partition_keys, BUCKET_COLUMN], num_partitions=num_partitions)
             .map_groups(whole_group, batch_format="pyarrow")
         )
 
@@ -336,11 +350,19 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         self.outcome = None
         self._pending = None
         self._commit_started = False
+        # A fixed identifier may be committed already: by an earlier run of this job whose
+        # driver died after committing. Then this run writes nothing (write() returns at once).
+        self._committed_before = None
+        if self._fixed_identifier is not None:
+            self._committed_before = self._coordinator().commit_status(identifier)
+        self._write_nothing = self._committed_before is not None
 
     def on_write_start(self, schema: Optional[pyarrow.Schema] = None) -> None:
-        """Fixes the job's commit identifier and starts the payload tracker (driver)."""
+        """Fixes the job's commit identifier and starts the payload tracker (driver). With
+        a fixed identifier that is already committed, the job writes nothing."""
         self._start_job()
-        self._tracker = _payload_tracker_actor().remote()
+        if self._committed_before is None:
+            self._tracker = _payload_tracker_actor().remote()
 
     def on_write_complete(self, write_result: WriteResult[Optional[Payload]]) -> None:
         """Validates, merges and commits every task's payload once (driver)."""
@@ -348,6 +370,18 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
             # Ray did not call on_write_start (an empty dataset).
             self._start_job()
         payloads = [p for p in write_result.write_returns if p is not None]
+        if self._committed_before is not None:
+            # Nothing was written (write() returned None in every task).
+            self.outcome = self._committed_before
+            logger.info(
+                "Paimon table %s: identifier %s of commit user %s was committed before this "
+                "job started (%s): nothing written, nothing committed",
+                self.table,
+                self.commit_identifier,
+                self.commit_user,
+                self.outcome,
+            )
+            return
         self._pending = payloads
         self.outcome = self._commit(payloads)
         self._pending = None
@@ -436,7 +470,10 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
     # --- worker side -------------------------------------------------------------------
 
     def write(self, blocks: Iterable[Block], ctx: TaskContext) -> Optional[Payload]:
-        """Writes this task's blocks and returns their payload (worker)."""
+        """Writes this task's blocks and returns their payload (worker); nothing when the
+        job's identifier was committed before it started."""
+        if self._write_nothing:
+            return None
         table = self._open()
         writer = table.new_writer(self.commit_user, overwrite=self.overwrite)
         prepared: Optional[Payload] = None
@@ -492,4 +529,5 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         state = self.__dict__.copy()
         state["_pending"] = None
         state["outcome"] = None
+        state["_committed_before"] = None
         return state
