@@ -10,6 +10,8 @@ PYPAIMON_READ=$root/scripts/s3/pypaimon-read
 failures=0
 
 say() { printf '%s\n' "$*"; }
+# long_or LONG SHORT: LONG when PAIMON_WIRE_LONG_TESTS=1 (the long soak runs), else SHORT (CI).
+long_or() { if [ "${PAIMON_WIRE_LONG_TESTS:-0}" = 1 ]; then echo "$1"; else echo "$2"; fi; }
 pass() { say "  ok    $*"; }
 fail() { say "  FAIL  $*"; failures=$((failures + 1)); }
 
