@@ -137,10 +137,9 @@ def _payload_tracker_actor() -> Any:
             return list(self._payloads)
 
     driver_node = ray.get_runtime_context().get_node_id()
-    return ray.remote(
-        num_cpus=0,
-        scheduling_strategy=NodeAffinitySchedulingStrategy(driver_node, soft=False),
-    )(PreparedPayloads)
+    return ray.remote(num_cpus=0)(PreparedPayloads).options(
+        scheduling_strategy=NodeAffinitySchedulingStrategy(driver_node, soft=False)
+    )
 
 
 def _default_commit_user(table: Table) -> str:
