@@ -4,8 +4,9 @@
 //! count must equal the number of successes, and every row of every successful payload must
 //! be in the table exactly once (and no row of a payload that was not committed).
 //!
-//! Each leg is bounded: `PAIMON_WIRE_RACE_ROUNDS` (default 25) rounds of
-//! `PAIMON_WIRE_RACE_COMMITTERS` (default 8) processes.
+//! Each leg is bounded: `PAIMON_WIRE_RACE_ROUNDS` (default 12, or 25 with
+//! `PAIMON_WIRE_LONG_TESTS=1`, the long soak run) rounds of `PAIMON_WIRE_RACE_COMMITTERS`
+//! (default 8) processes.
 //!
 //! The races run on a local warehouse in a temporary directory, or, for the `remote_` tests
 //! (ignored by default; `scripts/test-s3-minio` and `scripts/test-rest` run them), on the
@@ -77,6 +78,15 @@ impl Store {
 }
 /// Rows in each payload.
 const ROWS_PER_PAYLOAD: u64 = 20;
+
+/// `long` under `PAIMON_WIRE_LONG_TESTS=1` (the long soak run), else `short` (CI's bound).
+fn short_or_long(short: u32, long: u32) -> u32 {
+    if std::env::var("PAIMON_WIRE_LONG_TESTS").as_deref() == Ok("1") {
+        long
+    } else {
+        short
+    }
+}
 
 fn env_or(name: &str, default: u32) -> u32 {
     std::env::var(name)
@@ -501,10 +511,11 @@ fn race(race: Race) -> RaceCounts {
     counts
 }
 
-/// Distinct commit users: `PAIMON_WIRE_RACE_ROUNDS` rounds of `PAIMON_WIRE_RACE_COMMITTERS`.
+/// Distinct commit users: `PAIMON_WIRE_RACE_ROUNDS` rounds of `PAIMON_WIRE_RACE_COMMITTERS`
+/// (8 x 12 by default, 8 x 25 in the long run).
 fn own_commit_users(remote: bool) {
     let committers = env_or("PAIMON_WIRE_RACE_COMMITTERS", 8);
-    let rounds = env_or("PAIMON_WIRE_RACE_ROUNDS", 25);
+    let rounds = env_or("PAIMON_WIRE_RACE_ROUNDS", short_or_long(12, 25));
     let counts = race(Race {
         remote,
         committers,
