@@ -67,10 +67,10 @@ def progress_actor(driver_node: str) -> Any:
             self.attempts: dict[str, dict[str, Any]] = {}
 
         def started(self, attempt: str, node: str) -> None:
-            self.attempts[attempt] = {"node": node, "blocks": 0, "prepared": None}
+            self.attempts[attempt] = {"node": node, "chunks": 0, "prepared": None}
 
-        def block_written(self, attempt: str) -> None:
-            self.attempts[attempt]["blocks"] += 1
+        def chunk_written(self, attempt: str) -> None:
+            self.attempts[attempt]["chunks"] += 1
 
         def prepared(self, attempt: str, files: list[str]) -> None:
             self.attempts[attempt]["prepared"] = files
@@ -89,10 +89,10 @@ class ClusterSink(PaimonDatasink):
     writer in chunks of ``CHUNK_ROWS`` rows with a short pause after each, so a task is in
     flight, holding closed files, long enough for a node to die under it."""
 
-    def __init__(self, *args: Any, progress: Any, block_pause: float, die_after_commit: bool, **kwargs: Any):
+    def __init__(self, *args: Any, progress: Any, chunk_pause: float, die_after_commit: bool, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.progress = progress
-        self.block_pause = block_pause
+        self.chunk_pause = chunk_pause
         self.die_after_commit = die_after_commit
 
     def write(self, blocks, ctx):  # type: ignore[no-untyped-def]
@@ -104,8 +104,8 @@ class ClusterSink(PaimonDatasink):
                 rows = BlockAccessor.for_block(block).to_arrow()
                 for offset in range(0, rows.num_rows, CHUNK_ROWS):
                     yield rows.slice(offset, CHUNK_ROWS)  # written before the next is asked for
-                    ray.get(self.progress.block_written.remote(attempt))
-                    time.sleep(self.block_pause)
+                    ray.get(self.progress.chunk_written.remote(attempt))
+                    time.sleep(self.chunk_pause)
 
         result = super().write(reporting(blocks), ctx)
         if result is not None:
@@ -155,7 +155,7 @@ def main() -> None:
     parser.add_argument("--kind", choices=["append", "pk"], required=True)
     parser.add_argument("--ids", required=True)
     parser.add_argument("--blocks", type=int, default=12)
-    parser.add_argument("--block-pause", type=float, default=0.2)
+    parser.add_argument("--chunk-pause", type=float, default=0.2)
     parser.add_argument("--kill-node-ip")
     parser.add_argument("--kill-pid", type=int)
     parser.add_argument("--commit-user")
@@ -199,7 +199,7 @@ def main() -> None:
         catalog_options=options,
         max_payload_bytes=args.max_payload_bytes,
         progress=progress,
-        block_pause=args.block_pause,
+        chunk_pause=args.chunk_pause,
         die_after_commit=args.die_after_commit,
     )
 
@@ -225,7 +225,7 @@ def main() -> None:
         while not job_done.is_set():
             attempts = ray.get(progress.report.remote())
             busy = [
-                a for a, s in attempts.items() if s["node"] == victim and s["blocks"] >= 2 and s["prepared"] is None
+                a for a, s in attempts.items() if s["node"] == victim and s["chunks"] >= 2 and s["prepared"] is None
             ]
             if busy:
                 os.kill(args.kill_pid, signal.SIGKILL)

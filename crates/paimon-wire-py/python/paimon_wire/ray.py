@@ -88,14 +88,14 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import pyarrow
 import ray
-from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from ray.data.block import Block, BlockAccessor
 from ray.data.datasource.datasink import Datasink, WriteResult
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from paimon_wire._native import (
+    BoundMessages,
     CommitOutcome,
     Coordinator,
-    BoundMessages,
     Table,
     UnsupportedError,
     open_table,
