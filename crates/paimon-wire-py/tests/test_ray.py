@@ -133,6 +133,16 @@ def test_a_rerun_with_a_committed_identifier_writes_nothing_and_commits_nothing(
     assert sorted_ids(read_with_pypaimon(warehouse)) == list(range(1000))
 
 
+def test_a_payload_that_cannot_be_split_to_the_limit_fails_the_job_and_leaves_no_files(warehouse):
+    table = create_orders(warehouse)
+    # 256 bytes: the minimum, smaller than one data file's entry.
+    sink = PaimonDatasink(warehouse, "db.orders", max_payload_bytes=256)
+    with pytest.raises(Exception, match="cannot be split into payloads of at"):
+        dataset_of(range(1000), 2).write_datasink(sink)
+    assert table.latest_snapshot() is None
+    assert data_files(table) == [], "the prepared files of the failed split were left behind"
+
+
 def test_a_payload_limit_below_the_minimum_is_refused_before_writing(warehouse):
     create_orders(warehouse)
     with pytest.raises(ValueError, match="at least 256, got 255"):

@@ -493,9 +493,10 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
                     data = data.drop_columns([BUCKET_COLUMN])
                 writer.write(data)
             payload, version = writer.prepare_commit()
-            if self.max_payload_bytes is None:
-                prepared = ([payload], version)
-            else:
+            # Prepared from here on: a failure below (a split that cannot fit) still aborts
+            # these files, which close() no longer deletes.
+            prepared = ([payload], version)
+            if self.max_payload_bytes is not None:
                 prepared = (split_payload(payload, self.max_payload_bytes, version), version)
             if self._tracker is not None:
                 ray.get(self._tracker.add.remote(prepared))
