@@ -360,7 +360,7 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         """Fixes the job's commit identifier and starts the payload tracker (driver). With
         a fixed identifier that is already committed, the job writes nothing."""
         self._start_job()
-        if self._committed_before is None:
+        if not self._write_nothing:
             self._tracker = _payload_tracker_actor().remote()
 
     def on_write_complete(self, write_result: WriteResult[Optional[Payload]]) -> None:
