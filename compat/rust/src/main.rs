@@ -131,10 +131,23 @@ enum Command {
         /// many files (the split-payload flows).
         #[arg(long, default_value_t = 1)]
         flushes: usize,
+        /// `I/N`: on a dynamic-bucket table, be assigner I of N and write only its rows.
+        #[arg(long, value_parser = parse_assigner)]
+        assigner: Option<(i32, i32)>,
         #[arg(long, value_parser = parse_version)]
         version: SerializerVersion,
         #[arg(long)]
         out: PathBuf,
+    },
+    /// Check that paimon-wire's AssignerRouter routes every row of a dynamic-bucket table that
+    /// N Java assigners wrote from empty to the assigner that owns its bucket.
+    CheckAssigners {
+        #[arg(long)]
+        warehouse: String,
+        #[arg(long)]
+        table: String,
+        #[arg(long)]
+        assigners: i32,
     },
     /// Check that paimon-wire's BucketRouter puts every row of the tables Java wrote into
     /// database `buckets` (harness `bucket-tables`) into the bucket Java chose.
@@ -160,6 +173,16 @@ enum Command {
 fn parse_version(s: &str) -> Result<SerializerVersion, String> {
     let n: i32 = s.parse().map_err(|_| format!("not a version: {s}"))?;
     SerializerVersion::try_from(n).map_err(|e| e.to_string())
+}
+
+fn parse_assigner(s: &str) -> Result<(i32, i32), String> {
+    let (id, n) = s.split_once('/').ok_or("expected I/N")?;
+    let id: i32 = id.parse().map_err(|_| format!("not a number: {id}"))?;
+    let n: i32 = n.parse().map_err(|_| format!("not a number: {n}"))?;
+    if !(0..n).contains(&id) {
+        return Err(format!("assigner {id} is not one of 0..{n}"));
+    }
+    Ok((id, n))
 }
 
 fn parse_range(s: &str) -> Result<(i32, i32), String> {
@@ -337,6 +360,7 @@ fn run(command: Command) -> Result<()> {
             rows,
             value_prefix,
             flushes,
+            assigner,
             version,
             out,
         } => {
@@ -350,6 +374,7 @@ fn run(command: Command) -> Result<()> {
                     range: rows,
                     value_prefix: &value_prefix,
                     flushes,
+                    assigner,
                 },
                 version,
             ))??;
@@ -370,6 +395,18 @@ fn run(command: Command) -> Result<()> {
                 );
             }
             println!("bucket routing matches Java on {} tables", checked.len());
+        }
+        Command::CheckAssigners {
+            warehouse,
+            table,
+            assigners,
+        } => {
+            let (rows, buckets) =
+                block_on(buckets::check_assigners(&warehouse, &table, assigners))??;
+            println!(
+                "{table}: {rows} rows in {buckets} buckets, every row routed to the assigner \
+                 that owns its bucket, as Java's"
+            );
         }
         Command::Read {
             warehouse,

@@ -15,7 +15,7 @@ use futures::TryStreamExt;
 use paimon_wire::coordinator::{open_table_with_options, parse_table_name};
 use paimon_wire::paimon::spec::{DataType, IntType, Schema, VarCharType};
 use paimon_wire::warehouse::{open_catalog, WarehouseOptions};
-use paimon_wire::{serialize_list, SerializerVersion};
+use paimon_wire::{serialize_list, AssignerRouter, SerializerVersion};
 
 /// The two table kinds of the interop checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -97,6 +97,9 @@ pub struct WrittenRows<'a> {
     pub value_prefix: &'a str,
     /// How many batches (at least 1).
     pub flushes: usize,
+    /// On a dynamic-bucket table: this worker is assigner `.0` of `.1` and writes only the
+    /// rows [`paimon_wire::AssignerRouter`] routes to it.
+    pub assigner: Option<(i32, i32)>,
 }
 
 pub async fn write(
@@ -111,14 +114,21 @@ pub async fn write(
         range: (from, to),
         value_prefix: prefix,
         flushes,
+        assigner,
     } = rows_written;
     let table = open_table_with_options(warehouse, table, options)
         .await
         .map_err(|e| e.to_string())?;
-    let builder = table
+    let mut builder = table
         .new_write_builder()
         .with_commit_user(commit_user)
         .map_err(err("commit user"))?;
+    let mut router = None;
+    if let Some((id, n)) = assigner {
+        let routing = AssignerRouter::for_table(&table, n).map_err(|e| e.to_string())?;
+        builder = builder.with_dynamic_bucket_share(routing.share(id).map_err(|e| e.to_string())?);
+        router = Some((routing, id));
+    }
     let mut write = builder.new_write().map_err(err("new write"))?;
     // One message per (partition, bucket), in first-seen order, holding every flush's files.
     let mut messages: Vec<paimon_wire::paimon::table::CommitMessage> = Vec::new();
@@ -127,8 +137,17 @@ pub async fn write(
     let mut start = from;
     while start < to {
         let end = (start + step.max(1)).min(to);
+        let mut batch = rows(start, end, prefix);
+        if let Some((routing, id)) = &router {
+            let assigners = routing.assigner_ids(&batch).map_err(|e| e.to_string())?;
+            let keep = arrow_array::BooleanArray::from(
+                assigners.iter().map(|a| a == id).collect::<Vec<_>>(),
+            );
+            batch = arrow_select::filter::filter_record_batch(&batch, &keep)
+                .map_err(|e| format!("selecting assigner {id}'s rows: {e}"))?;
+        }
         write
-            .write_arrow_batch(&rows(start, end, prefix))
+            .write_arrow_batch(&batch)
             .await
             .map_err(err("writing rows"))?;
         for m in write

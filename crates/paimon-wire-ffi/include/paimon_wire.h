@@ -228,7 +228,11 @@ typedef enum paimon_wire_routing_kind {
   // (`bucket = -2`, the way to write one primary-key bucket from many writers).
   PAIMON_WIRE_ROUTING_KIND_ANY_WRITER = 2,
   // Primary-key table with dynamic buckets (`bucket = -1`): buckets come from the table's
-  // hash index and are assigned by the writer, so only one writer may write it.
+  // hash index and are assigned by the writer, so independent writers put one key in two
+  // buckets. Write it from one writer, or, when the primary key includes every partition
+  // key, from N writers that are assigners 0..N-1: route rows with
+  // `paimon_wire_table_assigner_ids` and make each writer's builder with
+  // `paimon_wire_write_builder_new_assigner`.
   PAIMON_WIRE_ROUTING_KIND_SINGLE_WRITER = 3,
 } paimon_wire_routing_kind;
 
@@ -871,6 +875,34 @@ struct paimon_wire_error *paimon_wire_table_bucket_ids(const struct paimon_wire_
                                                        int32_t *out_buckets,
                                                        size_t out_len);
 
+// Computes which of `assigners` dynamic-bucket assigners owns every row of a record batch of a
+// dynamic-bucket primary-key table (`bucket = -1`, primary key including every partition key),
+// as Paimon Java routes rows to its `HashBucketAssigner`s: `(|partition hash % assigners| +
+// |key hash % owners|) % assigners` over the `BinaryRow` hashes of the partition and the
+// trimmed primary key, where `owners` is `dynamic-bucket.initial-buckets` capped at
+// `assigners` (unset: `assigners`). Send each row to the writer that is that assigner
+// (`paimon_wire_write_builder_new_assigner`). Row `i`'s assigner is written to
+// `out_assigners[i]`; `out_len` must be at least the row count.
+//
+// Ownership of `array` and `schema` moves to this function whenever they are non-NULL, even
+// when it fails. Returns NULL on success or an error owned by the caller:
+// `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for a table that is not such a table (the message says
+// why), `PAIMON_WIRE_ERROR_CODE_ARROW` for an array that cannot be imported or lacks a
+// partition or primary-key column, `PAIMON_WIRE_ERROR_CODE_PAIMON` for a column of the wrong
+// type or `assigners` below 1, `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` when `out_len` is below
+// the row count.
+//
+// # Safety
+// `table` is NULL or a table handle from this library; `array` / `schema` are NULL or valid
+// Arrow C Data Interface structs; `out_assigners` is NULL (only with `out_len` 0) or points to
+// `out_len` writable `int32_t`s.
+struct paimon_wire_error *paimon_wire_table_assigner_ids(const struct paimon_wire_table *table,
+                                                         struct ArrowArray *array,
+                                                         struct ArrowSchema *schema,
+                                                         int32_t assigners,
+                                                         int32_t *out_assigners,
+                                                         size_t out_len);
+
 // Serializes `messages` at `version` as several standard payloads of at most `max_bytes`
 // bytes each (for a transport with a frame limit), each one Java's
 // `CommitMessageSerializer.serializeList` of some of the messages. A message larger than a
@@ -1071,6 +1103,25 @@ struct paimon_wire_result_write_builder paimon_wire_write_builder_new(const stru
                                                                       const char *commit_user,
                                                                       bool overwrite,
                                                                       int32_t write_kind);
+
+// Creates a write builder like `builder` whose writers are dynamic-bucket assigner `assign_id`
+// of `assigners` (Paimon Java's distributed `HashBucketAssigner`): each accepts only the rows
+// `paimon_wire_table_assigner_ids` routes to `assign_id`, keeps the bucket of every key already
+// in the table's HASH index, creates only the buckets it owns (`bucket % owners == assign_id %
+// owners`), and writes the HASH index updates of its buckets in its commit messages. `builder`
+// is unchanged. A table written this way needs every worker to pass the same `assigners`; the
+// coordinator refuses payloads that give one key two buckets (rule `hash-index-keys`).
+//
+// Returns a new builder owned by the caller, or an error: `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED`
+// for a table that is not a dynamic-bucket primary-key table whose primary key includes every
+// partition key, or a builder of another write kind; `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT`
+// when `assign_id` is not in `0..assigners`.
+//
+// # Safety
+// `builder` is NULL or a handle from this library.
+struct paimon_wire_result_write_builder paimon_wire_write_builder_new_assigner(const struct paimon_wire_write_builder *builder,
+                                                                               int32_t assign_id,
+                                                                               int32_t assigners);
 
 // Creates a writer. A worker usually makes one writer per builder; several writers of one
 // builder write disjoint data and their messages are merged by the coordinator.

@@ -316,6 +316,14 @@ class WriteBuilder {
     detail::throw_if_error(result.error);
     return TableWrite(result.write);
   }
+  /// A builder like this one whose writers are dynamic-bucket assigner `assign_id` of
+  /// `assigners` (paimon_wire_write_builder_new_assigner); this one is unchanged.
+  WriteBuilder new_assigner(int32_t assign_id, int32_t assigners) const {
+    paimon_wire_result_write_builder result =
+        paimon_wire_write_builder_new_assigner(handle_.get(), assign_id, assigners);
+    detail::throw_if_error(result.error);
+    return WriteBuilder(result.builder);
+  }
   const paimon_wire_write_builder *get() const noexcept { return handle_.get(); }
   paimon_wire_write_builder *release() noexcept { return handle_.release(); }
 
@@ -547,6 +555,22 @@ class Table {
     detail::throw_if_error(
         paimon_wire_table_bucket_ids(handle_.get(), array, schema, buckets.data(), buckets.size()));
     return buckets;
+  }
+  /// The dynamic-bucket assigner (0..assigners-1) of every row of a batch of a dynamic-bucket
+  /// primary-key table (paimon_wire_table_assigner_ids). Takes ownership of the Arrow structs,
+  /// even when it throws.
+  std::vector<int32_t> assigner_ids(ArrowArray *array, ArrowSchema *schema, int32_t assigners) const {
+    std::vector<int32_t> owners;
+    try {
+      owners.resize(array != nullptr && array->length > 0 ? static_cast<size_t>(array->length) : 0);
+    } catch (...) {
+      if (array != nullptr && array->release != nullptr) array->release(array);
+      if (schema != nullptr && schema->release != nullptr) schema->release(schema);
+      throw;
+    }
+    detail::throw_if_error(paimon_wire_table_assigner_ids(handle_.get(), array, schema, assigners,
+                                                          owners.data(), owners.size()));
+    return owners;
   }
   /// A write builder for one logical commit.
   WriteBuilder new_write_builder(std::string_view commit_user, bool overwrite = false,

@@ -6,7 +6,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use arrow_array::ffi::{from_ffi, FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{Array, RecordBatch, StructArray};
 use arrow_schema::DataType;
-use paimon_wire_core::paimon::table::{PostponeFixedBucketTableWrite, Table, TableWrite};
+use paimon_wire_core::paimon::table::{
+    AssignerShare, PostponeFixedBucketTableWrite, Table, TableWrite,
+};
+use paimon_wire_core::AssignerRouter;
 use paimon_wire_core::CommitMessage;
 
 use crate::args::c_str;
@@ -35,6 +38,8 @@ pub(crate) struct WriteBuilderHandle {
     commit_user: String,
     overwrite: bool,
     write_kind: paimon_wire_write_kind,
+    /// On a dynamic-bucket table: the assigner share its writers are.
+    assigner: Option<AssignerShare>,
 }
 
 impl HandleDescriptor for paimon_wire_write_builder {
@@ -151,6 +156,10 @@ impl WriteBuilderHandle {
                 } else {
                     builder
                 };
+                let builder = match self.assigner {
+                    Some(share) => builder.with_dynamic_bucket_share(share),
+                    None => builder,
+                };
                 Ok(Writer::Standard(Box::new(builder.new_write()?)))
             }
             paimon_wire_write_kind::PostponeFixedBucket => {
@@ -209,8 +218,63 @@ pub unsafe extern "C" fn paimon_wire_write_builder_new(
             commit_user: commit_user.to_string(),
             overwrite,
             write_kind: write_kind_arg(write_kind)?,
+            assigner: None,
         };
         // Refuse a bad commit user or write kind now rather than at the first write.
+        drop(handle.new_writer()?);
+        Ok(handle::into_raw::<paimon_wire_write_builder>(handle))
+    })
+}
+
+/// Creates a write builder like `builder` whose writers are dynamic-bucket assigner `assign_id`
+/// of `assigners` (Paimon Java's distributed `HashBucketAssigner`): each accepts only the rows
+/// `paimon_wire_table_assigner_ids` routes to `assign_id`, keeps the bucket of every key already
+/// in the table's HASH index, creates only the buckets it owns (`bucket % owners == assign_id %
+/// owners`), and writes the HASH index updates of its buckets in its commit messages. `builder`
+/// is unchanged. A table written this way needs every worker to pass the same `assigners`; the
+/// coordinator refuses payloads that give one key two buckets (rule `hash-index-keys`).
+///
+/// Returns a new builder owned by the caller, or an error: `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED`
+/// for a table that is not a dynamic-bucket primary-key table whose primary key includes every
+/// partition key, or a builder of another write kind; `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT`
+/// when `assign_id` is not in `0..assigners`.
+///
+/// # Safety
+/// `builder` is NULL or a handle from this library.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_wire_write_builder_new_assigner(
+    builder: *const paimon_wire_write_builder,
+    assign_id: i32,
+    assigners: i32,
+) -> paimon_wire_result_write_builder {
+    guard(function_name!(), || {
+        // SAFETY: forwarded from the caller.
+        let builder = unsafe { handle::borrow(builder, "builder")? };
+        if builder.write_kind != paimon_wire_write_kind::Standard {
+            return Err(FfiError::new(
+                paimon_wire_error_code::Unsupported,
+                "dynamic-bucket assigners use PAIMON_WIRE_WRITE_KIND_STANDARD writers",
+            ));
+        }
+        if assigners < 1 || !(0..assigners).contains(&assign_id) {
+            return Err(FfiError::invalid_argument(format!(
+                "argument `assign_id` is {assign_id}, not one of 0..{assigners}"
+            )));
+        }
+        let router = AssignerRouter::for_table(&builder.table, assigners)
+            .map_err(|e| FfiError::new(paimon_wire_error_code::Unsupported, e.to_string()))?;
+        let share = router
+            .share(assign_id)
+            .map_err(|e| FfiError::invalid_argument(e.to_string()))?;
+        let handle = WriteBuilderHandle {
+            table: builder.table.clone(),
+            runtime: builder.runtime.clone(),
+            validate_arrow: builder.validate_arrow,
+            commit_user: builder.commit_user.clone(),
+            overwrite: builder.overwrite,
+            write_kind: builder.write_kind,
+            assigner: Some(share),
+        };
         drop(handle.new_writer()?);
         Ok(handle::into_raw::<paimon_wire_write_builder>(handle))
     })

@@ -195,6 +195,56 @@ fn primary_key_table_with_fixed_buckets_commits_once_only_when_workers_are_route
     assert_eq!(warehouse.rows("orders"), expected_rows(0, 300, PARTITIONS));
 }
 
+/// Three workers that are dynamic-bucket assigners 0, 1 and 2 of 3
+/// (`paimon_wire_write_builder_new_assigner`, rows routed by `paimon_wire_table_assigner_ids`)
+/// write a dynamic-bucket primary-key table in two jobs; the second rewrites every key of the
+/// first and adds as many. Each job commits once, every key reads back once, and every bucket
+/// holds rows of one assigner only (`bucket % 3`).
+#[test]
+fn dynamic_bucket_table_written_by_three_assigner_processes_keeps_one_row_per_key() {
+    let warehouse = Warehouse::new();
+    warehouse.create_orders("orders", Layout::PrimaryKeyDynamicBuckets);
+    let worker = c_program("worker");
+    for (job, rows) in [(1, 300), (2, 600)] {
+        let commit_user = format!("job-{job}");
+        let payloads: Vec<String> = (0..3)
+            .map(|w| {
+                let out = warehouse.scratch(&format!("orders-{job}-{w}.payload"));
+                let partitions = PARTITIONS.join(",");
+                let route = format!("assigner:{w}/3");
+                let rows = rows.to_string();
+                let stdout = run_ok(
+                    &worker,
+                    &[
+                        warehouse.path(),
+                        "db.orders",
+                        commit_user.as_str(),
+                        "0",
+                        "0",
+                        rows.as_str(),
+                        partitions.as_str(),
+                        out.as_str(),
+                        route.as_str(),
+                    ],
+                );
+                assert!(stdout.contains("assigned_rows="), "{stdout}");
+                for message in decode_payload(&out) {
+                    if !message.new_files.is_empty() {
+                        assert_eq!(message.bucket % 3, w, "worker {w}: {message:?}");
+                    }
+                }
+                out
+            })
+            .collect();
+        let outcome = Job::new(&warehouse, &commit_user, false).run_coordinator(1, &payloads);
+        assert!(
+            outcome.starts_with(&format!("committed snapshot={job} ")),
+            "{outcome}"
+        );
+        assert_eq!(warehouse.rows("orders"), expected_rows(0, rows, PARTITIONS));
+    }
+}
+
 #[test]
 fn overwrite_replaces_the_partitions_the_workers_wrote_and_keeps_the_others() {
     let warehouse = Warehouse::new();

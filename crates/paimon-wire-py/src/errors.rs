@@ -367,7 +367,8 @@ impl From<Error> for PyErr {
             }
             Error::Arrow(message) => ArrowError::new_err(message),
             Error::Routing(e) => match e {
-                paimon_wire::RoutingError::NotFixedBucket { .. } => {
+                paimon_wire::RoutingError::NotFixedBucket { .. }
+                | paimon_wire::RoutingError::NotDynamicBucket { .. } => {
                     UnsupportedError::new_err(e.to_string())
                 }
                 paimon_wire::RoutingError::MissingColumn { .. } => {

@@ -244,9 +244,37 @@ impl Table {
     /// the mode; on a primary-key table the coordinator tells it from the files' sequence
     /// numbers and raises `ValidationError` (rule `sequence-numbers`) for a payload of the
     /// other mode, whenever the mode changes what the table holds.
-    #[pyo3(signature = (commit_user, *, overwrite=false))]
-    fn new_writer(&self, commit_user: &str, overwrite: bool) -> PyResult<Writer> {
-        Writer::new(&self.table, &self.name, commit_user, overwrite)
+    ///
+    /// On a dynamic-bucket primary-key table written by many workers, `assigner=(i, n)` makes
+    /// this writer assigner `i` of `n` (Paimon Java's distributed `HashBucketAssigner`): it
+    /// accepts only the rows `assigner_ids(data, n)` routes to `i`, keeps the bucket of every
+    /// key already in the table's HASH index and creates only its own buckets
+    /// (`UnsupportedError` for another kind of table, `ValueError` for `i` outside `0..n`).
+    #[pyo3(signature = (commit_user, *, overwrite=false, assigner=None))]
+    fn new_writer(
+        &self,
+        commit_user: &str,
+        overwrite: bool,
+        assigner: Option<(i32, i32)>,
+    ) -> PyResult<Writer> {
+        let share = match assigner {
+            None => None,
+            Some((id, n)) => {
+                if n < 1 || !(0..n).contains(&id) {
+                    return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                        "assigner ({id}, {n}): the id must be one of 0..{n}"
+                    )));
+                }
+                let router = paimon_wire::AssignerRouter::for_table(&self.table, n)
+                    .map_err(|e| PyErr::from(Error::Routing(e)))?;
+                Some(
+                    router
+                        .share(id)
+                        .map_err(|e| PyErr::from(Error::Routing(e)))?,
+                )
+            }
+        };
+        Writer::new(&self.table, &self.name, commit_user, overwrite, share)
     }
 
     /// The coordinator of one commit job on this table; see `Coordinator` (compaction
@@ -317,6 +345,33 @@ impl Table {
             })
             .map_err(PyErr::from)?;
         arrow_data::ArrayData::from(arrow_array::Int32Array::from(buckets)).to_pyarrow(py)
+    }
+
+    /// The dynamic-bucket assigner (`0..assigners`) of every row of `data` (Arrow data, as
+    /// `Writer.write` takes) as a `pyarrow.Int32Array`, computed exactly as Paimon Java routes
+    /// rows to its `HashBucketAssigner`s. Only for a dynamic-bucket primary-key table whose
+    /// primary key includes every partition key (`UnsupportedError` otherwise). Send each row to
+    /// the writer made with `new_writer(..., assigner=(id, assigners))`.
+    fn assigner_ids<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        assigners: i32,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let input = crate::arrow_input::ArrowInput::import(data)?;
+        let table = self.table.clone();
+        let ids = py
+            .detach(move || -> crate::errors::Result<Vec<i32>> {
+                let router = paimon_wire::AssignerRouter::for_table(&table, assigners)
+                    .map_err(Error::Routing)?;
+                let mut ids = Vec::new();
+                for batch in input.batches() {
+                    ids.extend(router.assigner_ids(&batch?).map_err(Error::Routing)?);
+                }
+                Ok(ids)
+            })
+            .map_err(PyErr::from)?;
+        arrow_data::ArrayData::from(arrow_array::Int32Array::from(ids)).to_pyarrow(py)
     }
 
     fn __repr__(&self) -> String {

@@ -41,6 +41,7 @@ impl Writer {
         table_name: &str,
         commit_user: &str,
         overwrite: bool,
+        assigner: Option<paimon::table::AssignerShare>,
     ) -> PyResult<Self> {
         let builder = table
             .new_write_builder()
@@ -50,6 +51,10 @@ impl Writer {
             builder.with_overwrite()
         } else {
             builder
+        };
+        let builder = match assigner {
+            Some(share) => builder.with_dynamic_bucket_share(share),
+            None => builder,
         };
         let write = builder
             .new_write()

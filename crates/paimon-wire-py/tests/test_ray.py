@@ -8,6 +8,7 @@ import re
 import time
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 import ray
 from conftest import (
@@ -395,14 +396,14 @@ def upsert_blocks(seed: int = 16) -> tuple[list[pa.Table], dict[int, str]]:
     return blocks, latest
 
 
-def create_pk_table(warehouse: str, name: str, bucket: str) -> pw.Table:
+def create_pk_table(warehouse: str, name: str, bucket: str, **options: str) -> pw.Table:
     return pw.create_table(
         warehouse,
         name,
         PK_SCHEMA,
         partition_keys=["region"],
         primary_keys=["region", "id"],
-        options={"bucket": bucket, "sequence.field": "seq"},
+        options={"bucket": bucket, "sequence.field": "seq", **options},
     )
 
 
@@ -449,23 +450,74 @@ def test_routed_write_tasks_skip_the_empty_blocks_of_the_shuffle(warehouse):
     assert reader.num_rows == KEYS and got == latest
 
 
-def test_unrouted_blocks_of_a_fixed_bucket_primary_key_table_are_refused(warehouse):
-    table = create_pk_table(warehouse, "db.users", "4")
+@pytest.mark.parametrize(
+    ("bucket", "why"),
+    [("4", "each bucket needs exactly one writer task"), ("-1", "its bucket assigner")],
+    ids=["fixed-bucket", "dynamic-bucket"],
+)
+def test_unrouted_blocks_of_a_primary_key_table_that_needs_routing_are_refused(
+    warehouse, bucket, why
+):
+    table = create_pk_table(warehouse, "db.users", bucket)
     blocks, _ = upsert_blocks()
     sink = PaimonDatasink(warehouse, "db.users")
     with pytest.raises(Exception) as raised:
         ray.data.from_arrow(blocks).write_datasink(sink)
     refused = [e for e in exception_chain(raised.value) if isinstance(e, pw.UnsupportedError)]
     assert refused, f"no paimon_wire.UnsupportedError in {exception_chain(raised.value)!r}"
-    assert "route the dataset first" in str(refused[0])
+    assert "route the dataset first" in str(refused[0]) and why in str(refused[0])
     assert table.latest_snapshot() is None
     assert data_files(table) == []
 
 
-def test_dynamic_bucket_primary_key_table_is_refused_before_writing(warehouse):
-    table = create_pk_table(warehouse, "db.users", "-1")
+def test_dynamic_bucket_primary_key_table_reads_back_one_row_per_key_the_latest(warehouse):
+    """Two jobs on a dynamic-bucket table (500 keys per bucket), keys repeated across blocks
+    in random order: the sink routes rows to 3 assigners; after each job Java's readers'
+    rule holds for ours and pypaimon's: one row per key, the latest."""
+    table = create_pk_table(
+        warehouse, "db.users", "-1", **{"dynamic-bucket.target-row-num": "500"}
+    )
     assert table.routing() == ("single-writer", None)
-    with pytest.raises(pw.UnsupportedError, match="dynamic buckets"):
+    latest: dict[int, str] = {}
+    for job in range(2):
+        blocks, newest = upsert_blocks(seed=16 + job)
+        # the second job's rows come after the first's: its seq numbers continue
+        offset = job * KEYS * BLOCKS
+        blocks = [
+            b.set_column(2, "seq", pc.add(b.column("seq"), offset)).set_column(
+                3, "note", pc.binary_join_element_wise(b.column("note"), f"job {job}", " in ")
+            )
+            for b in blocks
+        ]
+        latest.update({k: f"{v} in job {job}" for k, v in newest.items()})
+        sink = PaimonDatasink(warehouse, "db.users")
+        assert sink.needs_routing
+        sink.route(ray.data.from_arrow(blocks), num_partitions=3).write_datasink(
+            sink, concurrency=2
+        )
+        assert sink.outcome.status == "committed"
+        for reader in (table.read(), read_with_pypaimon(warehouse, "db.users")):
+            assert reader.num_rows == KEYS, f"job {job}: one row per key"
+            got = dict(zip(reader.column("id").to_pylist(), reader.column("note").to_pylist()))
+            assert got == latest, f"job {job}: the latest row of every key wins"
+    # 3,000 keys in 3 partitions, 500 per bucket: every partition has buckets of several
+    # assigners, and every bucket was created by its owner (bucket % 3)
+    buckets = {(partition, bucket) for partition, bucket, _, _ in pypaimon_files(warehouse, "db.users")}
+    assert len(buckets) >= 6, buckets
+    assert {bucket % 3 for _, bucket in buckets} == {0, 1, 2}
+
+
+def test_cross_partition_dynamic_bucket_table_is_refused_before_writing(warehouse):
+    table = pw.create_table(
+        warehouse,
+        "db.users",
+        PK_SCHEMA,
+        partition_keys=["region"],
+        primary_keys=["id"],
+        options={"bucket": "-1"},
+    )
+    assert table.routing() == ("single-writer", None)
+    with pytest.raises(pw.UnsupportedError, match="cross-partition"):
         PaimonDatasink(warehouse, "db.users")
     assert table.latest_snapshot() is None
 

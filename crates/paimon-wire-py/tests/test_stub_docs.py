@@ -468,6 +468,55 @@ def test_doc_Table_bucket_ids_fixed_bucket_tables_only(warehouse):
             table.bucket_ids(rows(range(3)).cast(table.schema))
 
 
+def test_doc_Table_assigner_ids_route_rows_to_the_writer_that_assigns_their_buckets(warehouse):
+    table = pk_table(warehouse, bucket="-1", **{"dynamic-bucket.target-row-num": "10"})
+    data = rows(range(300)).cast(PK_SCHEMA)
+    owners = table.assigner_ids(data, 3)
+    assert isinstance(owners, pa.Int32Array) and len(owners) == data.num_rows
+    assert set(owners.to_pylist()) == {0, 1, 2}
+    for assigner in range(3):
+        mine = data.filter(pc.equal(owners, assigner))
+        with table.new_writer("job-1", assigner=(assigner, 3)) as writer:
+            writer.write(mine)
+            messages = pw.inspect(*writer.prepare_commit())
+        # an assigner creates only its own buckets: bucket % 3 == assigner
+        assert {m["bucket"] % 3 for m in messages if m["new_files"]} == {assigner}
+        with table.new_writer("job-1", assigner=((assigner + 1) % 3, 3)) as other:
+            with pytest.raises(pw.PaimonError, match=f"belongs to dynamic-bucket assigner {assigner}"):
+                other.write(mine)
+
+
+def test_doc_Table_assigner_ids_dynamic_bucket_tables_only(warehouse):
+    for table in (create_orders(warehouse), pk_table(warehouse, bucket="4")):
+        with pytest.raises(pw.UnsupportedError, match="bucket = -1"):
+            table.assigner_ids(rows(range(3)).cast(table.schema), 2)
+
+
+def test_doc_Table_new_writer_assigner_i_of_n_keeps_one_row_per_key_across_rounds(warehouse):
+    from conftest import read_with_pypaimon
+
+    table = pk_table(warehouse, bucket="-1", **{"dynamic-bucket.target-row-num": "10"})
+    latest = {}
+    for round_ in range(3):
+        data = rows(range(round_ * 40, round_ * 40 + 120), worker=round_).cast(PK_SCHEMA)
+        owners = table.assigner_ids(data, 3)
+        payloads = []
+        for assigner in range(3):
+            with table.new_writer("job-1", assigner=(assigner, 3)) as writer:
+                writer.write(data.filter(pc.equal(owners, assigner)))
+                payloads.append(writer.prepare_commit())
+        table.new_coordinator("job-1").commit_payloads(payloads, round_ + 1)
+        latest.update(zip(data.column("id").to_pylist(), data.column("note").to_pylist()))
+        for reader in (table.read(), read_with_pypaimon(warehouse, "db.users")):
+            ids = reader.column("id").to_pylist()
+            assert sorted(ids) == sorted(latest), f"round {round_}: one row per key"
+            assert dict(zip(ids, reader.column("note").to_pylist())) == latest
+    with pytest.raises(ValueError, match="one of 0..3"):
+        table.new_writer("job-1", assigner=(3, 3))
+    with pytest.raises(pw.UnsupportedError, match="bucket = -1"):
+        create_orders(warehouse).new_writer("job-1", assigner=(0, 2))
+
+
 def test_doc_Table_new_writer_is_bound_to_the_jobs_commit_user(warehouse):
     table = create_orders(warehouse)
     with table.new_writer("job-7") as writer:

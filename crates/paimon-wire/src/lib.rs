@@ -73,7 +73,7 @@ pub use envelope::EnvelopeError;
 pub use error::{CodecError, CodecErrorKind, CodecResult};
 pub use limits::{DecodeLimits, Limit};
 pub use options::{EncodeOptions, LossyField};
-pub use routing::{BucketRouter, RoutingError, RoutingKind};
+pub use routing::{AssignerRouter, BucketRouter, RoutingError, RoutingKind};
 pub use split::{split_list, split_list_with, SplitError};
 pub use stats::table_stats;
 pub use version::{current_serializer_version, SerializerVersion, CURRENT_SERIALIZER_VERSION};

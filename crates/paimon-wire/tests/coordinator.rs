@@ -4,6 +4,7 @@
 mod coordinator {
     pub mod compaction;
     pub mod envelope;
+    pub mod hash_index;
     pub mod hostile;
     pub mod hostile_round_3;
     pub mod readme_example;

@@ -171,29 +171,38 @@ static inline paimon_wire_bytes write_payload(const paimon_wire_table *table, co
   return payload.bytes;
 }
 
-/* Of rows first_id.., writes only those whose bucket (paimon_wire_table_bucket_ids) is `worker`
- * modulo `workers`: an engine routing every bucket of a primary-key table to one writer.
- * Returns the number of rows written. */
-static inline int64_t write_orders_routed(const paimon_wire_table *table, paimon_wire_table_write *write,
-                                          int64_t first_id, int64_t rows,
-                                          const char *const *partitions, int n_partitions,
-                                          int worker, int workers) {
+/* Of rows first_id.., writes only those this worker takes: with `assigners` 0, those whose
+ * bucket (paimon_wire_table_bucket_ids) is `worker` modulo `workers`, an engine routing every
+ * bucket of a primary-key table to one writer; with `assigners` N > 0, those whose
+ * dynamic-bucket assigner (paimon_wire_table_assigner_ids) is `worker` of N, an engine sending
+ * every row to the worker that is its assigner. Returns the number of rows written. */
+static inline int64_t write_orders_of_worker(const paimon_wire_table *table,
+                                             paimon_wire_table_write *write, int64_t first_id,
+                                             int64_t rows, const char *const *partitions,
+                                             int n_partitions, int worker, int workers,
+                                             int assigners) {
   int64_t written = 0;
   for (int64_t done = 0; done < rows; done += 64) {
     int64_t n = rows - done < 64 ? rows - done : 64;
     struct ArrowArray array;
     struct ArrowSchema schema;
     make_orders(first_id + done, n, partitions, n_partitions, &array, &schema);
-    int32_t buckets[64];
-    check(paimon_wire_table_bucket_ids(table, &array, &schema, buckets, 64), "paimon_wire_table_bucket_ids");
+    int32_t owners[64];
+    if (assigners > 0)
+      check(paimon_wire_table_assigner_ids(table, &array, &schema, assigners, owners, 64),
+            "paimon_wire_table_assigner_ids");
+    else
+      check(paimon_wire_table_bucket_ids(table, &array, &schema, owners, 64),
+            "paimon_wire_table_bucket_ids");
     int64_t mine[64];
     int64_t count = 0;
     for (int64_t i = 0; i < n; i++) {
-      if (buckets[i] < 0) {
-        fprintf(stderr, "negative bucket %d\n", buckets[i]);
+      if (owners[i] < 0) {
+        fprintf(stderr, "negative bucket or assigner %d\n", owners[i]);
         exit(1);
       }
-      if (buckets[i] % workers == worker) mine[count++] = first_id + done + i;
+      if ((assigners > 0 ? owners[i] : owners[i] % workers) == worker)
+        mine[count++] = first_id + done + i;
     }
     if (count == 0) continue;
     make_orders_of(mine, count, partitions, n_partitions, &array, &schema);

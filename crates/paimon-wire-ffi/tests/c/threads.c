@@ -56,8 +56,9 @@ static void *run_thread(void *arg) {
   check(write.error, "paimon_wire_write_builder_new_write");
   pthread_barrier_wait(state->start);
 
-  state->written = write_orders_routed(state->table, write.write, 0, state->rows, state->partitions,
-                                       state->n_partitions, state->index, state->threads);
+  state->written = write_orders_of_worker(state->table, write.write, 0, state->rows,
+                                          state->partitions, state->n_partitions, state->index,
+                                          state->threads, 0);
   paimon_wire_result_commit_messages messages = paimon_wire_table_write_prepare_commit(write.write);
   check(messages.error, "paimon_wire_table_write_prepare_commit");
   paimon_wire_result_bytes payload = paimon_wire_commit_messages_serialize(messages.messages);

@@ -93,6 +93,16 @@ int main(int argc, char **argv) {
     make_orders(0, 3, partitions, 1, &array, &schema);
     table.bucket_ids(&array, &schema);
   });
+  expect_error("assigner ids of a table without dynamic buckets", PAIMON_WIRE_ERROR_CODE_UNSUPPORTED,
+               "bucket = -1", [&] {
+                 const char *partitions[] = {"2024-01-01"};
+                 ArrowArray array;
+                 ArrowSchema schema;
+                 make_orders(0, 3, partitions, 1, &array, &schema);
+                 table.assigner_ids(&array, &schema, 2);
+               });
+  expect_error("an assigner of a table without dynamic buckets", PAIMON_WIRE_ERROR_CODE_UNSUPPORTED,
+               "bucket = -1", [&] { table.new_write_builder("job").new_assigner(0, 2); });
   expect_error("an unknown write kind", PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "", [&] {
     table.new_write_builder("job", false, static_cast<paimon_wire_write_kind>(42));
   });

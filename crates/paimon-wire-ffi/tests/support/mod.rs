@@ -411,6 +411,8 @@ pub enum Layout {
     /// Primary key `(dt, id)`, partitioned by `dt`, postpone bucket (`bucket = -2`) with
     /// `postpone.default-bucket-num = 2` so fixed-bucket writes work.
     PostponePrimaryKey,
+    /// Primary key `(dt, id)`, partitioned by `dt`, dynamic buckets (`bucket = -1`) of 20 keys.
+    PrimaryKeyDynamicBuckets,
 }
 
 /// A temporary filesystem warehouse with database `db`.
@@ -462,6 +464,11 @@ impl Warehouse {
                 .primary_key(["dt", "id"])
                 .option("bucket", "-2")
                 .option("postpone.default-bucket-num", "2"),
+            Layout::PrimaryKeyDynamicBuckets => builder
+                .partition_keys(["dt"])
+                .primary_key(["dt", "id"])
+                .option("bucket", "-1")
+                .option("dynamic-bucket.target-row-num", "20"),
         };
         let identifier = Identifier::new("db", name);
         block_on(

@@ -248,8 +248,18 @@ class Table:
         """``("fixed-bucket", n)``, ``("any-writer", None)`` or ``("single-writer", None)``."""
     def bucket_ids(self, data: Any) -> pyarrow.Int32Array:
         """The bucket of every row, as Paimon Java assigns it (fixed-bucket tables only)."""
-    def new_writer(self, commit_user: str, *, overwrite: bool = False) -> Writer:
-        """A writer for one worker of the job ``commit_user``."""
+    def assigner_ids(self, data: Any, assigners: int) -> pyarrow.Int32Array:
+        """The dynamic-bucket assigner of every row, as Paimon Java routes it (dynamic-bucket
+        primary-key tables only)."""
+    def new_writer(
+        self,
+        commit_user: str,
+        *,
+        overwrite: bool = False,
+        assigner: Optional[tuple[int, int]] = None,
+    ) -> Writer:
+        """A writer for one worker of the job ``commit_user``; ``assigner=(i, n)`` makes it
+        dynamic-bucket assigner ``i`` of ``n``."""
     def new_coordinator(
         self,
         commit_user: str,

@@ -52,10 +52,20 @@ refuses such a commit). What the sink does, by the table's bucket mode:
 * postpone bucket (``bucket = -2``): no routing; any task writes any row. This is the way to
   spread one bucket's writes over many tasks: rows become visible when a compaction
   (Paimon Java / Flink) assigns them to buckets.
-* dynamic bucket (``bucket = -1``, including cross-partition updates): **refused** when the
-  sink is made, before anything is written. Each task would assign keys to buckets on its
-  own (Java's global assigner reads the table's hash index, which this sink does not), so
-  one key would land in several buckets. Use fixed or postpone buckets, or one writer.
+* dynamic bucket (``bucket = -1``, primary key including every partition key): route the
+  dataset first, ``ds = sink.route(ds)``, as Paimon Java's distributed writers do: the key
+  space is split among ``n`` assigners (``num_partitions``, default the cluster's CPU count),
+  each row goes to the assigner of its partition and key (``Table.assigner_ids``, byte-exact
+  with Java's ``BucketAssigner.computeAssigner``), and the rows are grouped by assigner. A
+  write task writes each assigner's rows through a writer that is that assigner
+  (``Table.new_writer(..., assigner=(i, n))``): keys already in the table's HASH index keep
+  their bucket, new keys go to buckets of that assigner's own, and its payload carries the
+  HASH index updates. A task that got several assigners' groups returns their payloads as one
+  set. The coordinator refuses a commit that would put one key in two buckets (rule
+  ``hash-index-keys``).
+* dynamic bucket with cross-partition updates (a partition key outside the primary key):
+  **refused** when the sink is made, before anything is written (Java serves it with a global
+  index this sink does not have). Use fixed or postpone buckets, or one writer.
 
 **Commit user and identifier.** ``commit_user`` defaults to ``"<prefix>_<uuid>"`` when the
 table sets ``commit.user-prefix`` (as Paimon Java does), else ``"ray-data-<uuid>"``, made
@@ -87,6 +97,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Optional
 
 import pyarrow
+import pyarrow.compute
 import ray
 from ray.data.block import Block, BlockAccessor
 from ray.data.datasource.datasink import Datasink, WriteResult
@@ -185,7 +196,12 @@ def _decode(coordinator: Coordinator, payload: Payload) -> BoundMessages:
 
 
 BUCKET_COLUMN = "__paimon_wire_bucket"
-"""The column ``PaimonDatasink.route`` adds: each row's bucket. The sink drops it again."""
+"""The column ``PaimonDatasink.route`` adds on a fixed-bucket table: each row's bucket. The sink
+drops it again."""
+
+ASSIGNER_COLUMN = "__paimon_wire_assigner"
+"""The column ``PaimonDatasink.route`` adds on a dynamic-bucket table: each row's assigner. The
+sink drops it again."""
 
 
 class PaimonDatasink(Datasink[Optional[Payload]]):
@@ -252,15 +268,18 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         self._catalog_options = dict(catalog_options or {})
         opened = open_table(warehouse, table, catalog_options=self._catalog_options)
         kind, buckets = opened.routing()
-        if kind == "single-writer":
+        self._dynamic = kind == "single-writer"
+        if self._dynamic and not set(opened.partition_keys) <= set(opened.primary_keys):
             raise UnsupportedError(
-                f"table {opened.name} is a primary-key table with dynamic buckets (bucket = -1): "
-                "each write task would assign keys to buckets on its own, so one key would land "
-                "in several buckets. Nothing was written. Give the table fixed buckets "
-                "(bucket = N, and route the dataset with PaimonDatasink.route) or postpone "
-                "buckets (bucket = -2), or write it from one process"
+                f"table {opened.name} is a primary-key table with dynamic buckets (bucket = -1) "
+                "whose primary key leaves out a partition key (cross-partition updates): a key "
+                "may move between partitions, which needs Paimon Java's global index. Nothing "
+                "was written. Give the table fixed buckets (bucket = N, and route the dataset "
+                "with PaimonDatasink.route) or postpone buckets (bucket = -2), or write it from "
+                "one process"
             )
-        self._routed = kind == "fixed-bucket" and bool(opened.primary_keys)
+        self._routed = self._dynamic or (kind == "fixed-bucket" and bool(opened.primary_keys))
+        self._assigners: Optional[int] = None
         self._buckets = buckets
         self._partition_keys = list(opened.partition_keys)
         self.warehouse = opened.warehouse
@@ -290,7 +309,8 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
     @property
     def needs_routing(self) -> bool:
         """Whether datasets must go through ``route`` first: a primary-key table with fixed
-        buckets, where every bucket must have exactly one writer task."""
+        buckets, where every bucket must have exactly one writer task, or with dynamic
+        buckets, where every row must reach the writer that is its assigner."""
         return self._routed
 
     def route(self, dataset: Any, num_partitions: Optional[int] = None) -> Any:
@@ -307,6 +327,8 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
             return dataset
         warehouse, table, options = self.warehouse, self.table, self._catalog_options
         key = (uuid.uuid4().hex, warehouse, table, tuple(sorted(options.items())))
+        if self._dynamic:
+            return self._route_to_assigners(dataset, key, num_partitions)
 
         def add_bucket(batch: pyarrow.Table) -> pyarrow.Table:
             buckets = _routing_table(key, warehouse, table, options).bucket_ids(batch)
@@ -320,6 +342,28 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         return (
             dataset.map_batches(add_bucket, batch_format="pyarrow", batch_size=None)
             .groupby([*self._partition_keys, BUCKET_COLUMN], num_partitions=num_partitions)
+            .map_groups(whole_group, batch_format="pyarrow")
+        )
+
+    def _route_to_assigners(
+        self, dataset: Any, key: tuple[Any, ...], num_partitions: Optional[int]
+    ) -> Any:
+        """``route`` for a dynamic-bucket table: ``num_partitions`` assigners (default the
+        cluster's CPUs), each row tagged with its assigner and the rows grouped by it."""
+        assigners = num_partitions or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self._assigners = assigners
+        warehouse, table, options = self.warehouse, self.table, self._catalog_options
+
+        def add_assigner(batch: pyarrow.Table) -> pyarrow.Table:
+            owners = _routing_table(key, warehouse, table, options).assigner_ids(batch, assigners)
+            return batch.append_column(ASSIGNER_COLUMN, owners)
+
+        def whole_group(group: pyarrow.Table) -> pyarrow.Table:
+            return group
+
+        return (
+            dataset.map_batches(add_assigner, batch_format="pyarrow", batch_size=None)
+            .groupby(ASSIGNER_COLUMN, num_partitions=assigners)
             .map_groups(whole_group, batch_format="pyarrow")
         )
 
@@ -470,11 +514,15 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
 
     def write(self, blocks: Iterable[Block], ctx: TaskContext) -> Optional[Payload]:
         """Writes this task's blocks and returns their payload (worker); nothing when the
-        job's identifier was committed before it started."""
+        job's identifier was committed before it started. On a dynamic-bucket table, one
+        writer per assigner whose rows reach this task (usually one), their payloads
+        returned as one set."""
         if self._write_nothing:
             return None
         table = self._open()
-        writer = table.new_writer(self.commit_user, overwrite=self.overwrite)
+        writers: dict[Optional[int], Any] = {}
+        if not self._dynamic:
+            writers[None] = table.new_writer(self.commit_user, overwrite=self.overwrite)
         prepared: Optional[Payload] = None
         try:
             for block in blocks:
@@ -482,34 +530,70 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
                 if not data.num_rows:
                     # Ray hands a task empty blocks too (after a groupby, without columns).
                     continue
-                if self._routed:
-                    if BUCKET_COLUMN not in data.column_names:
-                        raise UnsupportedError(
-                            f"table {self.table} is a primary-key table with fixed buckets: "
-                            "each bucket needs exactly one writer task, so route the dataset "
-                            "first (ds = sink.route(ds); ds.write_datasink(sink)); nothing "
-                            "was committed"
+                for owner, rows in self._rows_by_writer(data):
+                    writer = writers.get(owner)
+                    if writer is None:
+                        writer = table.new_writer(
+                            self.commit_user,
+                            overwrite=self.overwrite,
+                            assigner=(owner, self._assigners),
                         )
-                    data = data.drop_columns([BUCKET_COLUMN])
-                writer.write(data)
-            payload, version = writer.prepare_commit()
-            # Prepared from here on: a failure below (a split that cannot fit) still aborts
-            # these files, which close() no longer deletes.
-            prepared = ([payload], version)
-            if self.max_payload_bytes is not None:
-                prepared = (split_payload(payload, self.max_payload_bytes, version), version)
-            if self._tracker is not None:
+                        writers[owner] = writer
+                    writer.write(rows)
+            parts: list[bytes] = []
+            version = 0
+            for owner in sorted(writers, key=lambda o: -1 if o is None else o):
+                payload, version = writers[owner].prepare_commit()
+                parts.append(payload)
+                # Prepared from here on: a failure below (a split that cannot fit) still
+                # aborts these files, which close() no longer deletes.
+                prepared = (list(parts), version)
+            if prepared is not None and self.max_payload_bytes is not None:
+                limit = self.max_payload_bytes
+                prepared = (
+                    [piece for part in parts for piece in split_payload(part, limit, version)],
+                    version,
+                )
+            if prepared is not None and self._tracker is not None:
                 ray.get(self._tracker.add.remote(prepared))
         except BaseException:
             # Files not yet prepared are deleted by close(); prepared ones here, since this
             # task's result will never reach the commit.
-            writer.close()
+            for writer in writers.values():
+                writer.close()
             if prepared is not None:
                 coordinator = self._coordinator(table)
                 coordinator.abort(_decode(coordinator, prepared))
             raise
-        writer.close()
+        for writer in writers.values():
+            writer.close()
         return prepared
+
+    def _rows_by_writer(self, data: pyarrow.Table) -> Iterable[tuple[Optional[int], pyarrow.Table]]:
+        """The rows of one block, by the writer that takes them: the assigner on a
+        dynamic-bucket table, else the task's one writer (``None``). Refuses unrouted blocks
+        of a table that needs routing."""
+        if not self._routed:
+            yield None, data
+            return
+        column = ASSIGNER_COLUMN if self._dynamic else BUCKET_COLUMN
+        if column not in data.column_names or (self._dynamic and self._assigners is None):
+            what = (
+                "dynamic buckets: each row must reach the writer that is its bucket assigner"
+                if self._dynamic
+                else "fixed buckets: each bucket needs exactly one writer task"
+            )
+            raise UnsupportedError(
+                f"table {self.table} is a primary-key table with {what}, so route the dataset "
+                "first (ds = sink.route(ds); ds.write_datasink(sink)); nothing was committed"
+            )
+        if not self._dynamic:
+            yield None, data.drop_columns([BUCKET_COLUMN])
+            return
+        owners = data.column(ASSIGNER_COLUMN)
+        rows = data.drop_columns([ASSIGNER_COLUMN])
+        for owner in pyarrow.compute.unique(owners).to_pylist():
+            yield owner, rows.filter(pyarrow.compute.equal(owners, owner))
 
     # --- Ray's knobs -------------------------------------------------------------------
 

@@ -91,13 +91,24 @@ pub enum Rule {
     /// merge with the rows the overwrite would delete. Tables with `sequence.field` (rows
     /// ordered by a column) and postpone tables are exempt.
     SequenceNumbers,
+    /// On a dynamic-bucket primary-key table, the HASH indexes after the commit give each key
+    /// one bucket per partition: no key hash in two buckets' indexes (new against new, and
+    /// new against the live indexes of buckets the commit does not replace), a bucket's new
+    /// index keeps every key of the index it replaces (append commits), and an index file
+    /// holds exactly its `row_count` keys. Otherwise later writers put a key's next version
+    /// in another bucket and the key reads back twice.
+    HashIndexKeys,
+    /// On a dynamic-bucket primary-key table, a bucket that gets new data files has a HASH
+    /// index after the commit (live, or new in the commit; in an overwrite commit, new).
+    /// Keys written without an index are invisible to the next writers' assigners.
+    HashIndexCoverage,
 }
 
 impl Rule {
     /// Every rule, in the order the coordinator applies them: first those checked on each
     /// message when a payload is decoded, then those checked against the table's state when
     /// it commits (see [`Rule::needs_table_state`]).
-    pub const ALL: [Rule; 24] = [
+    pub const ALL: [Rule; 26] = [
         Rule::Partition,
         Rule::Bucket,
         Rule::TotalBuckets,
@@ -122,6 +133,8 @@ impl Rule {
         Rule::DeletionVectors,
         Rule::MissingFile,
         Rule::CompactContent,
+        Rule::HashIndexCoverage,
+        Rule::HashIndexKeys,
     ];
 
     /// Whether the rule needs the table's state (its manifests, history or files), so it is
@@ -139,6 +152,8 @@ impl Rule {
                 | Rule::DeletionVectors
                 | Rule::MissingFile
                 | Rule::CompactContent
+                | Rule::HashIndexCoverage
+                | Rule::HashIndexKeys
         )
     }
 
@@ -169,6 +184,8 @@ impl Rule {
             Rule::NotLive => "not-live",
             Rule::TwoRoles => "two-roles",
             Rule::SequenceNumbers => "sequence-numbers",
+            Rule::HashIndexKeys => "hash-index-keys",
+            Rule::HashIndexCoverage => "hash-index-coverage",
         }
     }
 }
@@ -640,6 +657,8 @@ mod tests {
             Rule::DeletionVectors => 21,
             Rule::MissingFile => 22,
             Rule::CompactContent => 23,
+            Rule::HashIndexKeys => 24,
+            Rule::HashIndexCoverage => 25,
         }
     }
 

@@ -158,6 +158,7 @@ mod deletion_vectors;
 mod digest;
 mod error;
 mod fields;
+mod hash_index;
 mod history;
 mod keys;
 mod merge;
@@ -178,6 +179,7 @@ pub use error::{
     CoordinatorError, CoordinatorResult, MergeConflict, MessageOrigin, PlainPaimonError, Rule,
     ValidationError,
 };
+pub use hash_index::MAX_HASH_INDEX_BYTES;
 pub use one_writer::SharedBucket;
 pub use parts::{PartsError, PayloadPart};
 pub use table::{

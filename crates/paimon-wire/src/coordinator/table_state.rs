@@ -9,6 +9,7 @@
 //! | `already-live` | an added data, changelog or index file is not live in the latest snapshot (data: its bucket, any level; index: anywhere in the table) and not referenced by any retained snapshot, tag or branch ([`super::history`]) | `hostile::committed_files_sent_again_*`, `hostile_round_3::files_removed_by_an_earlier_snapshot_do_not_come_back`, `hostile_round_3::an_index_file_live_in_another_bucket_is_refused` |
 //! | `not-live` | a deleted file (data or compaction input) is live at the level named in its bucket and identical to the live entry (identity as the paimon crate defines it, and the counts the rules rely on); a deleted index file is live in its bucket with the type named | `hostile::a_deleted_file_must_be_live_at_the_level_named`, `hostile_round_3::an_input_that_differs_from_the_live_entry_is_refused_before_anything_is_published` |
 //! | `compact-rows`, `deletion-vectors` | see [`super::compaction`] and [`super::deletion_vectors`] | |
+//! | `hash-index-keys`, `hash-index-coverage` | see [`super::hash_index`] | |
 //! | `missing-file` | every compaction result (with its extra files) exists in storage | `compaction::a_compaction_result_missing_from_storage_is_refused` |
 //!
 //! The latest snapshot is read only for the partitions and buckets the messages touch
@@ -153,6 +154,7 @@ pub(crate) async fn check(
     check_deleted_files_are_live(messages, &state)?;
     super::compaction::check_against_table(&coordinator.rules, messages, &state)?;
     super::deletion_vectors::check_against_table(messages, &state)?;
+    super::hash_index::check_against_table(coordinator, messages, &state).await?;
     check_compaction_results_exist(coordinator, messages).await?;
     if coordinator.binding.verify_compaction && messages.iter().any(has_compaction) {
         super::verify::verify_compactions(

@@ -64,12 +64,28 @@ fn deletion_file(
         return None;
     }
     let range = index_file.deletion_vectors_ranges.as_ref()?.get(name)?;
+    let path = index_file_path(table, bucket_path, index_file);
+    Some(DeletionFile::new(
+        path,
+        i64::from(range.offset),
+        i64::from(range.length),
+        range.cardinality,
+    ))
+}
+
+/// Where the table keeps `index_file` of the bucket at `bucket_path`: its external path, the
+/// bucket's directory (`index-file-in-data-file-dir`), or `<table>/index/`.
+pub(crate) fn index_file_path(
+    table: &Table,
+    bucket_path: &str,
+    index_file: &IndexFileMeta,
+) -> String {
     let in_data_dir = table
         .schema()
         .options()
         .get("index-file-in-data-file-dir")
         .is_some_and(|v| v.eq_ignore_ascii_case("true"));
-    let path = match &index_file.external_path {
+    match &index_file.external_path {
         Some(external) => external.clone(),
         None if in_data_dir => format!("{bucket_path}/{}", index_file.file_name),
         None => format!(
@@ -77,13 +93,7 @@ fn deletion_file(
             table.location().trim_end_matches('/'),
             index_file.file_name
         ),
-    };
-    Some(DeletionFile::new(
-        path,
-        i64::from(range.offset),
-        i64::from(range.length),
-        range.cardinality,
-    ))
+    }
 }
 
 /// One side of a compaction: its files and each file's deletion vector.

@@ -71,6 +71,16 @@ impl Warehouse {
 
     /// Creates `db.<name>` of `kind` and opens it through the coordinator's own opener.
     pub async fn create(&self, name: &str, kind: Kind) -> Table {
+        self.create_with_options(name, kind, &[]).await
+    }
+
+    /// [`Self::create`] with extra table options.
+    pub async fn create_with_options(
+        &self,
+        name: &str,
+        kind: Kind,
+        options: &[(&str, &str)],
+    ) -> Table {
         self.catalog
             .create_database("db", true, HashMap::new())
             .await
@@ -107,6 +117,9 @@ impl Warehouse {
                     .option("data-file.external-paths.strategy", "round-robin")
             }
         };
+        for (key, value) in options {
+            schema = schema.option(*key, *value);
+        }
         self.catalog
             .create_table(
                 &Identifier::new("db", name),

@@ -161,6 +161,7 @@ const DYNAMIC_BUCKET_TARGET_ROW_NUM_OPTION: &str = "dynamic-bucket.target-row-nu
 const DEFAULT_DYNAMIC_BUCKET_TARGET_ROW_NUM: i64 = 2_000_000;
 pub(crate) const MAX_DYNAMIC_BUCKETS: i32 = 32768;
 const DYNAMIC_BUCKET_MAX_BUCKETS_OPTION: &str = "dynamic-bucket.max-buckets";
+const DYNAMIC_BUCKET_INITIAL_BUCKETS_OPTION: &str = "dynamic-bucket.initial-buckets";
 const DEFAULT_GLOBAL_INDEX_ROW_COUNT_PER_SHARD: i64 = 100_000;
 const DEFAULT_GLOBAL_INDEX_THREAD_NUM: i64 = 32;
 pub(crate) const DEFAULT_GLOBAL_INDEX_VINDEX_READ_THREAD_NUM: usize = 64;
@@ -1827,6 +1828,20 @@ impl<'a> CoreOptions<'a> {
             });
         }
         Ok(value as i32)
+    }
+
+    /// `dynamic-bucket.initial-buckets`: how many of a distributed write's
+    /// assigner tasks own buckets (Java caps it at the task count; unset: all).
+    pub fn dynamic_bucket_initial_buckets(&self) -> crate::Result<Option<i32>> {
+        match self.parse_i64_option(DYNAMIC_BUCKET_INITIAL_BUCKETS_OPTION)? {
+            None => Ok(None),
+            Some(value) if (1..=i64::from(i32::MAX)).contains(&value) => Ok(Some(value as i32)),
+            Some(value) => Err(crate::Error::ConfigInvalid {
+                message: format!(
+                    "'{DYNAMIC_BUCKET_INITIAL_BUCKETS_OPTION}' must be at least 1, but was {value}"
+                ),
+            }),
+        }
     }
 
     /// When true, blob field reads return serialized BlobDescriptor bytes

@@ -96,6 +96,20 @@ impl BucketAssignerEnum {
         }
     }
 
+    /// Make a dynamic-bucket writer one assigner of many; `false` for any other kind.
+    pub fn set_dynamic_share(
+        &mut self,
+        share: crate::table::bucket_assigner_dynamic::AssignerShare,
+    ) -> bool {
+        match self {
+            Self::Dynamic(a) => {
+                a.set_share(share);
+                true
+            }
+            _ => false,
+        }
+    }
+
     pub fn set_overwrite(&mut self, is_overwrite: bool) {
         if let Self::Dynamic(a) = self {
             a.set_overwrite(is_overwrite);

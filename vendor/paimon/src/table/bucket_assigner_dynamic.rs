@@ -193,6 +193,124 @@ impl DynamicBucketIndexMaintainer {
 }
 
 // ---------------------------------------------------------------------------
+// AssignerShare
+// ---------------------------------------------------------------------------
+
+/// Which share of a dynamic-bucket table's key space one bucket assigner owns,
+/// when many assigners write the table at once.
+///
+/// Java's distributed writers (`HashBucketAssigner` behind a channel computer)
+/// run `num_channels` assigner tasks, of which `num_assigners` own buckets.
+/// A row of partition hash `p` and trimmed-primary-key hash `k` goes to
+/// assigner `(|p % num_channels| + |k % num_assigners|) % num_channels`
+/// (`BucketAssigner.computeAssigner`), and assigner `i` creates only buckets
+/// `b` with `b % num_assigners == i % num_assigners` (`isMyBucket`). Keys that
+/// are already in the table's HASH index keep their bucket.
+///
+/// Reference: [org.apache.paimon.index.BucketAssigner](https://github.com/apache/paimon/blob/master/paimon-core/src/main/java/org/apache/paimon/index/BucketAssigner.java)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AssignerShare {
+    num_channels: i32,
+    num_assigners: i32,
+    assign_id: i32,
+}
+
+impl AssignerShare {
+    /// The share of a writer that assigns every key itself (one assigner).
+    pub const WHOLE: AssignerShare = AssignerShare {
+        num_channels: 1,
+        num_assigners: 1,
+        assign_id: 0,
+    };
+
+    /// Assigner `assign_id` of `num_channels` assigner tasks, of which
+    /// `num_assigners` own buckets. As Java's `HashBucketAssignerOperator`,
+    /// `num_assigners` is `dynamic-bucket.initial-buckets` capped at
+    /// `num_channels`, or `num_channels` when the option is unset; see
+    /// [`AssignerShare::for_table`].
+    pub fn new(num_channels: i32, num_assigners: i32, assign_id: i32) -> Result<Self> {
+        if num_channels < 1 || !(1..=num_channels).contains(&num_assigners) {
+            return Err(crate::Error::ConfigInvalid {
+                message: format!(
+                    "A dynamic-bucket assigner share needs 1 <= assigners <= channels, but has \
+                     {num_assigners} assigners and {num_channels} channels"
+                ),
+            });
+        }
+        if !(0..num_channels).contains(&assign_id) {
+            return Err(crate::Error::ConfigInvalid {
+                message: format!(
+                    "Dynamic-bucket assigner id must be between 0 and {}, but was {assign_id}",
+                    num_channels - 1
+                ),
+            });
+        }
+        Ok(Self {
+            num_channels,
+            num_assigners,
+            assign_id,
+        })
+    }
+
+    /// Assigner `assign_id` of `num_channels` assigner tasks writing a table with
+    /// `options`: the number of assigners that own buckets is
+    /// `dynamic-bucket.initial-buckets` capped at `num_channels` (unset: all of them).
+    pub fn for_table(
+        options: &HashMap<String, String>,
+        num_channels: i32,
+        assign_id: i32,
+    ) -> Result<Self> {
+        let initial = CoreOptions::new(options).dynamic_bucket_initial_buckets()?;
+        let num_assigners = initial.map_or(num_channels, |n| n.min(num_channels));
+        Self::new(num_channels, num_assigners, assign_id)
+    }
+
+    /// The number of assigner tasks (channels).
+    pub fn num_channels(&self) -> i32 {
+        self.num_channels
+    }
+
+    /// The number of assigners that own buckets.
+    pub fn num_assigners(&self) -> i32 {
+        self.num_assigners
+    }
+
+    /// This assigner's id, `0..num_channels`.
+    pub fn assign_id(&self) -> i32 {
+        self.assign_id
+    }
+
+    /// The assigner (`0..num_channels`) of a row whose partition `BinaryRow` hashes
+    /// to `partition_hash` and whose trimmed primary key hashes to `key_hash`
+    /// (Java `BucketAssigner.computeAssigner`).
+    pub fn assigner_of(&self, partition_hash: i32, key_hash: i32) -> i32 {
+        compute_assigner(
+            partition_hash,
+            key_hash,
+            self.num_channels,
+            self.num_assigners,
+        )
+    }
+
+    /// Whether this assigner may create `bucket` (Java `BucketAssigner.isMyBucket`).
+    pub fn owns_bucket(&self, bucket: i32) -> bool {
+        bucket % self.num_assigners == self.assign_id % self.num_assigners
+    }
+}
+
+/// Java `BucketAssigner.computeAssigner`: the channel of a row's assigner.
+pub fn compute_assigner(
+    partition_hash: i32,
+    key_hash: i32,
+    num_channels: i32,
+    num_assigners: i32,
+) -> i32 {
+    let start = (partition_hash % num_channels).wrapping_abs();
+    let id = (key_hash % num_assigners).wrapping_abs();
+    (start + id) % num_channels
+}
+
+// ---------------------------------------------------------------------------
 // PartitionIndex
 // ---------------------------------------------------------------------------
 
@@ -260,6 +378,8 @@ struct PartitionIndex {
     target_bucket_row_number: i64,
     /// Per-bucket index maintainers for writing hash index files at commit time.
     bucket_maintainers: HashMap<i32, DynamicBucketIndexMaintainer>,
+    /// The buckets this index may create (every bucket unless restricted).
+    share: AssignerShare,
 }
 
 impl PartitionIndex {
@@ -273,7 +393,27 @@ impl PartitionIndex {
             bucket_ids: Vec::new(),
             target_bucket_row_number,
             bucket_maintainers: HashMap::new(),
+            share: AssignerShare::WHOLE,
         }
+    }
+
+    /// Keep only what assigner `share` of many sees (Java `PartitionIndex.loadIndex`
+    /// with a load filter and a bucket filter): the keys routed to it keep their
+    /// bucket, and only the buckets it owns count as existing, non-full or
+    /// eligible. Every bucket's maintainer stays whole, so a HASH index this
+    /// writer rewrites still lists every key of its bucket.
+    fn restrict_to(&mut self, share: AssignerShare, partition_hash: i32) {
+        if share == AssignerShare::WHOLE {
+            return;
+        }
+        let mine = share.assign_id();
+        self.hash_to_bucket
+            .retain(|&hash, _| share.assigner_of(partition_hash, hash) == mine);
+        self.non_full_buckets
+            .retain(|&bucket, _| share.owns_bucket(bucket));
+        self.all_buckets.retain(|&bucket| share.owns_bucket(bucket));
+        self.bucket_ids.retain(|&bucket| share.owns_bucket(bucket));
+        self.share = share;
     }
 
     /// Merge buckets restored or modified by direct writers. The base snapshot
@@ -421,6 +561,7 @@ impl PartitionIndex {
             bucket_ids,
             target_bucket_row_number,
             bucket_maintainers,
+            share: AssignerShare::WHOLE,
         })
     }
 
@@ -436,9 +577,17 @@ impl PartitionIndex {
         }
 
         // 2. Find a non-full bucket
+        // Java iterates a HashMap<Integer, Long>, which for the small bucket ids of
+        // one partition is ascending order; iterate in that order, deterministically.
         let mut full_buckets = Vec::new();
         let mut assigned_bucket = None;
-        for (&bucket, count) in &mut self.non_full_buckets {
+        let mut candidates: Vec<i32> = self.non_full_buckets.keys().copied().collect();
+        candidates.sort_unstable();
+        for bucket in candidates {
+            let count = self
+                .non_full_buckets
+                .get_mut(&bucket)
+                .expect("listed above");
             if *count < self.target_bucket_row_number {
                 *count += 1;
                 self.hash_to_bucket.insert(hash, bucket);
@@ -466,7 +615,10 @@ impl PartitionIndex {
         } else {
             max_buckets
         };
-        while self.next_bucket_id < limit && self.all_buckets.contains(&self.next_bucket_id) {
+        while self.next_bucket_id < limit
+            && (self.all_buckets.contains(&self.next_bucket_id)
+                || !self.share.owns_bucket(self.next_bucket_id))
+        {
             self.next_bucket_id += 1;
         }
         let bucket = if self.next_bucket_id < limit {
@@ -485,7 +637,12 @@ impl PartitionIndex {
                 .bucket_ids
                 .choose(&mut rand::thread_rng())
                 .ok_or_else(|| crate::Error::DataInvalid {
-                    message: "No dynamic bucket is available".to_string(),
+                    message: format!(
+                        "No dynamic bucket is available to assigner {} of {} below \
+                         dynamic-bucket.max-buckets = {max_buckets}",
+                        self.share.assign_id(),
+                        self.share.num_channels()
+                    ),
                     source: None,
                 })?
         };
@@ -559,6 +716,8 @@ pub(crate) struct DynamicBucketAssigner {
     partition_computer: PartitionComputer,
     /// Whether the table stores index files in the data-file (bucket) directory.
     index_file_in_data_file_dir: bool,
+    /// The keys and buckets this writer assigns when it is one of many assigners.
+    share: AssignerShare,
 }
 
 impl DynamicBucketAssigner {
@@ -590,7 +749,14 @@ impl DynamicBucketAssigner {
             partition_computer,
             index_file_in_data_file_dir: options.index_file_in_data_file_dir(),
             table,
+            share: AssignerShare::WHOLE,
         })
+    }
+
+    /// Make this writer assigner `share` of many: it accepts only rows routed to
+    /// it and creates only the buckets it owns. Set before the first write.
+    pub fn set_share(&mut self, share: AssignerShare) {
+        self.share = share;
     }
 
     pub fn set_overwrite(&mut self, is_overwrite: bool) {
@@ -798,13 +964,39 @@ impl BucketAssigner for DynamicBucketAssigner {
             if let Some(notified) = self.precomputed_indexes.remove(&partition_bytes) {
                 index.merge(notified)?;
             }
+            let partition_hash = BinaryRow::from_serialized_bytes(&partition_bytes)?.hash_code();
+            index.restrict_to(self.share, partition_hash);
             self.partition_indexes.insert(partition_bytes, index);
         }
 
         // Batch-compute hash codes and assign buckets
         let hash_codes = batch_hash_codes(batch, &self.primary_key_indices, &self.fields)?;
         let mut buckets = Vec::with_capacity(batch.num_rows());
+        let mut partition_hashes: HashMap<&[u8], i32> = HashMap::new();
         for (row_idx, pb) in partition_bytes_vec.iter().enumerate() {
+            if self.share != AssignerShare::WHOLE {
+                let partition_hash = match partition_hashes.get(pb.as_slice()) {
+                    Some(&hash) => hash,
+                    None => {
+                        let hash = BinaryRow::from_serialized_bytes(pb)?.hash_code();
+                        partition_hashes.insert(pb.as_slice(), hash);
+                        hash
+                    }
+                };
+                let owner = self.share.assigner_of(partition_hash, hash_codes[row_idx]);
+                if owner != self.share.assign_id() {
+                    return Err(crate::Error::DataInvalid {
+                        message: format!(
+                            "Row {row_idx} of the batch belongs to dynamic-bucket assigner \
+                             {owner} of {}, but this writer is assigner {}: route each row \
+                             to the assigner of its partition and primary key",
+                            self.share.num_channels(),
+                            self.share.assign_id()
+                        ),
+                        source: None,
+                    });
+                }
+            }
             let partition_index = self.partition_indexes.get_mut(pb).unwrap();
             buckets.push(partition_index.assign(hash_codes[row_idx], self.max_buckets)?);
         }

@@ -169,6 +169,7 @@ pub use audit_log_table::AuditLogTable;
 pub use batch_vector_search_builder::BatchVectorSearchBuilder;
 pub use blob_resolver::{BlobReader, BlobStream};
 pub use branch_manager::BranchManager;
+pub use bucket_assigner_dynamic::{compute_assigner, AssignerShare};
 pub use bucket_function::{batch_bucket_ids, validate_bucket_function};
 pub use commit_message::{CommitMessage, COMMIT_MESSAGE_SERIALIZER_VERSION};
 pub use consumer_manager::ConsumerManager;

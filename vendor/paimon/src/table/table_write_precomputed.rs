@@ -28,6 +28,26 @@ fn invalid(message: impl Into<String>) -> crate::Error {
 }
 
 impl TableWrite {
+    /// Make this writer dynamic-bucket assigner `share` of many (see
+    /// [`crate::table::AssignerShare`]). Refuses a table that is not in
+    /// dynamic-bucket mode with its primary key covering the partition keys.
+    pub(in crate::table) fn set_dynamic_bucket_share(
+        &mut self,
+        share: crate::table::AssignerShare,
+    ) -> Result<()> {
+        if self.bucket_assigner.set_dynamic_share(share) {
+            return Ok(());
+        }
+        Err(crate::Error::ConfigInvalid {
+            message: format!(
+                "Table {} does not assign dynamic buckets from a HASH index (it needs \
+                 bucket = -1, a primary key, and every partition key in the primary key), \
+                 so its writers cannot be assigners",
+                self.table.identifier().full_name()
+            ),
+        })
+    }
+
     pub(in crate::table) fn set_restore_snapshot(&mut self, snapshot_id: i64) {
         self.restore_snapshot_id = Some(snapshot_id);
         if let BucketAssignerEnum::Dynamic(assigner) = &mut self.bucket_assigner {

@@ -111,6 +111,20 @@ impl<'a> WriteBuilder<'a> {
         }
     }
 
+    /// Make writers created by this builder dynamic-bucket assigner `share` of
+    /// many (Java's distributed `HashBucketAssigner`): each accepts only the rows
+    /// routed to it and creates only its own buckets. `new_write` refuses a table
+    /// without HASH-index dynamic buckets.
+    pub fn with_dynamic_bucket_share(self, share: crate::table::AssignerShare) -> Self {
+        match self.0 {
+            WriteBuilderKind::Paimon(mut builder) => {
+                builder.dynamic_bucket_share = Some(share);
+                Self(WriteBuilderKind::Paimon(builder))
+            }
+            other => Self(other),
+        }
+    }
+
     /// Share a memory budget across table writers created by `new_write`.
     pub fn with_resources(self, resources: ResourceContext) -> Self {
         match self.0 {
@@ -181,6 +195,7 @@ struct PaimonWriteBuilder<'a> {
     overwrite: bool,
     resources: Option<ResourceContext>,
     restore_snapshot_id: Option<i64>,
+    dynamic_bucket_share: Option<crate::table::AssignerShare>,
 }
 
 impl<'a> PaimonWriteBuilder<'a> {
@@ -191,6 +206,7 @@ impl<'a> PaimonWriteBuilder<'a> {
             overwrite: false,
             resources: None,
             restore_snapshot_id: None,
+            dynamic_bucket_share: None,
         }
     }
 
@@ -256,6 +272,9 @@ impl<'a> PaimonWriteBuilder<'a> {
         }
         if let Some(snapshot_id) = self.restore_snapshot_id {
             write.set_restore_snapshot(snapshot_id);
+        }
+        if let Some(share) = self.dynamic_bucket_share {
+            write.set_dynamic_bucket_share(share)?;
         }
         Ok(write)
     }

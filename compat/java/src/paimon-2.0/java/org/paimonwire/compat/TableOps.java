@@ -56,10 +56,12 @@ import java.util.TreeSet;
  * create-table --warehouse W --table DB.T --kind append|pk
  * write  --warehouse W --table DB.T --commit-user U --identifier I
  *        --rows FROM:TO[:PREFIX][,...] [--value-prefix P] [--route W/N] [--compact true]
- *        [--overwrite true] --out F.bin
+ *        [--overwrite true] [--assigner I/N] --out F.bin
  * commit --warehouse W --table DB.T --commit-user U --identifier I --version V F.bin...
  * compact --warehouse W --table DB.T --commit-user U --identifier I
  * read   --warehouse W --table DB.T
+ * check-hash-index --warehouse W --table DB.T
+ *        every key in exactly one bucket's HASH index, and its row in that bucket
  * bucket-tables --warehouse W [--rows N] [--seed S]   (see {@link BucketTables})
  * </pre>
  */
@@ -83,6 +85,8 @@ final class TableOps {
                 return read(named);
             case "bucket-tables":
                 return BucketTables.create(req(named, "--warehouse"), named);
+            case "check-hash-index":
+                return checkHashIndex(named);
             default:
                 return null;
         }
@@ -149,8 +153,16 @@ final class TableOps {
             case "pk":
                 schema.primaryKey("pt", "id").option("bucket", "2");
                 break;
+            case "dynamic":
+                // Paimon's default for a primary key: dynamic buckets from a HASH index. Small
+                // buckets, so a few hundred keys fill several buckets per assigner.
+                schema.primaryKey("pt", "id")
+                        .option("bucket", "-1")
+                        .option("dynamic-bucket.target-row-num", "8");
+                break;
             default:
-                throw new IllegalArgumentException("--kind is append or pk, not " + kind);
+                throw new IllegalArgumentException(
+                        "--kind is append, pk or dynamic, not " + kind);
         }
         try (Catalog catalog = catalog(named)) {
             catalog.createDatabase(id.getDatabaseName(), true);
@@ -182,6 +194,17 @@ final class TableOps {
             routeWorker = Integer.parseInt(route[0]);
             routeWorkers = Integer.parseInt(route[1]);
         }
+        // A dynamic-bucket table's distributed writer, as Flink's DynamicBucketSink runs one:
+        // assigner I of N (HashBucketAssigner with N channels and N assigners) that writes the
+        // rows the channel computer sends it (BucketAssigner.computeAssigner) into the buckets
+        // it assigns; TableWrite.write(row, bucket) keeps each bucket's HASH index.
+        int assignId = -1;
+        int assigners = 0;
+        if (named.containsKey("--assigner")) {
+            String[] assigner = named.get("--assigner").split("/");
+            assignId = Integer.parseInt(assigner[0]);
+            assigners = Integer.parseInt(assigner[1]);
+        }
         long identifier = Long.parseLong(req(named, "--identifier"));
         boolean compact = Boolean.parseBoolean(named.getOrDefault("--compact", "false"));
         // An INSERT OVERWRITE writer: Java's batch write builder with overwrite, whose writers
@@ -204,6 +227,24 @@ final class TableOps {
             Table table = table(catalog, named).copy(options);
             StreamWriteBuilder builder =
                     table.newStreamWriteBuilder().withCommitUser(req(named, "--commit-user"));
+            org.apache.paimon.index.HashBucketAssigner bucketAssigner = null;
+            org.apache.paimon.table.sink.RowPartitionKeyExtractor extractor = null;
+            if (assigners > 0) {
+                org.apache.paimon.table.FileStoreTable store =
+                        (org.apache.paimon.table.FileStoreTable) table;
+                bucketAssigner =
+                        new org.apache.paimon.index.HashBucketAssigner(
+                                store.snapshotManager(),
+                                req(named, "--commit-user"),
+                                store.store().newIndexFileHandler(),
+                                assigners,
+                                assigners,
+                                assignId,
+                                store.coreOptions().dynamicBucketTargetRowNum(),
+                                store.coreOptions().dynamicBucketMaxBuckets());
+                extractor =
+                        new org.apache.paimon.table.sink.RowPartitionKeyExtractor(store.schema());
+            }
             try (TableWrite write =
                     overwrite
                             ? table.newBatchWriteBuilder().withOverwrite().newWrite()
@@ -221,6 +262,19 @@ final class TableOps {
                                         BinaryString.fromString(prefix + i));
                         if (routeWorkers > 0
                                 && write.getBucket(row) % routeWorkers != routeWorker) {
+                            continue;
+                        }
+                        if (bucketAssigner != null) {
+                            BinaryRow partition = extractor.partition(row);
+                            int keyHash = extractor.trimmedPrimaryKey(row).hashCode();
+                            int channel =
+                                    org.apache.paimon.index.BucketAssigner.computeAssigner(
+                                            partition.hashCode(), keyHash, assigners, assigners);
+                            if (channel != assignId) {
+                                continue;
+                            }
+                            write.write(row, bucketAssigner.assign(partition, keyHash));
+                            written++;
                             continue;
                         }
                         write.write(row);
@@ -253,6 +307,82 @@ final class TableOps {
                         + " bytes, "
                         + compactionFiles
                         + " compaction file(s)");
+        return 0;
+    }
+
+    // ------------------------------------------------------------------ check-hash-index
+
+    /**
+     * Java's view of a dynamic-bucket table's HASH indexes: every key hash is in one bucket's
+     * index per partition, and every row (read split by split) is in the bucket the index names
+     * for its trimmed primary key. Prints the key and bucket counts; fails naming the first key
+     * that breaks either.
+     */
+    private static int checkHashIndex(Map<String, String> named) throws Exception {
+        try (Catalog catalog = catalog(named)) {
+            org.apache.paimon.table.FileStoreTable table =
+                    (org.apache.paimon.table.FileStoreTable) table(catalog, named);
+            org.apache.paimon.index.IndexFileHandler handler =
+                    table.store().newIndexFileHandler();
+            Map<BinaryRow, Map<Integer, Integer>> index = new HashMap<>();
+            int buckets = 0;
+            for (org.apache.paimon.manifest.IndexManifestEntry entry :
+                    handler.scan(org.apache.paimon.index.HashIndexFile.HASH_INDEX)) {
+                buckets++;
+                Map<Integer, Integer> hashes =
+                        index.computeIfAbsent(entry.partition().copy(), k -> new HashMap<>());
+                try (org.apache.paimon.utils.IntIterator it =
+                        handler.hashIndex(entry.partition(), entry.bucket())
+                                .read(entry.indexFile())) {
+                    while (true) {
+                        int hash;
+                        try {
+                            hash = it.next();
+                        } catch (java.io.EOFException end) {
+                            break;
+                        }
+                        Integer other = hashes.put(hash, entry.bucket());
+                        if (other != null && other != entry.bucket()) {
+                            System.err.println(
+                                    "key hash " + hash + " is in the HASH indexes of buckets "
+                                            + other + " and " + entry.bucket());
+                            return 1;
+                        }
+                    }
+                }
+            }
+            org.apache.paimon.table.sink.RowPartitionKeyExtractor extractor =
+                    new org.apache.paimon.table.sink.RowPartitionKeyExtractor(table.schema());
+            ReadBuilder rb = table.newReadBuilder();
+            int rows = 0;
+            for (Split split : rb.newScan().plan().splits()) {
+                DataSplit data = (DataSplit) split;
+                try (RecordReader<InternalRow> reader = rb.newRead().createReader(split)) {
+                    RecordReader.RecordIterator<InternalRow> batch;
+                    while ((batch = reader.readBatch()) != null) {
+                        InternalRow row;
+                        while ((row = batch.next()) != null) {
+                            rows++;
+                            int hash = extractor.trimmedPrimaryKey(row).hashCode();
+                            Map<Integer, Integer> hashes = index.get(data.partition());
+                            Integer bucket = hashes == null ? null : hashes.get(hash);
+                            if (bucket == null || bucket != data.bucket()) {
+                                System.err.println(
+                                        "row id=" + row.getInt(0) + " pt=" + row.getString(1)
+                                                + " is in bucket " + data.bucket()
+                                                + " but its HASH index names " + bucket);
+                                return 1;
+                            }
+                        }
+                        batch.releaseBatch();
+                    }
+                }
+            }
+            int keys = index.values().stream().mapToInt(Map::size).sum();
+            System.out.println(
+                    rows + " rows, " + keys + " key hashes in " + buckets
+                            + " HASH indexes: every key in one bucket, every row in its key's bucket");
+        }
         return 0;
     }
 

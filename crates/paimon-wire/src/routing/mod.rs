@@ -16,7 +16,8 @@
 //! | primary key or append with `bucket-key`, fixed buckets | `n >= 1` | [`BucketRouter`]: route by (partition, bucket) |
 //! | primary key, postpone | `-2` | none: any writer may write any row (files go to `bucket-postpone`, compaction assigns buckets) |
 //! | append, bucket-unaware | `-1` | none: every file is in bucket 0 and append files never conflict |
-//! | primary key, dynamic bucket (incl. cross-partition update) | `-1` | none possible: buckets come from the table's hash index, assigned by the writer; write from **one** writer, or switch the table to fixed or postpone buckets |
+//! | primary key, dynamic bucket, primary key includes the partition keys | `-1` | [`AssignerRouter`]: route by assigner (`0..n`); each writer is assigner `i` of `n` and assigns buckets from the table's hash index as Java's assigner `i` would |
+//! | primary key, dynamic bucket, cross-partition update (a partition key outside the primary key) | `-1` | none possible: write from **one** writer |
 //!
 //! The bucket of a row is Java's `FixedBucketRowKeyExtractor.bucket()`: the bucket-key
 //! columns (`bucket-key`, or else the primary key minus the partition keys) form a
@@ -24,6 +25,10 @@
 //! row's bytes, `abs(hash % bucket)`; `mod`; `hive`). The computation is the paimon crate's
 //! own writer routing ([`paimon::table::batch_bucket_ids`]), checked against Paimon Java 2.0
 //! on every key type (`scripts/java-interop`).
+
+mod assigner;
+
+pub use assigner::AssignerRouter;
 
 use std::fmt;
 
@@ -46,8 +51,9 @@ pub enum RoutingKind {
     /// (`bucket = -2`), whose files compaction later assigns to buckets.
     AnyWriter,
     /// Primary-key table with dynamic buckets (`bucket = -1`): the writer assigns buckets
-    /// from the table's hash index, so rows of one key written by two writers end up in two
-    /// buckets. Write it from one writer, or use fixed or postpone buckets.
+    /// from the table's hash index, so rows of one key written by two independent writers end
+    /// up in two buckets. Write it from one writer, or, when the primary key includes every
+    /// partition key, from `n` writers that are assigners `0..n` ([`AssignerRouter`]).
     SingleWriter,
 }
 
@@ -91,7 +97,15 @@ pub enum RoutingError {
         /// What routing the table needs instead.
         kind: RoutingKind,
     },
-    /// A bucket-key column is missing from the batch.
+    /// The table is not a dynamic-bucket primary-key table whose keys
+    /// [`AssignerRouter`] can divide among assigners.
+    NotDynamicBucket {
+        /// The table.
+        table: String,
+        /// Why not.
+        why: String,
+    },
+    /// A routing column (bucket key, partition key or primary key) is missing from the batch.
     MissingColumn {
         /// The column's name.
         column: String,
@@ -114,9 +128,13 @@ impl fmt::Display for RoutingError {
                 f,
                 "table {table} has no fixed buckets to route rows to; it needs {kind}"
             ),
+            RoutingError::NotDynamicBucket { table, why } => write!(
+                f,
+                "table {table} cannot be written by several dynamic-bucket assigners: {why}"
+            ),
             RoutingError::MissingColumn { column } => write!(
                 f,
-                "the batch has no column {column:?}, which is part of the table's bucket key"
+                "the batch has no column {column:?}, which the table's rows are routed by"
             ),
             RoutingError::Paimon { during, source } => {
                 write!(f, "cannot compute buckets while {during}: {source}")
@@ -196,24 +214,7 @@ impl BucketRouter {
         if self.buckets == 1 || self.bucket_key.is_empty() {
             return Ok(vec![0; batch.num_rows()]);
         }
-        let schema = batch.schema();
-        let mut indices = Vec::with_capacity(self.bucket_key.len());
-        for field in &self.bucket_key {
-            let index = schema
-                .index_of(field.name())
-                .map_err(|_| RoutingError::MissingColumn {
-                    column: field.name().to_string(),
-                })?;
-            indices.push(index);
-        }
-        let key = batch.project(&indices).map_err(|e| RoutingError::Paimon {
-            during: "selecting the bucket-key columns".into(),
-            source: paimon::Error::DataInvalid {
-                message: e.to_string(),
-                source: None,
-            },
-        })?;
-        let positions: Vec<usize> = (0..self.bucket_key.len()).collect();
+        let (key, positions) = project(batch, &self.bucket_key)?;
         let mut buckets = paimon::table::batch_bucket_ids(
             &key,
             &positions,
@@ -297,4 +298,29 @@ impl BucketRouter {
             source,
         }
     }
+}
+
+/// `batch`'s columns named like `fields`, in `fields`' order, and their positions.
+pub(crate) fn project(
+    batch: &RecordBatch,
+    fields: &[DataField],
+) -> Result<(RecordBatch, Vec<usize>), RoutingError> {
+    let schema = batch.schema();
+    let mut indices = Vec::with_capacity(fields.len());
+    for field in fields {
+        let index = schema
+            .index_of(field.name())
+            .map_err(|_| RoutingError::MissingColumn {
+                column: field.name().to_string(),
+            })?;
+        indices.push(index);
+    }
+    let projected = batch.project(&indices).map_err(|e| RoutingError::Paimon {
+        during: "selecting the routing columns".into(),
+        source: paimon::Error::DataInvalid {
+            message: e.to_string(),
+            source: None,
+        },
+    })?;
+    Ok((projected, (0..fields.len()).collect()))
 }

@@ -1,0 +1,345 @@
+//! Dynamic-bucket primary-key tables written by many assigners, and the `hash-index-*` rules
+//! (`src/coordinator/hash_index.rs`) that refuse payloads giving one key two buckets.
+
+use std::collections::BTreeMap;
+
+use arrow_array::RecordBatch;
+use paimon::table::{AssignerShare, CommitMessage, Table};
+use paimon_wire::coordinator::{CommitOutcome, Coordinator, CoordinatorError, Rule};
+use paimon_wire::{serialize_list, AssignerRouter, SerializerVersion};
+
+use super::support::{
+    append_coordinator, batch, batch_with_values, read_rows, rule_of, send, Kind, Unchanged,
+    Warehouse, USER,
+};
+
+const V: SerializerVersion = SerializerVersion::CURRENT;
+
+/// Small buckets, so a few keys fill several buckets per assigner.
+const SMALL_BUCKETS: &[(&str, &str)] = &[("dynamic-bucket.target-row-num", "4")];
+
+/// The messages of a worker that is `share` and writes `batch`.
+async fn assigner_messages(
+    table: &Table,
+    share: AssignerShare,
+    batch: &RecordBatch,
+) -> Result<Vec<CommitMessage>, paimon::Error> {
+    let builder = table
+        .new_write_builder()
+        .with_commit_user(USER)?
+        .with_dynamic_bucket_share(share);
+    let mut write = builder.new_write()?;
+    write.write_arrow_batch(batch).await?;
+    write.prepare_commit().await
+}
+
+/// The batch of the rows whose assigner is `assigner`.
+fn rows_of(rows: &[(i32, &str, String)], assigners: &[i32], assigner: i32) -> RecordBatch {
+    let mine: Vec<(i32, &str, String)> = rows
+        .iter()
+        .zip(assigners)
+        .filter(|(_, &a)| a == assigner)
+        .map(|(row, _)| row.clone())
+        .collect();
+    batch_with_values(&mine)
+}
+
+/// Deserializes each worker's messages as one payload, merges and commits them.
+async fn commit_payloads(
+    coordinator: &Coordinator,
+    payloads: &[Vec<CommitMessage>],
+    identifier: i64,
+) -> Result<CommitOutcome, CoordinatorError> {
+    let mut parts = Vec::new();
+    for messages in payloads {
+        parts.push(coordinator.deserialize(V, &serialize_list(messages, V)?)?);
+    }
+    let merged = coordinator.merge(parts)?;
+    coordinator.commit(merged, identifier).await
+}
+
+fn assert_refused(result: Result<CommitOutcome, CoordinatorError>, rule: Rule, words: &str) {
+    let error = result.expect_err("the payloads must be refused");
+    assert_eq!(rule_of(&error), rule, "{error}");
+    assert!(
+        error.to_string().contains(words),
+        "{words:?} not in: {error}"
+    );
+}
+
+/// A key of partition `pt` whose assigner, of `router`'s, is `assigner`.
+fn key_of_assigner(router: &AssignerRouter, pt: &str, assigner: i32) -> i32 {
+    (0..1000)
+        .find(|&id| router.assigner_ids(&batch(&[(id, pt)])).unwrap()[0] == assigner)
+        .expect("some key routes to every assigner")
+}
+
+#[tokio::test]
+async fn three_assigners_upsert_in_rounds_and_every_key_reads_back_once_with_its_last_value() {
+    let warehouse = Warehouse::new();
+    let table = warehouse
+        .create_with_options("dyn", Kind::DynamicBucketPk, SMALL_BUCKETS)
+        .await;
+    let router = AssignerRouter::for_table(&table, 3).unwrap();
+    assert_eq!(router.assigners(), 3);
+    let coordinator = append_coordinator(&table).await;
+    let mut latest: BTreeMap<(i32, String), String> = BTreeMap::new();
+    let mut buckets_seen = std::collections::BTreeSet::new();
+    for round in 0..4 {
+        // Keys repeat across rounds: each round rewrites a window that overlaps the last.
+        let rows: Vec<(i32, &str, String)> = (round * 6..round * 6 + 20)
+            .flat_map(|id| ["a", "b"].map(|pt| (id, pt, format!("r{round}-{pt}{id}"))))
+            .collect();
+        for (id, pt, v) in &rows {
+            latest.insert((*id, pt.to_string()), v.clone());
+        }
+        let all = batch_with_values(&rows);
+        let assigners = router.assigner_ids(&all).unwrap();
+        let mut payloads = Vec::new();
+        for i in 0..3 {
+            let share = router.share(i).unwrap();
+            payloads.push(
+                assigner_messages(&table, share, &rows_of(&rows, &assigners, i))
+                    .await
+                    .unwrap(),
+            );
+        }
+        // Each assigner creates only its own buckets: bucket % 3 == assigner, for buckets new
+        // in this round (keys already indexed keep theirs, which the same assigner made).
+        for (i, messages) in payloads.iter().enumerate() {
+            for message in messages.iter().filter(|m| !m.new_files.is_empty()) {
+                assert_eq!(message.bucket % 3, i as i32, "round {round}: {message:?}");
+                buckets_seen.insert(message.bucket);
+            }
+        }
+        let outcome = commit_payloads(&coordinator, &payloads, round as i64 + 1)
+            .await
+            .unwrap_or_else(|e| panic!("round {round}: {e}"));
+        assert!(matches!(outcome, CommitOutcome::Committed { .. }));
+        let expected: Vec<(i32, String, String)> = latest
+            .iter()
+            .map(|((id, pt), v)| (*id, pt.clone(), v.clone()))
+            .collect();
+        assert_eq!(read_rows(&table).await, expected, "round {round}");
+    }
+    // 4 keys per bucket: every assigner filled several buckets of its own.
+    assert!(buckets_seen.len() >= 9, "{buckets_seen:?}");
+}
+
+#[tokio::test]
+async fn a_writer_refuses_a_row_routed_to_another_assigner() {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("dyn", Kind::DynamicBucketPk).await;
+    let router = AssignerRouter::for_table(&table, 2).unwrap();
+    let id = key_of_assigner(&router, "a", 1);
+    let error = assigner_messages(&table, router.share(0).unwrap(), &batch(&[(id, "a")]))
+        .await
+        .expect_err("assigner 0 must refuse a row of assigner 1");
+    assert!(
+        error
+            .to_string()
+            .contains("belongs to dynamic-bucket assigner 1 of 2"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn tables_the_router_cannot_divide_are_refused_by_name() {
+    let warehouse = Warehouse::new();
+    let fixed = warehouse.create("fixed", Kind::FixedBucketPk).await;
+    let error = AssignerRouter::for_table(&fixed, 2).unwrap_err();
+    assert!(error.to_string().contains("bucket = -1"), "{error}");
+    let dynamic = warehouse.create("dyn", Kind::DynamicBucketPk).await;
+    assert!(AssignerRouter::for_table(&dynamic, 0).is_err());
+    let capped = warehouse
+        .create_with_options(
+            "capped",
+            Kind::DynamicBucketPk,
+            &[("dynamic-bucket.initial-buckets", "2")],
+        )
+        .await;
+    let router = AssignerRouter::for_table(&capped, 5).unwrap();
+    assert_eq!(
+        (router.assigners(), router.bucket_owning_assigners()),
+        (5, 2)
+    );
+}
+
+#[tokio::test]
+async fn two_assigners_giving_one_key_two_buckets_are_refused() {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("dyn", Kind::DynamicBucketPk).await;
+    let router = AssignerRouter::for_table(&table, 2).unwrap();
+    let coordinator = append_coordinator(&table).await;
+    let before = Unchanged::of(&table).await;
+    // Assigner 1 of 2 puts the key in bucket 1; a writer that assigns every key itself (a
+    // worker that was not told it is one of two) puts the same key in bucket 0.
+    let id = key_of_assigner(&router, "a", 1);
+    let one = assigner_messages(&table, router.share(1).unwrap(), &batch(&[(id, "a")]))
+        .await
+        .unwrap();
+    let whole = assigner_messages(&table, AssignerShare::WHOLE, &batch(&[(id, "a")]))
+        .await
+        .unwrap();
+    assert_eq!((one[0].bucket, whole[0].bucket), (1, 0));
+    assert_refused(
+        commit_payloads(&coordinator, &[one, whole], 1).await,
+        Rule::HashIndexKeys,
+        "in two buckets",
+    );
+    before.assert_still(&table, "one key in two buckets").await;
+}
+
+#[tokio::test]
+async fn a_new_bucket_holding_a_key_another_bucket_holds_is_refused() {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("dyn", Kind::DynamicBucketPk).await;
+    let router = AssignerRouter::for_table(&table, 2).unwrap();
+    let coordinator = append_coordinator(&table).await;
+    let id = key_of_assigner(&router, "a", 1);
+    let first = assigner_messages(&table, AssignerShare::WHOLE, &batch(&[(id, "a")]))
+        .await
+        .unwrap();
+    assert_eq!(first[0].bucket, 0);
+    send(&coordinator, &first, 1).await.unwrap();
+    let before = Unchanged::of(&table).await;
+    // A stale assigner that restored the table before the key was written puts it in a new
+    // bucket of its own.
+    let stale = table
+        .new_write_builder()
+        .with_commit_user(USER)
+        .unwrap()
+        .with_restore_snapshot(0)
+        .unwrap()
+        .with_dynamic_bucket_share(router.share(1).unwrap());
+    let mut write = stale.new_write().unwrap();
+    write.write_arrow_batch(&batch(&[(id, "a")])).await.unwrap();
+    let messages = write.prepare_commit().await.unwrap();
+    assert_eq!(messages[0].bucket, 1);
+    assert_refused(
+        send(&coordinator, &messages, 2).await,
+        Rule::HashIndexKeys,
+        "the live index",
+    );
+    before
+        .assert_still(&table, "a key moved to a new bucket")
+        .await;
+}
+
+/// The table's index directory, where HASH index files live by default.
+fn index_dir(table: &Table) -> String {
+    let root = table.location();
+    format!(
+        "{}/index",
+        root.trim_start_matches("file:").trim_end_matches('/')
+    )
+}
+
+/// Writes `hashes` as a HASH index file named `name` in the table's index directory.
+fn write_hash_index(table: &Table, name: &str, hashes: &[i32]) -> paimon::spec::IndexFileMeta {
+    let dir = index_dir(table);
+    std::fs::create_dir_all(&dir).unwrap();
+    let bytes: Vec<u8> = hashes.iter().flat_map(|h| h.to_be_bytes()).collect();
+    std::fs::write(format!("{dir}/{name}"), &bytes).unwrap();
+    paimon::spec::IndexFileMeta {
+        index_type: "HASH".into(),
+        file_name: name.into(),
+        file_size: bytes.len() as i64,
+        row_count: hashes.len() as i64,
+        deletion_vectors_ranges: None,
+        external_path: None,
+        global_index_meta: None,
+    }
+}
+
+/// The key hashes a HASH index file of `table` lists.
+fn read_hash_index(table: &Table, name: &str) -> Vec<i32> {
+    std::fs::read(format!("{}/{name}", index_dir(table)))
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| i32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[tokio::test]
+async fn an_index_that_drops_keys_of_the_one_it_replaces_is_refused() {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("dyn", Kind::DynamicBucketPk).await;
+    let coordinator = append_coordinator(&table).await;
+    let first = assigner_messages(&table, AssignerShare::WHOLE, &batch(&[(1, "a"), (2, "a")]))
+        .await
+        .unwrap();
+    send(&coordinator, &first, 1).await.unwrap();
+    let before = Unchanged::of(&table).await;
+    let mut second = assigner_messages(&table, AssignerShare::WHOLE, &batch(&[(3, "a")]))
+        .await
+        .unwrap();
+    let honest = second[0].new_index_files[0].clone();
+    let all = read_hash_index(&table, &honest.file_name);
+    assert_eq!(
+        all.len(),
+        3,
+        "the honest index lists the two old keys and the new one"
+    );
+    // The same message, with an index that lists only the new key.
+    let only_new: Vec<i32> = all
+        .iter()
+        .copied()
+        .filter(|h| !read_hash_index(&table, &first[0].new_index_files[0].file_name).contains(h))
+        .collect();
+    second[0].new_index_files = vec![write_hash_index(&table, "index-forged-0", &only_new)];
+    assert_refused(
+        send(&coordinator, &second, 2).await,
+        Rule::HashIndexKeys,
+        "drops key hash",
+    );
+    before
+        .assert_still(&table, "an index that forgets keys")
+        .await;
+}
+
+#[tokio::test]
+async fn an_index_whose_size_is_not_its_row_count_is_refused() {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("dyn", Kind::DynamicBucketPk).await;
+    let coordinator = append_coordinator(&table).await;
+    let mut messages = assigner_messages(&table, AssignerShare::WHOLE, &batch(&[(1, "a")]))
+        .await
+        .unwrap();
+    messages[0].new_index_files[0].row_count += 1;
+    assert_refused(
+        send(&coordinator, &messages, 1).await,
+        Rule::HashIndexKeys,
+        "not 4 x row_count",
+    );
+}
+
+#[tokio::test]
+async fn new_data_in_a_bucket_without_an_index_is_refused() {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("dyn", Kind::DynamicBucketPk).await;
+    let coordinator = append_coordinator(&table).await;
+    let mut messages = assigner_messages(&table, AssignerShare::WHOLE, &batch(&[(1, "a")]))
+        .await
+        .unwrap();
+    messages[0].new_index_files.clear();
+    assert_refused(
+        send(&coordinator, &messages, 1).await,
+        Rule::HashIndexCoverage,
+        "no HASH index after the commit",
+    );
+    // With its index the same write commits, and a later write of a known key needs no new
+    // index: the live one covers the bucket.
+    let honest = assigner_messages(&table, AssignerShare::WHOLE, &batch(&[(1, "a")]))
+        .await
+        .unwrap();
+    send(&coordinator, &honest, 1).await.unwrap();
+    let again = assigner_messages(&table, AssignerShare::WHOLE, &batch(&[(1, "a")]))
+        .await
+        .unwrap();
+    assert!(again[0].new_index_files.is_empty(), "{:?}", again[0]);
+    assert!(matches!(
+        send(&coordinator, &again, 2).await.unwrap(),
+        CommitOutcome::Committed { .. }
+    ));
+}
