@@ -533,10 +533,11 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
                 for owner, rows in self._rows_by_writer(data):
                     writer = writers.get(owner)
                     if writer is None:
+                        # _rows_by_writer yields an owner only once route() set the count
+                        assigners = self._assigners
+                        share = None if owner is None or assigners is None else (owner, assigners)
                         writer = table.new_writer(
-                            self.commit_user,
-                            overwrite=self.overwrite,
-                            assigner=(owner, self._assigners),
+                            self.commit_user, overwrite=self.overwrite, assigner=share
                         )
                         writers[owner] = writer
                     writer.write(rows)
