@@ -507,6 +507,56 @@ def test_dynamic_bucket_primary_key_table_reads_back_one_row_per_key_the_latest(
     assert {bucket % 3 for _, bucket in buckets} == {0, 1, 2}
 
 
+def test_dynamic_bucket_table_alternating_java_assigners_and_ray_jobs(tmp_path):
+    """Paimon Java 2.0's assigners (3, `HashBucketAssigner` i of 3) and Ray jobs through the
+    sink (routed to 3 assigners, keys in random order across blocks) take turns on one
+    dynamic-bucket table that Java created; each round rewrites every key so far and adds 10.
+    After every round pypaimon and Java read one row per key, the latest, and Java finds every
+    key in one bucket's HASH index (compat/java `check-hash-index`)."""
+    import random
+
+    from test_java_compaction import expected_rows, java
+    from test_java_dynamic_buckets import COMMIT_USER, TABLE, java_read, round_rows
+
+    warehouse = str(tmp_path / "warehouse")
+    java("create-table", "--warehouse", warehouse, "--table", TABLE, "--kind", "dynamic")
+    for round_ in range(1, 5):
+        if round_ % 2 == 1:
+            payloads = []
+            for i in range(3):
+                out = tmp_path / f"round-{round_}-{i}.bin"
+                java(
+                    "write", "--warehouse", warehouse, "--table", TABLE,
+                    "--commit-user", COMMIT_USER, "--identifier", str(round_),
+                    "--rows", f"0:{20 + 10 * round_}", "--value-prefix", f"r{round_}_",
+                    "--assigner", f"{i}/3", "--out", str(out),
+                )  # fmt: skip
+                payloads.append(str(out))
+            java(
+                "commit", "--warehouse", warehouse, "--table", TABLE,
+                "--commit-user", COMMIT_USER, "--identifier", str(round_), "--version", "12",
+                *payloads,
+            )  # fmt: skip
+        else:
+            data = round_rows(round_)
+            order = list(range(data.num_rows))
+            random.Random(round_).shuffle(order)
+            data = data.take(order)
+            blocks = [data.slice(start, 7) for start in range(0, data.num_rows, 7)]
+            sink = PaimonDatasink(warehouse, TABLE, commit_user=f"ray-{round_}")
+            sink.route(ray.data.from_arrow(blocks), num_partitions=3).write_datasink(sink)
+            assert sink.outcome.status == "committed", sink.outcome
+        expected = expected_rows(round_)
+        read = read_with_pypaimon(warehouse, TABLE)
+        got = sorted(
+            zip(read.column("id").to_pylist(), read.column("pt").to_pylist(), read.column("v").to_pylist())
+        )
+        assert got == expected, f"round {round_}: pypaimon reads one row per key, the latest"
+        assert java_read(warehouse) == expected, f"round {round_}: Java reads one row per key"
+        checked = java("check-hash-index", "--warehouse", warehouse, "--table", TABLE)
+        assert f"{len(expected)} rows" in checked, checked
+
+
 def test_cross_partition_dynamic_bucket_table_is_refused_before_writing(warehouse):
     table = pw.create_table(
         warehouse,
