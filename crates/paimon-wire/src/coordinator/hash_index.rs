@@ -5,7 +5,7 @@
 //!
 //! | rule | what it protects | tests (`tests/coordinator/hash_index.rs`) |
 //! |---|---|---|
-//! | `hash-index-keys` | one bucket per key: after the commit no key hash is in two buckets' HASH indexes of one partition (new against new, and new against the live indexes of buckets the commit does not replace); a bucket's new index keeps every key of the index it replaces (append commits); an index file holds exactly `row_count` keys | `two_assigners_giving_one_key_two_buckets_are_refused`, `a_new_bucket_holding_a_key_another_bucket_holds_is_refused`, `an_index_that_drops_keys_of_the_one_it_replaces_is_refused`, `an_index_whose_size_is_not_its_row_count_is_refused` |
+//! | `hash-index-keys` | one bucket per key (HASH indexes in `new_index_files` and `compact_new_index_files` alike; a compaction may not delete one without a replacement): after the commit no key hash is in two buckets' HASH indexes of one partition (new against new, and new against the live indexes of buckets the commit does not replace); a bucket's new index keeps every key of the index it replaces (append commits); an index file holds exactly `row_count` keys | `two_assigners_giving_one_key_two_buckets_are_refused`, `a_new_bucket_holding_a_key_another_bucket_holds_is_refused`, `an_index_that_drops_keys_of_the_one_it_replaces_is_refused`, `an_index_whose_size_is_not_its_row_count_is_refused` |
 //! | `hash-index-coverage` | a bucket that gets new data files has a HASH index after the commit (live or new; in an overwrite commit, new), so the next writers' assigners see its keys | `new_data_in_a_bucket_without_an_index_is_refused` |
 //!
 //! What the rules cannot see: keys themselves. A HASH index that lists a key hash the bucket's
@@ -52,7 +52,30 @@ pub(crate) async fn check_against_table(
     let overwrite = coordinator.binding.mode == CommitMode::Overwrite;
     let mut new_indexes: HashMap<BucketKey, IndexAt> = HashMap::new();
     for (index, message) in messages.iter().enumerate() {
-        for file in &message.new_index_files {
+        // A HASH index in either new list (the data increment's, where writers put it, or the
+        // compaction's) replaces the bucket's index: both go through the same checks.
+        let added = message
+            .new_index_files
+            .iter()
+            .chain(&message.compact_new_index_files);
+        let replaces = added.clone().any(|f| f.index_type == HASH_INDEX_TYPE);
+        if let Some(dropped) = message
+            .compact_deleted_index_files
+            .iter()
+            .find(|f| f.index_type == HASH_INDEX_TYPE && !replaces)
+        {
+            return Err(refuse(
+                index,
+                format!("compact_deleted_index_files[{}]", dropped.file_name),
+                Rule::HashIndexKeys,
+                format!(
+                    "the compaction deletes HASH index {} of bucket {} without a new one: the \
+                     bucket's keys would be assigned other buckets",
+                    dropped.file_name, message.bucket
+                ),
+            ));
+        }
+        for file in added {
             if file.index_type != HASH_INDEX_TYPE {
                 continue;
             }

@@ -343,3 +343,55 @@ async fn new_data_in_a_bucket_without_an_index_is_refused() {
         CommitOutcome::Committed { .. }
     ));
 }
+
+/// The compaction's index lists are checked like the data increment's: a forged HASH index
+/// moved to `compact_new_index_files`, or a live one deleted by `compact_deleted_index_files`
+/// without a replacement, is refused even by a coordinator that takes compactions.
+#[tokio::test]
+async fn hash_indexes_in_the_compaction_lists_are_checked_too() {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("dyn", Kind::DynamicBucketPk).await;
+    let coordinator = super::support::bind(
+        &table,
+        paimon_wire::coordinator::Binding::append(USER).with_compaction(),
+    )
+    .await;
+    let first = assigner_messages(&table, AssignerShare::WHOLE, &batch(&[(1, "a"), (2, "a")]))
+        .await
+        .unwrap();
+    send(&coordinator, &first, 1).await.unwrap();
+    let before = Unchanged::of(&table).await;
+    let mut second = assigner_messages(&table, AssignerShare::WHOLE, &batch(&[(3, "a")]))
+        .await
+        .unwrap();
+    let all = read_hash_index(&table, &second[0].new_index_files[0].file_name);
+    let old = read_hash_index(&table, &first[0].new_index_files[0].file_name);
+    let only_new: Vec<i32> = all.into_iter().filter(|h| !old.contains(h)).collect();
+    // An honest-looking compaction with real inputs: the live file upgraded to level 5, as
+    // Paimon's compaction does to a file it does not rewrite.
+    let live = first[0].new_files[0].clone();
+    let mut upgraded = live.clone();
+    upgraded.level = 5;
+    second[0].new_index_files.clear();
+    second[0].compact_before = vec![live.clone()];
+    second[0].compact_after = vec![upgraded.clone()];
+    second[0].compact_new_index_files = vec![write_hash_index(&table, "index-forged-1", &only_new)];
+    assert_refused(
+        send(&coordinator, &second, 2).await,
+        Rule::HashIndexKeys,
+        "drops key hash",
+    );
+
+    let mut dropping = CommitMessage::new(first[0].partition.clone(), first[0].bucket, vec![]);
+    dropping.compact_before = vec![live];
+    dropping.compact_after = vec![upgraded];
+    dropping.compact_deleted_index_files = vec![first[0].new_index_files[0].clone()];
+    assert_refused(
+        send(&coordinator, &[dropping], 2).await,
+        Rule::HashIndexKeys,
+        "without a new one",
+    );
+    before
+        .assert_still(&table, "HASH indexes through the compaction lists")
+        .await;
+}
