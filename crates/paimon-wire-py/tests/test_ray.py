@@ -515,28 +515,20 @@ def test_dynamic_bucket_table_alternating_java_assigners_and_ray_jobs(tmp_path):
     key in one bucket's HASH index (compat/java `check-hash-index`)."""
     import random
 
-    from test_java_compaction import expected_rows, java
-    from test_java_dynamic_buckets import COMMIT_USER, TABLE, java_read, round_rows
+    from test_java_compaction import java
+    from test_java_dynamic_buckets import (
+        TABLE,
+        check_round,
+        java_assigners_write,
+        java_commit,
+        round_rows,
+    )
 
     warehouse = str(tmp_path / "warehouse")
     java("create-table", "--warehouse", warehouse, "--table", TABLE, "--kind", "dynamic")
     for round_ in range(1, 5):
         if round_ % 2 == 1:
-            payloads = []
-            for i in range(3):
-                out = tmp_path / f"round-{round_}-{i}.bin"
-                java(
-                    "write", "--warehouse", warehouse, "--table", TABLE,
-                    "--commit-user", COMMIT_USER, "--identifier", str(round_),
-                    "--rows", f"0:{20 + 10 * round_}", "--value-prefix", f"r{round_}_",
-                    "--assigner", f"{i}/3", "--out", str(out),
-                )  # fmt: skip
-                payloads.append(str(out))
-            java(
-                "commit", "--warehouse", warehouse, "--table", TABLE,
-                "--commit-user", COMMIT_USER, "--identifier", str(round_), "--version", "12",
-                *payloads,
-            )  # fmt: skip
+            java_commit(warehouse, round_, java_assigners_write(tmp_path, warehouse, round_))
         else:
             data = round_rows(round_)
             order = list(range(data.num_rows))
@@ -546,15 +538,7 @@ def test_dynamic_bucket_table_alternating_java_assigners_and_ray_jobs(tmp_path):
             sink = PaimonDatasink(warehouse, TABLE, commit_user=f"ray-{round_}")
             sink.route(ray.data.from_arrow(blocks), num_partitions=3).write_datasink(sink)
             assert sink.outcome.status == "committed", sink.outcome
-        expected = expected_rows(round_)
-        read = read_with_pypaimon(warehouse, TABLE)
-        got = sorted(
-            zip(read.column("id").to_pylist(), read.column("pt").to_pylist(), read.column("v").to_pylist())
-        )
-        assert got == expected, f"round {round_}: pypaimon reads one row per key, the latest"
-        assert java_read(warehouse) == expected, f"round {round_}: Java reads one row per key"
-        checked = java("check-hash-index", "--warehouse", warehouse, "--table", TABLE)
-        assert f"{len(expected)} rows" in checked, checked
+        check_round(warehouse, round_, f"round {round_}")
 
 
 def test_cross_partition_dynamic_bucket_table_is_refused_before_writing(warehouse):

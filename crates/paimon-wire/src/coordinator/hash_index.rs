@@ -38,6 +38,9 @@ struct IndexAt<'a> {
     file: &'a IndexFileMeta,
     /// The message that adds it, `None` for a live file.
     message: Option<usize>,
+    /// Where it is named: `new_index_files[name]`, `compact_new_index_files[name]`, or
+    /// `live index name` for a live file.
+    field: String,
 }
 
 /// Checks the rules of this family for `messages` about to be committed.
@@ -54,11 +57,12 @@ pub(crate) async fn check_against_table(
     for (index, message) in messages.iter().enumerate() {
         // A HASH index in either new list (the data increment's, where writers put it, or the
         // compaction's) replaces the bucket's index: both go through the same checks.
-        let added = message
+        let added = (message
             .new_index_files
             .iter()
-            .chain(&message.compact_new_index_files);
-        let replaces = added.clone().any(|f| f.index_type == HASH_INDEX_TYPE);
+            .map(|f| ("new_index_files", f)))
+        .chain((message.compact_new_index_files.iter()).map(|f| ("compact_new_index_files", f)));
+        let replaces = added.clone().any(|(_, f)| f.index_type == HASH_INDEX_TYPE);
         if let Some(dropped) = message
             .compact_deleted_index_files
             .iter()
@@ -75,21 +79,23 @@ pub(crate) async fn check_against_table(
                 ),
             ));
         }
-        for file in added {
+        for (list, file) in added {
             if file.index_type != HASH_INDEX_TYPE {
                 continue;
             }
             let key = bucket_key(state.partitioned, &message.partition, message.bucket);
+            let field = format!("{list}[{}]", file.file_name);
             let at = IndexAt {
                 partition: &message.partition,
                 bucket: message.bucket,
                 file,
                 message: Some(index),
+                field: field.clone(),
             };
             if let Some(first) = new_indexes.insert(key, at) {
                 return Err(refuse(
                     index,
-                    format!("new_index_files[{}]", file.file_name),
+                    field,
                     Rule::HashIndexKeys,
                     format!(
                         "bucket {} gets two new HASH indexes ({} from message {} and {}): one \
@@ -173,6 +179,7 @@ async fn check_keys(
                         bucket: key.1,
                         file,
                         message: None,
+                        field: format!("live index {}", file.file_name),
                     },
                 );
             }
@@ -192,7 +199,7 @@ async fn check_keys(
                 if let Some(dropped) = old.iter().find(|h| !kept.contains(h)) {
                     return Err(refuse(
                         message,
-                        format!("new_index_files[{}]", at.file.file_name),
+                        at.field.clone(),
                         Rule::HashIndexKeys,
                         format!(
                             "the new HASH index of bucket {} drops key hash {dropped} that the \
@@ -203,41 +210,36 @@ async fn check_keys(
                     ));
                 }
             }
-            claim(
-                &mut owner,
-                &hashes,
-                at.bucket,
-                Some(message),
-                &at.file.file_name,
-            )?;
+            claim(&mut owner, &hashes, at)?;
         }
         for (key, at) in live.iter().filter(|(k, _)| &k.0 == partition) {
             if ordered.iter().any(|(k, _)| k == key) {
                 continue; // replaced by a new index, checked above
             }
             let hashes = read_hashes(coordinator, at).await?;
-            claim(&mut owner, &hashes, at.bucket, None, &at.file.file_name)?;
+            claim(&mut owner, &hashes, at)?;
         }
     }
     Ok(())
 }
 
-/// Records that `bucket` holds `hashes`; refuses a hash another bucket already holds.
+/// Records that the bucket of `at` holds `hashes`; refuses a hash another bucket already holds.
 fn claim(
     owner: &mut HashMap<i32, (i32, Option<usize>)>,
     hashes: &[i32],
-    bucket: i32,
-    message: Option<usize>,
-    file_name: &str,
+    at: &IndexAt<'_>,
 ) -> CoordinatorResult<()> {
+    let (bucket, message, file_name) = (at.bucket, at.message, &at.file.file_name);
     for &hash in hashes {
         match owner.get(&hash) {
             Some(&(other, _)) if other == bucket => {}
             Some(&(other, other_message)) => {
-                let (index, field, this) = match (message, other_message) {
-                    (Some(m), _) => (m, format!("new_index_files[{file_name}]"), "its new index"),
-                    (None, Some(m)) => (m, "new_index_files".to_string(), "the live index"),
-                    (None, None) => (0, "new_index_files".to_string(), "the live index"),
+                // Blame a message of the commit: this one, or the one the live index clashes with.
+                let index = message.or(other_message).unwrap_or_default();
+                let this = if message.is_some() {
+                    "its new index"
+                } else {
+                    "the live index"
                 };
                 let where_other = match other_message {
                     Some(m) => format!("the new index of message {m}"),
@@ -245,7 +247,7 @@ fn claim(
                 };
                 return Err(refuse(
                     index,
-                    field,
+                    at.field.clone(),
                     Rule::HashIndexKeys,
                     format!(
                         "key hash {hash} is in bucket {bucket} ({this}, {file_name}) and in \
@@ -267,7 +269,7 @@ fn claim(
 async fn read_hashes(coordinator: &Coordinator, at: &IndexAt<'_>) -> CoordinatorResult<Vec<i32>> {
     let table = coordinator.table();
     let message = at.message.unwrap_or_default();
-    let field = || format!("new_index_files[{}]", at.file.file_name);
+    let field = || at.field.clone();
     let declared = at.file.row_count.checked_mul(4);
     if declared != Some(at.file.file_size) {
         return Err(refuse(

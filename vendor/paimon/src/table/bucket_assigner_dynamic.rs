@@ -35,7 +35,7 @@ use crate::table::{Snapshot, Table, TableScan};
 use crate::Result;
 use arrow_array::RecordBatch;
 use rand::seq::SliceRandom;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use uuid::Uuid;
 
 // ---------------------------------------------------------------------------
@@ -368,8 +368,9 @@ impl HashIndexLayout<'_> {
 struct PartitionIndex {
     /// key hash → bucket id
     hash_to_bucket: HashMap<i32, i32>,
-    /// bucket id → current row count (only non-full buckets)
-    non_full_buckets: HashMap<i32, i64>,
+    /// bucket id → row count of the buckets not yet full, in ascending bucket order (the
+    /// order Java's `HashMap<Integer, Long>` iterates small ids in).
+    non_full_buckets: BTreeMap<i32, i64>,
     /// All known bucket ids
     all_buckets: HashSet<i32>,
     /// Next unused bucket id to try, including holes in a restored index.
@@ -387,7 +388,7 @@ impl PartitionIndex {
     fn empty(target_bucket_row_number: i64) -> Self {
         Self {
             hash_to_bucket: HashMap::new(),
-            non_full_buckets: HashMap::new(),
+            non_full_buckets: BTreeMap::new(),
             all_buckets: HashSet::new(),
             next_bucket_id: 0,
             bucket_ids: Vec::new(),
@@ -541,7 +542,7 @@ impl PartitionIndex {
         }
 
         let all_buckets: HashSet<i32> = bucket_row_counts.keys().copied().collect();
-        let non_full_buckets: HashMap<i32, i64> = bucket_row_counts
+        let non_full_buckets: BTreeMap<i32, i64> = bucket_row_counts
             .into_iter()
             .filter(|(_, count)| *count < target_bucket_row_number)
             .collect();
@@ -577,17 +578,10 @@ impl PartitionIndex {
         }
 
         // 2. Find a non-full bucket
-        // Java iterates a HashMap<Integer, Long>, which for the small bucket ids of
-        // one partition is ascending order; iterate in that order, deterministically.
+        // In ascending bucket order, as Java's HashMap<Integer, Long> iterates small ids.
         let mut full_buckets = Vec::new();
         let mut assigned_bucket = None;
-        let mut candidates: Vec<i32> = self.non_full_buckets.keys().copied().collect();
-        candidates.sort_unstable();
-        for bucket in candidates {
-            let count = self
-                .non_full_buckets
-                .get_mut(&bucket)
-                .expect("listed above");
+        for (&bucket, count) in &mut self.non_full_buckets {
             if *count < self.target_bucket_row_number {
                 *count += 1;
                 self.hash_to_bucket.insert(hash, bucket);
