@@ -71,7 +71,7 @@ def test_workers_write_a_partitioned_table_committed_once(warehouse):
     assert sorted_ids(table.read()) == list(range(ROWS))
     partitions = {partition for partition, *_ in pypaimon_files(warehouse)}
     assert partitions == {(f"region-{p}",) for p in range(4)}
-    # No file but the committed ones (no orphans from the tracker or retries).
+    # No file but the committed ones (no orphans from retried attempts).
     committed = sorted(
         f"region={partition[0]}/bucket-{bucket}/{name}"
         for partition, bucket, name, _ in pypaimon_files(warehouse)
@@ -170,7 +170,7 @@ class FailingSink(PaimonDatasink):
 
     def _fail_after_another_task_prepared(self):
         deadline = time.monotonic() + 120
-        while not (payloads := ray.get(self._tracker.payloads.remote())):
+        while not (payloads := self._prepared.payloads()):
             assert time.monotonic() < deadline, "no other write task prepared in time"
             time.sleep(0.1)
         prepared = {
@@ -211,6 +211,47 @@ def test_a_task_failing_mid_write_leaves_no_data_and_no_files(warehouse):
     assert table.latest_snapshot() is None
     assert data_files(table) == []
     assert read_with_pypaimon(warehouse).num_rows == 0
+
+
+class LostAttemptSink(PaimonDatasink):
+    """Each write task writes its blocks twice: the first attempt prepares (and records its
+    payload) but its result is dropped, as Ray drops the result of an attempt lost with its
+    node; the second attempt's result reaches the driver."""
+
+    def write(self, blocks, ctx):
+        kept = list(blocks)
+        lost = super().write(iter(kept), ctx)
+        assert lost is not None
+        return super().write(iter(kept), ctx)
+
+
+def test_the_files_of_an_attempt_whose_result_was_lost_are_deleted_after_the_commit(warehouse):
+    table = create_orders(warehouse)
+    sink = LostAttemptSink(warehouse, "db.orders")
+
+    dataset_of(range(ROWS), TASKS).write_datasink(sink, concurrency=2)
+
+    assert sink.outcome.status == "committed"
+    # Every row once: the lost attempts' files were written, recorded and then deleted.
+    assert sorted_ids(read_with_pypaimon(warehouse)) == list(range(ROWS))
+    committed = sorted(
+        f"region={partition[0]}/bucket-{bucket}/{name}"
+        for partition, bucket, name, _ in pypaimon_files(warehouse)
+    )
+    assert data_files(table) == committed
+    # The job's record is gone from the GCS.
+    from ray.experimental import internal_kv
+
+    assert internal_kv._internal_kv_list("job-", namespace="paimon_wire") == []
+
+
+def test_a_recorded_payload_frames_and_unframes_to_itself():
+    from paimon_wire.ray import _frame, _unframe
+
+    for payload in [([b"abc"], 12), ([b"", b"\x00" * 300, b"x"], 14), ([], 1)]:
+        assert _unframe(_frame(payload)) == payload
+    with pytest.raises(ValueError, match="cut short at offset 16"):
+        _unframe(_frame(([b"abcdef"], 12))[:-1])
 
 
 def test_an_empty_dataset_commits_nothing(warehouse):

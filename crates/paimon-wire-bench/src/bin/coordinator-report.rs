@@ -9,7 +9,8 @@
 //! min_ns=T max_ns=T vmhwm_kb=R load=L1/L5/L15` (`scripts/bench` appends the load average
 //! read right after the process ended). Prints two Markdown tables: the end-to-end rows of
 //! `--e2e` with the ratio of Java's median to paimon-wire's for the same workload, and the
-//! scale curve of `--scale`. With `--svg`, also draws the scale curve (time and peak RSS
+//! scale curve of `--scale` (paimon-wire and Java side by side where both ran, with the JVM's
+//! heap; a `commit-bench-failed` line is a run that did not finish, shown with its reason). With `--svg`, also draws the scale curve (time and peak RSS
 //! against files, both axes logarithmic) as a self-contained SVG.
 
 use std::fmt::Write as _;
@@ -28,7 +29,44 @@ struct Row {
     min_s: f64,
     max_s: f64,
     peak_rss_mb: f64,
+    /// The heap the JVM could grow to (`max_heap_mb=`, Java lines only).
+    max_heap_mb: Option<u64>,
     load: String,
+}
+
+/// One `commit-bench-failed` line: a run that did not finish (Java out of heap, say), which
+/// `scripts/bench` writes with `impl=I kind=K files=F max_heap_mb=H reason=...` (the reason
+/// to the end of the line).
+#[derive(Debug, Clone)]
+struct Failure {
+    implementation: String,
+    files: u64,
+    max_heap_mb: Option<u64>,
+    reason: String,
+}
+
+fn parse_failures(text: &str) -> Result<Vec<Failure>, Error> {
+    let mut failures = Vec::new();
+    for line in text
+        .lines()
+        .filter(|l| l.starts_with("commit-bench-failed "))
+    {
+        let (head, reason) = line.split_once(" reason=").unwrap_or((line, "unknown"));
+        let fields = paimon_wire_bench::key_value_fields(head);
+        let get = |k: &str| {
+            fields
+                .get(k)
+                .copied()
+                .ok_or_else(|| format!("no {k}= in {line:?}"))
+        };
+        failures.push(Failure {
+            implementation: get("impl")?.to_string(),
+            files: get("files")?.parse()?,
+            max_heap_mb: fields.get("max_heap_mb").and_then(|v| v.parse().ok()),
+            reason: reason.to_string(),
+        });
+    }
+    Ok(failures)
 }
 
 /// One line of a plot: its name, its colour and its (x, y) points.
@@ -57,6 +95,7 @@ fn parse_rows(text: &str) -> Result<Vec<Row>, Error> {
             max_s: seconds("max_ns")?,
             // VmHWM is in KiB; MB = 10^6 bytes as in the rest of BENCHMARKS.md.
             peak_rss_mb: number("vmhwm_kb")? as f64 * 1024.0 / 1e6,
+            max_heap_mb: fields.get("max_heap_mb").and_then(|v| v.parse().ok()),
             load: fields.get("load").unwrap_or(&"?").replace('/', " / "),
         });
     }
@@ -71,6 +110,18 @@ fn workload_name(kind: &str) -> &str {
     }
 }
 
+/// The speed-up column of `row`: Java's median over paimon-wire's on paimon-wire's row, `1×` on
+/// Java's, `—` without a Java row to compare with.
+fn speed_up_cell(row: &Row, java: Option<&Row>) -> String {
+    match java {
+        Some(java) if row.implementation == "paimon-wire" => {
+            format!("{:.2}×", java.median_s / row.median_s)
+        }
+        Some(_) => "1×".to_string(),
+        None => "—".to_string(),
+    }
+}
+
 fn e2e_table(rows: &[Row]) -> String {
     let mut out = String::from(
         "| workload | implementation | payloads | data files | iterations | median s | min s | max s | peak RSS MB | paimon-wire speed-up vs Java | load average |\n\
@@ -80,13 +131,7 @@ fn e2e_table(rows: &[Row]) -> String {
         let java = rows.iter().find(|r| {
             r.kind == row.kind && r.files == row.files && r.implementation.starts_with("java")
         });
-        let ratio = match java {
-            Some(java) if row.implementation == "paimon-wire" => {
-                format!("{:.2}×", java.median_s / row.median_s)
-            }
-            Some(_) => "1×".to_string(),
-            None => "—".to_string(),
-        };
+        let ratio = speed_up_cell(row, java);
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.0} | {ratio} | {} |",
@@ -105,25 +150,51 @@ fn e2e_table(rows: &[Row]) -> String {
     out
 }
 
-fn scale_table(rows: &[Row]) -> String {
+fn scale_table(rows: &[Row], failures: &[Failure]) -> String {
     let mut out = String::from(
-        "| data files | payloads | implementation | iterations | median s | µs per file | peak RSS MB | KB per file | load average |\n\
-         |---:|---:|---|---:|---:|---:|---:|---:|---|\n",
+        "| data files | payloads | implementation | iterations | median s | µs per file | peak RSS MB | KB per file | JVM heap (-Xmx) MB | paimon-wire speed-up vs Java | load average |\n\
+         |---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
     );
-    for row in rows {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {:.3} | {:.1} | {:.0} | {:.2} | {} |",
-            row.files,
-            row.payloads,
-            row.implementation,
-            row.iterations,
-            row.median_s,
-            row.median_s * 1e6 / row.files as f64,
-            row.peak_rss_mb,
-            row.peak_rss_mb * 1e3 / row.files as f64,
-            row.load
-        );
+    let heap = |mb: Option<u64>| mb.map_or_else(|| "—".to_string(), |mb| mb.to_string());
+    let mut sizes: Vec<u64> = rows
+        .iter()
+        .map(|r| r.files)
+        .chain(failures.iter().map(|f| f.files))
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    for files in sizes {
+        let java = rows
+            .iter()
+            .find(|r| r.files == files && r.implementation.starts_with("java"));
+        for row in rows.iter().filter(|r| r.files == files) {
+            let ratio = speed_up_cell(row, java);
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {:.3} | {:.1} | {:.0} | {:.2} | {} | {ratio} | {} |",
+                row.files,
+                row.payloads,
+                row.implementation,
+                row.iterations,
+                row.median_s,
+                row.median_s * 1e6 / row.files as f64,
+                row.peak_rss_mb,
+                row.peak_rss_mb * 1e3 / row.files as f64,
+                heap(row.max_heap_mb),
+                row.load
+            );
+        }
+        for failure in failures.iter().filter(|f| f.files == files) {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | — | **failed**: {} | — | — | — | {} | — | — |",
+                failure.files,
+                failure.files / 100,
+                failure.implementation,
+                failure.reason.replace('|', "/"),
+                heap(failure.max_heap_mb),
+            );
+        }
     }
     out
 }
@@ -311,13 +382,15 @@ fn main() -> Result<(), Error> {
         println!("{}", e2e_table(&rows));
     }
     if let Some(path) = scale {
-        let rows = parse_rows(&std::fs::read_to_string(path)?)?;
+        let text = std::fs::read_to_string(path)?;
+        let rows = parse_rows(&text)?;
+        let failures = parse_failures(&text)?;
         println!("### Scale curve (append table, 100 files per payload)\n");
-        println!("{}", scale_table(&rows));
+        println!("{}", scale_table(&rows, &failures));
         if let Some(out) = svg {
             let loads: Vec<&str> = rows.iter().map(|r| r.load.as_str()).collect();
             let caption = format!(
-                "paimon-wire coordinator, fresh local table per run; load averages during the runs: {}",
+                "the coordinator, fresh local table per run; load averages during the runs: {}",
                 loads.join("; ")
             );
             std::fs::write(&out, scale_svg(&rows, &caption))?;

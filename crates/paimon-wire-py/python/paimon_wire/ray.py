@@ -23,15 +23,15 @@ How it maps onto Ray Data's ``Datasink`` contract:
   job's commit identifier.
 * ``on_write_failed(error)`` runs on the driver when the job fails: the files of every task
   that had already prepared are deleted (``Coordinator.abort``), so a failed job leaves
-  neither committed rows nor orphan files. Tasks report their payloads to a small tracking
-  actor as they prepare, because Ray hands ``on_write_failed`` only the error. The actor
-  runs on the driver's node, so it outlives any worker node.
+  neither committed rows nor orphan files. Tasks record their payloads as they prepare in
+  Ray's key-value store (the GCS, on the head node), because Ray hands ``on_write_failed``
+  only the error; the record outlives any worker node.
 
 **A worker node that dies mid-job.** Ray runs the node's write tasks again on the nodes left
 (its task retries), and the driver commits once, with each task's payload from the attempt
 whose result reached it. What the dead node's attempts wrote:
 
-* an attempt that had prepared (its payload reached the tracking actor) but whose result was
+* an attempt that had prepared (its payload was recorded) but whose result was
   lost with the node: its files are deleted by the driver after the commit, as the files of
   any attempt whose result Ray did not pass on;
 * an attempt that died while writing: its files are on storage, referenced by no snapshot and
@@ -89,6 +89,7 @@ orphan cleanup.)
 from __future__ import annotations
 
 import logging
+import struct
 import threading
 import time
 import uuid
@@ -101,7 +102,7 @@ import pyarrow.compute
 import ray
 from ray.data.block import Block, BlockAccessor
 from ray.data.datasource.datasink import Datasink, WriteResult
-from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+from ray.experimental import internal_kv
 
 from paimon_wire._native import (
     BoundMessages,
@@ -125,32 +126,74 @@ Payload = tuple[list[bytes], int]
 ``Writer.prepare_commit()`` as a list of one, or its split set in order (``max_payload_bytes``)."""
 
 
-def _payload_tracker_actor() -> Any:
-    """The actor class that collects the payloads write tasks prepared, so the driver can
-    delete their files if the job fails (Ray passes ``on_write_failed`` only the error).
+class _PreparedRecord:
+    """Where a job's write tasks record the payloads they prepared, so the driver can delete
+    their files if the job fails (Ray passes ``on_write_failed`` only the error) and the files
+    of attempts whose results Ray did not pass on.
 
-    The class is made inside this function so that Ray pickles it by value: the actor's
-    process then imports neither this module nor ``ray.data`` (2 s of imports on a fresh
-    worker, which every write task that reported to the actor waited for).
+    The record is Ray's own key-value store in the GCS (the head node's control store, namespace
+    ``paimon_wire``), one key per prepared payload, ``<job token>/<uuid>``: a write task adds
+    its payload with one call to the GCS, and no process is started for the job (a tracking
+    actor, the earlier design, started a Python worker per job, whose start-up competed with the
+    write tasks for the CPUs: a third of a 2-core append job). The GCS outlives every worker
+    node and the driver's; the driver deletes the job's keys when the job ends (a driver that
+    dies leaves its few keys until the cluster stops)."""
 
-    The actor is placed on the driver's node (the node ``ray.init`` connected to): an actor
-    on a worker node would die with that node, and with it the record of what the node's
-    tasks prepared, failing every task that reports to it afterwards."""
+    NAMESPACE = "paimon_wire"
 
-    class PreparedPayloads:
-        def __init__(self) -> None:
-            self._payloads: list[Payload] = []
+    def __init__(self) -> None:
+        self._prefix = f"job-{uuid.uuid4().hex}/"
 
-        def add(self, payload: Payload) -> None:
-            self._payloads.append(payload)
+    def add(self, payload: Payload) -> None:
+        """Records ``payload`` (a write task, after it prepared)."""
+        key = f"{self._prefix}{uuid.uuid4().hex}"
+        internal_kv._internal_kv_put(key, _frame(payload), namespace=self.NAMESPACE)
 
-        def payloads(self) -> list[Payload]:
-            return list(self._payloads)
+    def payloads(self) -> list[Payload]:
+        """Every payload recorded so far, in no particular order (the driver)."""
+        found: list[Payload] = []
+        for key in internal_kv._internal_kv_list(self._prefix, namespace=self.NAMESPACE):
+            value = internal_kv._internal_kv_get(key, namespace=self.NAMESPACE)
+            if value is not None:
+                found.append(_unframe(value))
+        return found
 
-    driver_node = ray.get_runtime_context().get_node_id()
-    return ray.remote(num_cpus=0)(PreparedPayloads).options(
-        scheduling_strategy=NodeAffinitySchedulingStrategy(driver_node, soft=False)
-    )
+    def clear(self) -> None:
+        """Deletes the job's keys (the driver, when the job ended)."""
+        internal_kv._internal_kv_del(self._prefix, del_by_prefix=True, namespace=self.NAMESPACE)
+
+
+def _frame(payload: Payload) -> bytes:
+    """``payload`` as bytes: the version, the part count and each part with its length, all
+    little-endian unsigned 32/64-bit (no pickle: the driver decodes it)."""
+    parts, version = payload
+    out = [struct.pack("<iI", version, len(parts))]
+    for part in parts:
+        out.append(struct.pack("<Q", len(part)))
+        out.append(part)
+    return b"".join(out)
+
+
+def _unframe(value: bytes) -> Payload:
+    """The payload ``_frame`` made."""
+    def cut_short(offset: int) -> ValueError:
+        return ValueError(f"a recorded payload is cut short at offset {offset}")
+
+    if len(value) < 8:
+        raise cut_short(0)
+    version, count = struct.unpack_from("<iI", value, 0)
+    offset = 8
+    parts: list[bytes] = []
+    for _ in range(count):
+        if offset + 8 > len(value):
+            raise cut_short(offset)
+        (length,) = struct.unpack_from("<Q", value, offset)
+        offset += 8
+        if offset + length > len(value):
+            raise cut_short(offset)
+        parts.append(value[offset : offset + length])
+        offset += length
+    return parts, version
 
 
 def _default_commit_user(table: Table) -> str:
@@ -294,7 +337,7 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         self._fixed_identifier = commit_identifier
         self._min_rows_per_write = min_rows_per_write
         self._last_identifier: Optional[int] = None
-        self._tracker: Any = None
+        self._prepared: Optional[_PreparedRecord] = None
         self._pending: Optional[list[Payload]] = None
         self._commit_started = False
         self._committed_before: Optional[CommitOutcome] = None
@@ -401,11 +444,12 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         self._write_nothing = self._committed_before is not None
 
     def on_write_start(self, schema: Optional[pyarrow.Schema] = None) -> None:
-        """Fixes the job's commit identifier and starts the payload tracker (driver). With
-        a fixed identifier that is already committed, the job writes nothing."""
+        """Fixes the job's commit identifier and the key under which its write tasks record
+        what they prepare (driver). With a fixed identifier that is already committed, the job
+        writes nothing."""
         self._start_job()
         if not self._write_nothing:
-            self._tracker = _payload_tracker_actor().remote()
+            self._prepared = _PreparedRecord()
 
     def on_write_complete(self, write_result: WriteResult[Optional[Payload]]) -> None:
         """Validates, merges and commits every task's payload once (driver)."""
@@ -472,32 +516,35 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
                 error,
             )
             return
-        prepared = self._tracked_payloads()
-        self._stop_tracker()
+        prepared = self._recorded_payloads()
+        self._clear_record()
         self._abort(prepared)
 
     # --- clean-up ----------------------------------------------------------------------
 
-    def _tracked_payloads(self) -> list[Payload]:
-        if self._tracker is None:
+    def _recorded_payloads(self) -> list[Payload]:
+        if self._prepared is None:
             return []
         try:
-            return ray.get(self._tracker.payloads.remote())
-        except Exception as e:  # the actor died with its node, say
+            return self._prepared.payloads()
+        except Exception as e:  # the GCS unreachable, say
             logger.warning("cannot read the prepared payloads back: %s", e)
             return []
 
-    def _stop_tracker(self) -> None:
-        if self._tracker is not None:
-            ray.kill(self._tracker)
-            self._tracker = None
+    def _clear_record(self) -> None:
+        if self._prepared is not None:
+            try:
+                self._prepared.clear()
+            except Exception as e:
+                logger.warning("cannot delete the record of prepared payloads: %s", e)
+            self._prepared = None
 
     def _discard_untracked(self, committed: list[Payload]) -> None:
         """Deletes the files of payloads prepared by task attempts whose results Ray did not
         pass on (a task run again after its first attempt had prepared): they are not in
         the commit, so nothing references them."""
-        strays = [p for p in self._tracked_payloads() if p not in committed]
-        self._stop_tracker()
+        strays = [p for p in self._recorded_payloads() if p not in committed]
+        self._clear_record()
         self._abort(strays)
 
     def _abort(self, payloads: list[Payload]) -> None:
@@ -555,8 +602,8 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
                     [piece for part in parts for piece in split_payload(part, limit, version)],
                     version,
                 )
-            if prepared is not None and self._tracker is not None:
-                ray.get(self._tracker.add.remote(prepared))
+            if prepared is not None and self._prepared is not None:
+                self._prepared.add(prepared)
         except BaseException:
             # Files not yet prepared are deleted by close(); prepared ones here, since this
             # task's result will never reach the commit.
@@ -610,7 +657,7 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         return f"PaimonDatasink({self.table!r}, warehouse={self.warehouse!r})"
 
     def __getstate__(self) -> dict[str, Any]:
-        # Workers need the table, the binding and the tracker, not the driver's job state.
+        # Workers need the table, the binding and the record's key, not the driver's job state.
         state = self.__dict__.copy()
         state["_pending"] = None
         state["outcome"] = None

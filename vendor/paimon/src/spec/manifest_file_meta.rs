@@ -253,6 +253,14 @@ impl ManifestFileMeta {
         self
     }
 
+    /// The same metadata under another file name (a manifest named after it was encoded).
+    #[inline]
+    #[must_use]
+    pub fn with_file_name(mut self, file_name: String) -> Self {
+        self.file_name = file_name;
+        self
+    }
+
     /// Attach files whose lifecycle is owned by this manifest.
     #[inline]
     #[must_use]

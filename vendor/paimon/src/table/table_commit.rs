@@ -49,6 +49,17 @@ use std::time::{SystemTime, UNIX_EPOCH};
 const BATCH_COMMIT_IDENTIFIER: i64 = i64::MAX;
 /// Java RollingFileWriter.CHECK_ROLLING_RECORD_CNT.
 const CHECK_ROLLING_RECORD_COUNT: usize = 1000;
+/// The fewest manifest entries a thread encodes: a list shorter than twice this is encoded on
+/// the calling thread.
+const MIN_ENTRIES_PER_ENCODING_THREAD: usize = 4096;
+
+/// A manifest file encoded and not yet written: its bytes, its sidecar, and its metadata with
+/// the file name still empty.
+struct EncodedManifestFile {
+    bytes: Vec<u8>,
+    sidecar: Option<Vec<u8>>,
+    meta: ManifestFileMeta,
+}
 
 mod row_tracking;
 
@@ -1593,6 +1604,12 @@ impl TableCommit {
     }
 
     /// Write manifest files, rolling by configured target size, and return their metadata.
+    ///
+    /// Encoding (Avro and its compression) is the commit's largest CPU cost, so a large list
+    /// is encoded on several threads: split into contiguous runs of at least
+    /// `MIN_ENTRIES_PER_ENCODING_THREAD` entries, one per available core, each run rolled by
+    /// the target size on its own (so a large commit makes a manifest file per run at least).
+    /// The files are then named in entry order and written concurrently.
     async fn write_manifest_files(
         &self,
         file_io: &FileIO,
@@ -1604,17 +1621,85 @@ impl TableCommit {
         if entries.is_empty() {
             return Ok(vec![]);
         }
+        let threads = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(entries.len() / MIN_ENTRIES_PER_ENCODING_THREAD)
+            .max(1);
+        let encoded: Vec<EncodedManifestFile> = if threads == 1 {
+            self.encode_manifest_run(entries)?
+        } else {
+            let run_len = entries.len().div_ceil(threads);
+            // The first run on the calling thread, the others on threads of their own.
+            let runs = std::thread::scope(|scope| {
+                let mut chunks = entries.chunks(run_len);
+                let first = chunks.next().unwrap_or_default();
+                let handles: Vec<_> = chunks
+                    .map(|run| scope.spawn(move || self.encode_manifest_run(run)))
+                    .collect();
+                let mut runs = vec![self.encode_manifest_run(first)];
+                runs.extend(handles.into_iter().map(|handle| {
+                    handle
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                }));
+                runs
+            });
+            let mut files = Vec::new();
+            for run in runs {
+                files.extend(run?);
+            }
+            files
+        };
 
+        let mut metas = Vec::with_capacity(encoded.len());
+        let mut writes = Vec::with_capacity(encoded.len());
+        for (index, file) in encoded.into_iter().enumerate() {
+            let file_name = format!("{name_prefix}-{index}");
+            let path = format!("{manifest_dir}/{file_name}");
+            let sidecar_name = file
+                .sidecar
+                .as_ref()
+                .map(|_| format!("{}{}", file_name, crate::spec::MANIFEST_SIDECAR_SUFFIX));
+            metas.push(
+                file.meta
+                    .with_file_name(file_name)
+                    .with_extra_files(sidecar_name.map(|name| vec![name])),
+            );
+            created_files.push(path.clone());
+            let sidecar_path = file
+                .sidecar
+                .as_ref()
+                .map(|_| crate::spec::ManifestSidecar::path(&path));
+            if let Some(sidecar_path) = &sidecar_path {
+                created_files.push(sidecar_path.clone());
+            }
+            writes.push(Self::write_manifest_file_bytes(
+                file_io,
+                path,
+                file.bytes,
+                sidecar_path.zip(file.sidecar),
+            ));
+        }
+        futures::future::try_join_all(writes).await?;
+        Ok(metas)
+    }
+
+    /// Encodes `entries` into manifest files rolled by the target size, with each file's
+    /// sidecar and metadata (its name left empty: `write_manifest_files` names the files).
+    fn encode_manifest_run(&self, entries: &[ManifestEntry]) -> Result<Vec<EncodedManifestFile>> {
         let target_size = self.manifest_target_size.max(1) as usize;
-        let mut result = Vec::new();
-        let mut chunk_start = 0usize;
         let schema = Schema::parse_str(MANIFEST_ENTRY_SCHEMA)?;
-        let mut writer = crate::spec::new_avro_writer(
-            &schema,
-            &self.manifest_compression,
-            crate::spec::DEFAULT_AVRO_BLOCK_SIZE,
-        )?;
-
+        let new_writer = || {
+            crate::spec::new_avro_writer(
+                &schema,
+                &self.manifest_compression,
+                crate::spec::DEFAULT_AVRO_BLOCK_SIZE,
+            )
+        };
+        let mut files = Vec::new();
+        let mut chunk_start = 0usize;
+        let mut writer = new_writer()?;
         for (idx, entry) in entries.iter().enumerate() {
             // Straight against the schema, as the record branch of its top-level
             // `["null", record]` union (see `ManifestEntryAvroRecord`).
@@ -1623,60 +1708,24 @@ impl TableCommit {
             if record_count % CHECK_ROLLING_RECORD_COUNT == 0
                 && writer.get_ref().len() >= target_size
             {
-                let chunk_end = idx + 1;
-                let file_name = format!("{name_prefix}-{}", result.len());
-                let path = format!("{manifest_dir}/{file_name}");
-                let bytes = writer.into_inner()?;
-                let meta = self
-                    .write_manifest_file_bytes(
-                        file_io,
-                        &path,
-                        &file_name,
-                        &entries[chunk_start..chunk_end],
-                        bytes,
-                        created_files,
-                    )
-                    .await?;
-                result.push(meta);
-                chunk_start = chunk_end;
-                writer = crate::spec::new_avro_writer(
-                    &schema,
-                    &self.manifest_compression,
-                    crate::spec::DEFAULT_AVRO_BLOCK_SIZE,
-                )?;
+                let bytes = std::mem::replace(&mut writer, new_writer()?).into_inner()?;
+                files.push(self.encoded_manifest_file(&entries[chunk_start..=idx], bytes)?);
+                chunk_start = idx + 1;
             }
         }
-
         if chunk_start < entries.len() {
-            let file_name = format!("{name_prefix}-{}", result.len());
-            let path = format!("{manifest_dir}/{file_name}");
             let bytes = writer.into_inner()?;
-            let meta = self
-                .write_manifest_file_bytes(
-                    file_io,
-                    &path,
-                    &file_name,
-                    &entries[chunk_start..],
-                    bytes,
-                    created_files,
-                )
-                .await?;
-            result.push(meta);
+            files.push(self.encoded_manifest_file(&entries[chunk_start..], bytes)?);
         }
-
-        Ok(result)
+        Ok(files)
     }
 
-    /// Write already-encoded manifest bytes and return metadata for the corresponding entries.
-    async fn write_manifest_file_bytes(
+    /// The sidecar and metadata of one encoded manifest file of `entries`.
+    fn encoded_manifest_file(
         &self,
-        file_io: &FileIO,
-        path: &str,
-        file_name: &str,
         entries: &[ManifestEntry],
         bytes: Vec<u8>,
-        created_files: &mut Vec<String>,
-    ) -> Result<ManifestFileMeta> {
+    ) -> Result<EncodedManifestFile> {
         let file_size = bytes.len() as i64;
         let sidecar = if self.manifest_sidecar_enabled {
             Some(crate::spec::ManifestSidecar::build(
@@ -1688,26 +1737,6 @@ impl TableCommit {
         } else {
             None
         };
-        created_files.push(path.to_string());
-        let output = file_io.new_output(path)?;
-        output.write(bytes::Bytes::from(bytes)).await?;
-        let sidecar_name = sidecar
-            .as_ref()
-            .map(|_| format!("{}{}", file_name, crate::spec::MANIFEST_SIDECAR_SUFFIX));
-        if let (Some(sidecar), Some(_)) = (sidecar, sidecar_name.as_ref()) {
-            let sidecar_path = crate::spec::ManifestSidecar::path(path);
-            created_files.push(sidecar_path.clone());
-            let write_result = async {
-                let output = file_io.new_output(&sidecar_path)?;
-                output.write(bytes::Bytes::from(sidecar)).await
-            }
-            .await;
-            if let Err(error) = write_result {
-                let _ = file_io.delete_file(path).await;
-                let _ = file_io.delete_file(&sidecar_path).await;
-                return Err(error);
-            }
-        }
 
         let mut added_file_count: i64 = 0;
         let mut deleted_file_count: i64 = 0;
@@ -1756,8 +1785,8 @@ impl TableCommit {
 
         let partition_stats = self.compute_partition_stats(entries)?;
 
-        Ok(ManifestFileMeta::new(
-            file_name.to_string(),
+        let meta = ManifestFileMeta::new(
+            String::new(),
             file_size,
             added_file_count,
             deleted_file_count,
@@ -1770,8 +1799,36 @@ impl TableCommit {
         } else {
             None
         })
-        .with_row_id_stats(min_row_id, max_row_id)
-        .with_extra_files(sidecar_name.map(|name| vec![name])))
+        .with_row_id_stats(min_row_id, max_row_id);
+        Ok(EncodedManifestFile {
+            bytes,
+            sidecar,
+            meta,
+        })
+    }
+
+    /// Writes one encoded manifest file and its sidecar; a failed sidecar deletes both.
+    async fn write_manifest_file_bytes(
+        file_io: &FileIO,
+        path: String,
+        bytes: Vec<u8>,
+        sidecar: Option<(String, Vec<u8>)>,
+    ) -> Result<()> {
+        let output = file_io.new_output(&path)?;
+        output.write(bytes::Bytes::from(bytes)).await?;
+        if let Some((sidecar_path, sidecar)) = sidecar {
+            let write_result = async {
+                let output = file_io.new_output(&sidecar_path)?;
+                output.write(bytes::Bytes::from(sidecar)).await
+            }
+            .await;
+            if let Err(error) = write_result {
+                let _ = file_io.delete_file(&path).await;
+                let _ = file_io.delete_file(&sidecar_path).await;
+                return Err(error);
+            }
+        }
+        Ok(())
     }
 
     /// Check if this commit was already completed (idempotency).
@@ -6983,6 +7040,57 @@ mod tests {
         assert_eq!(file_names.len(), 2500);
         assert!(file_names.contains("data-0000.parquet"));
         assert!(file_names.contains("data-2499.parquet"));
+    }
+
+    /// A list long enough is encoded on several threads, a run each: the files are named in
+    /// entry order, and reading them in the manifest list's order gives every entry once, in
+    /// the order committed.
+    #[tokio::test]
+    async fn test_manifest_files_encoded_on_several_threads_keep_entry_order() {
+        let file_io = test_file_io();
+        let table_path = "memory:/test_manifest_parallel_encoding";
+        setup_dirs(&file_io, table_path).await;
+        let table = test_table_with_options(&file_io, table_path, HashMap::new());
+        let commit = TableCommit::new(table, "test-user".to_string());
+
+        let count = 3 * MIN_ENTRIES_PER_ENCODING_THREAD;
+        let messages = (0..count)
+            .map(|i| {
+                CommitMessage::new(
+                    vec![],
+                    0,
+                    vec![test_data_file(&format!("data-{i:06}.parquet"), 1)],
+                )
+            })
+            .collect::<Vec<_>>();
+        commit.commit(messages).await.unwrap();
+
+        let snapshot = latest_snapshot(&file_io, table_path).await.unwrap();
+        let manifest_dir = format!("{table_path}/manifest");
+        let metas = ManifestList::read(
+            &file_io,
+            &format!("{manifest_dir}/{}", snapshot.delta_manifest_list()),
+        )
+        .await
+        .unwrap();
+        // One file per run under the default 8 MB target: as many runs as cores, at most 3.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(metas.len(), cores.min(3));
+        let mut names = Vec::new();
+        for (index, meta) in metas.iter().enumerate() {
+            assert!(
+                meta.file_name().ends_with(&format!("-{index}")),
+                "{}",
+                meta.file_name()
+            );
+            let entries = Manifest::read(&file_io, &format!("{manifest_dir}/{}", meta.file_name()))
+                .await
+                .unwrap();
+            assert_eq!(entries.len() as i64, meta.num_added_files());
+            names.extend(entries.iter().map(|entry| entry.file().file_name.clone()));
+        }
+        let expected: Vec<String> = (0..count).map(|i| format!("data-{i:06}.parquet")).collect();
+        assert_eq!(names, expected);
     }
 
     #[tokio::test]

@@ -44,8 +44,9 @@ import java.util.stream.Stream;
  * compiled the decoder and the commit path). Garbage collection is part of the time.
  *
  * <p>Prints {@code commit-bench impl=java-R kind=K payloads=P files=F iterations=N median_ns=T
- * min_ns=T max_ns=T vmhwm_kb=R}: {@code files} counts the new data files committed, {@code
- * vmhwm_kb} is the JVM process's peak resident set size at the end (VmHWM).
+ * min_ns=T max_ns=T vmhwm_kb=R max_heap_mb=H}: {@code files} counts the new data files committed,
+ * {@code vmhwm_kb} is the JVM process's peak resident set size at the end (VmHWM), {@code
+ * max_heap_mb} the heap the JVM may grow to ({@code -Xmx}, e.g. through JAVA_TOOL_OPTIONS).
  */
 final class CommitBench {
 
@@ -109,7 +110,9 @@ final class CommitBench {
                         + " max_ns="
                         + times[iterations - 1]
                         + " vmhwm_kb="
-                        + peakRssKib());
+                        + peakRssKib()
+                        + " max_heap_mb="
+                        + Runtime.getRuntime().maxMemory() / (1024 * 1024));
         return 0;
     }
 
