@@ -136,7 +136,7 @@ class _PreparedRecord:
     its payload with one call to the GCS, and no process is started for the job (a tracking
     actor, the earlier design, started a Python worker per job, whose start-up competed with the
     write tasks for the CPUs: a third of a 2-core append job). The GCS outlives every worker
-    node and the driver's; the driver deletes the job's keys when the job ends (a driver that
+    node and the driver; the driver deletes the job's keys when the job ends (a driver that
     dies leaves its few keys until the cluster stops)."""
 
     NAMESPACE = "paimon_wire"
@@ -164,8 +164,9 @@ class _PreparedRecord:
 
 
 def _frame(payload: Payload) -> bytes:
-    """``payload`` as bytes: the version, the part count and each part with its length, all
-    little-endian unsigned 32/64-bit (no pickle: the driver decodes it)."""
+    """``payload`` as bytes, little-endian: the version (signed 32-bit), the part count
+    (unsigned 32-bit), then each part after its length (unsigned 64-bit). No pickle: the
+    driver reads it back with ``_unframe``."""
     parts, version = payload
     out = [struct.pack("<iI", version, len(parts))]
     for part in parts:
