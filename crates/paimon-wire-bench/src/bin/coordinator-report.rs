@@ -45,6 +45,18 @@ struct Failure {
     reason: String,
 }
 
+/// Field `key` of a `commit-bench` line's `fields`, or an error naming the key and the line.
+fn required_field<'a>(
+    fields: &std::collections::BTreeMap<&'a str, &'a str>,
+    key: &str,
+    line: &str,
+) -> Result<&'a str, String> {
+    fields
+        .get(key)
+        .copied()
+        .ok_or_else(|| format!("no {key}= in {line:?}"))
+}
+
 fn parse_failures(text: &str) -> Result<Vec<Failure>, Error> {
     let mut failures = Vec::new();
     for line in text
@@ -53,12 +65,7 @@ fn parse_failures(text: &str) -> Result<Vec<Failure>, Error> {
     {
         let (head, reason) = line.split_once(" reason=").unwrap_or((line, "unknown"));
         let fields = paimon_wire_bench::key_value_fields(head);
-        let get = |k: &str| {
-            fields
-                .get(k)
-                .copied()
-                .ok_or_else(|| format!("no {k}= in {line:?}"))
-        };
+        let get = |k: &str| required_field(&fields, k, line);
         failures.push(Failure {
             implementation: get("impl")?.to_string(),
             files: get("files")?.parse()?,
@@ -76,12 +83,7 @@ fn parse_rows(text: &str) -> Result<Vec<Row>, Error> {
     let mut rows = Vec::new();
     for line in text.lines().filter(|l| l.starts_with("commit-bench ")) {
         let fields = paimon_wire_bench::key_value_fields(line);
-        let get = |k: &str| {
-            fields
-                .get(k)
-                .copied()
-                .ok_or_else(|| format!("no {k}= in {line:?}"))
-        };
+        let get = |k: &str| required_field(&fields, k, line);
         let number = |k: &str| -> Result<u64, Error> { Ok(get(k)?.parse()?) };
         let seconds = |k: &str| -> Result<f64, Error> { Ok(number(k)? as f64 / 1e9) };
         rows.push(Row {

@@ -1626,31 +1626,27 @@ impl TableCommit {
             .unwrap_or(1)
             .min(entries.len() / MIN_ENTRIES_PER_ENCODING_THREAD)
             .max(1);
-        let encoded: Vec<EncodedManifestFile> = if threads == 1 {
-            self.encode_manifest_run(entries)?
-        } else {
-            let run_len = entries.len().div_ceil(threads);
-            // The first run on the calling thread, the others on threads of their own.
-            let runs = std::thread::scope(|scope| {
-                let mut chunks = entries.chunks(run_len);
-                let first = chunks.next().unwrap_or_default();
-                let handles: Vec<_> = chunks
-                    .map(|run| scope.spawn(move || self.encode_manifest_run(run)))
-                    .collect();
-                let mut runs = vec![self.encode_manifest_run(first)];
-                runs.extend(handles.into_iter().map(|handle| {
-                    handle
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                }));
-                runs
-            });
-            let mut files = Vec::new();
-            for run in runs {
-                files.extend(run?);
-            }
-            files
-        };
+        // In runs of `run_len` entries: the first on the calling thread, the others on threads
+        // of their own (none when one run holds every entry).
+        let run_len = entries.len().div_ceil(threads);
+        let runs = std::thread::scope(|scope| {
+            let mut chunks = entries.chunks(run_len);
+            let first = chunks.next().unwrap_or_default();
+            let handles: Vec<_> = chunks
+                .map(|run| scope.spawn(move || self.encode_manifest_run(run)))
+                .collect();
+            let mut runs = vec![self.encode_manifest_run(first)];
+            runs.extend(handles.into_iter().map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            }));
+            runs
+        });
+        let mut encoded: Vec<EncodedManifestFile> = Vec::new();
+        for run in runs {
+            encoded.extend(run?);
+        }
 
         let mut metas = Vec::with_capacity(encoded.len());
         let mut writes = Vec::with_capacity(encoded.len());

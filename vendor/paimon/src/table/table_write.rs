@@ -775,17 +775,8 @@ impl TableWrite {
         grouped: Vec<(PartitionBucketKey, RecordBatch)>,
     ) -> Result<()> {
         self.ensure_active()?;
-        let created = async {
-            self.ensure_branch_schema_exists().await?;
-            for (key, _) in &grouped {
-                if !self.partition_writers.contains_key(key) {
-                    self.create_writer(key.0.clone(), key.1).await?;
-                }
-            }
-            Ok(())
-        }
-        .await;
-        if let Err(error) = created {
+        let keys: Vec<PartitionBucketKey> = grouped.iter().map(|(key, _)| key.clone()).collect();
+        if let Err(error) = self.ensure_writers(&keys).await {
             self.fail_write().await;
             return Err(error);
         }
@@ -1203,13 +1194,9 @@ impl TableWrite {
         batch: RecordBatch,
     ) -> Result<()> {
         self.ensure_active()?;
+        let key = (partition_bytes, bucket);
         let result = async {
-            self.ensure_branch_schema_exists().await?;
-
-            let key = (partition_bytes, bucket);
-            if !self.partition_writers.contains_key(&key) {
-                self.create_writer(key.0.clone(), key.1).await?;
-            }
+            self.ensure_writers(std::slice::from_ref(&key)).await?;
             self.partition_writers
                 .get_mut(&key)
                 .unwrap()
@@ -1221,6 +1208,18 @@ impl TableWrite {
             self.fail_write().await;
         }
         result
+    }
+
+    /// Creates the writer of each of `keys` that has none yet, after checking the branch's
+    /// schema exists (once per `TableWrite`).
+    async fn ensure_writers(&mut self, keys: &[PartitionBucketKey]) -> Result<()> {
+        self.ensure_branch_schema_exists().await?;
+        for key in keys {
+            if !self.partition_writers.contains_key(key) {
+                self.create_writer(key.0.clone(), key.1).await?;
+            }
+        }
+        Ok(())
     }
 
     /// Resolved filesystem handles must name an existing branch schema before
