@@ -243,6 +243,8 @@ def main() -> None:
                 ratio = f"{base / median:.2f}x" if base is not None else "(refused)" if kind == "dynamic" else "-"
                 print(f"| {rows:,} | {kind} | {side} | {median:.2f} | {min(t):.2f}-{max(t):.2f} | {ratio} "
                       f"| {f['files']} | {f['mb']:.1f} | {f['format']} | {f['codec']} | {f['row_groups']} |")
+    # After the table, so that it stays one Markdown table.
+    for rows in row_counts:
         dynamic = times.get((rows, "dynamic", "paimon-wire"))
         fixed = times.get((rows, "pk", "paimon-wire"))
         if dynamic and fixed:
