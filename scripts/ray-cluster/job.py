@@ -8,19 +8,30 @@ report to --report (Ray's own log lines go to stdout and stderr); the shell scri
     job.py --address HOST:PORT --warehouse s3://B/P --options FILE --table db.t
            --kind append|pk --ids START:END --blocks N [--kill-node-ip IP --kill-pid PID]
            [--commit-user U --identifier I] [--die-after-commit] [--max-payload-bytes N]
-           --report FILE
+           [--foreign-records --victim-ids START:END] --report FILE
 
 The append table (partitioned by region) has a small target file size, so a write task
 closes files on S3 while it writes, as a large job does. --kind pk writes every id twice (versions 1 and 2, ``sequence.field = version``) through
 ``sink.route``: the table must read back one row per id, version 2. --die-after-commit kills
 this driver (SIGKILL) right after the sink's commit returns, before anything else happens.
+
+--foreign-records: before the job, another job on the same table (commit user
+``ray-cluster-victim``, ids --victim-ids) prepares its payload in one write task on a worker
+node and stays in flight. While this job's tasks write, another client of the cluster
+(``foreign_client.py``, a driver of its own) puts records naming the victim's prepared files
+under this job's prefix in the GCS; this driver waits for them to be in before it commits.
+After the commit the victim's files must all be on S3, and the victim's driver (this process)
+then commits them: the table holds both jobs' ids.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -31,6 +42,8 @@ import pyarrow.compute
 import pyarrow.fs
 import ray
 from ray.data.block import BlockAccessor
+from ray.data.datasource.datasink import WriteResult
+from ray.experimental import internal_kv
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 import paimon_wire as pw
@@ -120,10 +133,33 @@ class ClusterSink(PaimonDatasink):
         return result
 
     def on_write_complete(self, write_result):  # type: ignore[no-untyped-def]
+        before_commit = getattr(self, "before_commit", None)
+        if before_commit is not None:
+            before_commit(self._prepared._prefix)
         super().on_write_complete(write_result)
         if self.die_after_commit:
             print(f"committed, now killed: {self.outcome}", flush=True)
             os.kill(os.getpid(), signal.SIGKILL)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state.pop("before_commit", None)  # the driver's (a process handle); no task needs it
+        return state
+
+
+def write_one_task(sink: PaimonDatasink, rows: pa.Table) -> Any:
+    """One write task of ``sink``'s job outside any Ray Data job: it prepares, records its
+    payload in the GCS and returns it; the job stays in flight until its driver commits."""
+    return sink.write([rows], None)  # type: ignore[arg-type]
+
+
+class WarningLines(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
 
 
 def table_files(options: dict[str, str], warehouse: str, table: str) -> list[str]:
@@ -162,6 +198,8 @@ def main() -> None:
     parser.add_argument("--identifier", type=int)
     parser.add_argument("--die-after-commit", action="store_true")
     parser.add_argument("--max-payload-bytes", type=int)
+    parser.add_argument("--foreign-records", action="store_true")
+    parser.add_argument("--victim-ids")
     parser.add_argument("--report", required=True)
     args = parser.parse_args()
     start, end = (int(x) for x in args.ids.split(":"))
@@ -218,6 +256,71 @@ def main() -> None:
     )
     dataset = sink.route(dataset)
 
+    foreign: dict[str, Any] = {}
+    victim_sink = None
+    warnings = WarningLines()
+    logging.getLogger("paimon_wire.ray").addHandler(warnings)
+    if args.foreign_records:
+        victim_start, victim_end = (int(x) for x in args.victim_ids.split(":"))
+        victim_sink = PaimonDatasink(args.warehouse, args.table, "ray-cluster-victim", catalog_options=options)
+        victim_sink.on_write_start()
+        victim_rows = to_rows(pa.table({"id": pa.array(range(victim_start, victim_end), pa.int64())}))
+        victim_payload = ray.get(
+            ray.remote(num_cpus=1)(write_one_task).remote(victim_sink, victim_rows)
+        )
+        victim_files = sorted(
+            f["file_name"]
+            for part in victim_payload[0]
+            for message in pw.inspect(part, victim_payload[1])
+            for f in message["new_files"]
+        )
+        foreign["victim_files"] = victim_files
+        client = subprocess.Popen(
+            [
+                sys.executable,
+                os.path.join(os.path.dirname(os.path.abspath(__file__)), "foreign_client.py"),
+                "--address",
+                args.address,
+                "--victim-prefix",
+                victim_sink._prepared._prefix,
+                "--report",
+                args.report + ".foreign",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+        client_listening = threading.Event()
+
+        def note_injection() -> None:
+            assert client.stdout is not None
+            for line in client.stdout:
+                if line.strip() == "listening":
+                    client_listening.set()
+                if line.strip() == "injected":
+                    states = ray.get(progress.report.remote()).values()
+                    foreign["at_injection"] = {
+                        "attempts": len(states),
+                        "prepared": sum(1 for s in states if s["prepared"] is not None),
+                    }
+
+        watcher = threading.Thread(target=note_injection, daemon=True)
+        watcher.start()
+        # The job starts once the other client watches the GCS, so its records land mid-job.
+        if not client_listening.wait(timeout=120):
+            raise SystemExit("the foreign client did not connect to the cluster within 120 s")
+
+        def wait_for_the_foreign_client(prefix: str) -> None:
+            foreign["job_prefix"] = prefix
+            foreign["client_exit"] = client.wait(timeout=120)
+            watcher.join(timeout=10)
+            with open(args.report + ".foreign", encoding="utf-8") as f:
+                foreign.update(json.load(f))
+            # The watcher saw the client's "injected" before this driver went on to commit.
+            foreign["injected_before_commit"] = "at_injection" in foreign
+
+        sink.before_commit = wait_for_the_foreign_client
+
     killed: dict[str, Any] = {}
     job_done = threading.Event()
 
@@ -257,6 +360,22 @@ def main() -> None:
             time.sleep(0.25)
         killed["declared_dead_after"] = round(time.monotonic() - started - killed["at"], 2)
     attempts = ray.get(progress.report.remote())
+    prepared_files = {f for s in attempts.values() if s["prepared"] for f in s["prepared"]}
+    if victim_sink is not None:
+        # After this job's commit: the victim's prepared files, then the victim's own commit.
+        names = {f.rsplit("/", 1)[-1] for f in table_files(options, args.warehouse, args.table)}
+        foreign["victim_files_missing_after_commit"] = sorted(set(foreign["victim_files"]) - names)
+        foreign["ignored"] = [line for line in warnings.lines if "ignoring the record" in line]
+        try:
+            victim_sink.on_write_complete(WriteResult(num_rows=0, size_bytes=0, write_returns=[victim_payload]))
+            assert victim_sink.outcome is not None
+            foreign["victim_outcome"] = {
+                "status": victim_sink.outcome.status,
+                "snapshot_id": victim_sink.outcome.snapshot_id,
+            }
+        except Exception as e:
+            foreign["victim_outcome"] = {"status": "failed", "error": str(e)[:500]}
+        prepared_files |= set(foreign["victim_files"])
     from pypaimon import CatalogFactory
 
     read_table = CatalogFactory.create({"warehouse": args.warehouse, **options}).get_table(args.table)
@@ -273,7 +392,6 @@ def main() -> None:
     ours = pw.open_table(args.warehouse, args.table, catalog_options=options)
     our_rows = ours.read()
     on_s3 = table_files(options, args.warehouse, args.table)
-    prepared_files = {f for s in attempts.values() if s["prepared"] for f in s["prepared"]}
     unreferenced = sorted(set(on_s3) - set(referenced))
 
     def id_summary(rows: pa.Table) -> dict[str, Any]:
@@ -306,6 +424,8 @@ def main() -> None:
         "referenced_missing_on_s3": sorted(set(referenced) - set(on_s3)),
         "unreferenced": unreferenced,
         "unreferenced_prepared": sorted(f for f in unreferenced if f.rsplit("/", 1)[-1] in prepared_files),
+        "foreign": foreign,
+        "records_left": len(internal_kv._internal_kv_list("job-", namespace="paimon_wire")),
     }
     with open(args.report, "w", encoding="utf-8") as f:
         json.dump(report, f)

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import pathlib
+import pickle
 import re
+import struct
 import time
+import uuid
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 import ray
+from ray.data.datasource.datasink import WriteResult
 from conftest import (
     RecordingSink,
     create_orders,
@@ -243,6 +248,211 @@ def test_the_files_of_an_attempt_whose_result_was_lost_are_deleted_after_the_com
     from ray.experimental import internal_kv
 
     assert internal_kv._internal_kv_list("job-", namespace="paimon_wire") == []
+
+
+@ray.remote(num_cpus=0)
+def write_in_a_task(sink, table):
+    """One write task of ``sink``'s job, outside any Ray Data job: it prepares, records its
+    payload in the GCS and returns it (the job stays in flight until its driver commits)."""
+    return sink.write([table], None)
+
+
+@ray.remote(num_cpus=0)
+def put_as_another_client(key, value):
+    """What any client of the cluster can do: put ``value`` under ``key`` in the sink's
+    namespace of the GCS."""
+    from ray.experimental import internal_kv
+
+    internal_kv._internal_kv_put(key, value, namespace="paimon_wire")
+
+
+def legacy_frame(payload):
+    """A payload in the record layout before records were sealed: no tag, only the frame."""
+    parts, version = payload
+    return struct.pack("<iI", version, len(parts)) + b"".join(
+        struct.pack("<Q", len(part)) + part for part in parts
+    )
+
+
+def prepared_file_names(payload):
+    parts, version = payload
+    return {
+        f["file_name"]
+        for part in parts
+        for message in pw.inspect(part, version)
+        for f in message["new_files"]
+    }
+
+
+def recorded_values(prefix):
+    from ray.experimental import internal_kv
+
+    keys = internal_kv._internal_kv_list(prefix, namespace="paimon_wire")
+    return [internal_kv._internal_kv_get(key, namespace="paimon_wire") for key in keys]
+
+
+# What another client of the cluster puts under a running job's prefix, naming the prepared
+# files of another job in flight (`victim` is its payload, `victim_record` its own record in
+# the GCS). Each is a key suffix under the job's prefix and a value.
+FOREIGN_RECORDS = {
+    "the-other-jobs-own-record-copied": lambda victim, victim_record: (
+        uuid.uuid4().hex,
+        victim_record,
+    ),
+    "untagged-at-a-key-of-its-own-choosing": lambda victim, victim_record: (
+        "evil",
+        legacy_frame(victim),
+    ),
+    "sealed-layout-with-a-wrong-tag": lambda victim, victim_record: (
+        uuid.uuid4().hex,
+        b"PWRR\x01" + os.urandom(32) + legacy_frame(victim),
+    ),
+    "garbage": lambda victim, victim_record: ("garbage", b"\x00\x01 not a record \xff"),
+}
+
+
+class ForeignRecordSink(LostAttemptSink):
+    """A job whose every task also has an attempt whose result is lost (its files must still
+    be deleted, from the job's own records), and into whose record another client of the
+    cluster puts ``foreign`` (suffix, value) between the writes and the commit."""
+
+    foreign: tuple[str, bytes] | None = None
+    foreign_key: str | None = None
+
+    def on_write_complete(self, write_result):
+        suffix, value = self.foreign
+        self.foreign_key = self._prepared._prefix + suffix
+        ray.get(put_as_another_client.remote(self.foreign_key, value))
+        super().on_write_complete(write_result)
+
+
+@pytest.mark.parametrize("forgery", list(FOREIGN_RECORDS))
+def test_a_foreign_record_under_a_jobs_prefix_deletes_no_file_of_another_job(
+    warehouse, forgery, caplog
+):
+    table = create_orders(warehouse)
+    # Another job on the same table, in flight: its task prepared and recorded its payload,
+    # its driver has not committed yet.
+    other = PaimonDatasink(warehouse, "db.orders", "the-other-job")
+    other.on_write_start()
+    victim = ray.get(write_in_a_task.remote(other, rows(range(2000, 2500), worker=9)))
+    victim_files = prepared_file_names(victim)
+    (victim_record,) = recorded_values(other._prepared._prefix)
+
+    sink = ForeignRecordSink(warehouse, "db.orders")
+    sink.foreign = FOREIGN_RECORDS[forgery](victim, victim_record)
+    with caplog.at_level(logging.WARNING, logger="paimon_wire.ray"):
+        dataset_of(range(2000), 2).write_datasink(sink, concurrency=2)
+    assert sink.outcome.status == "committed"
+
+    # The other job's files are all still there, and its commit goes through.
+    on_disk = {os.path.basename(f) for f in data_files(table)}
+    assert victim_files and victim_files <= on_disk, "the other job's prepared files were deleted"
+    other.on_write_complete(WriteResult(num_rows=500, size_bytes=0, write_returns=[victim]))
+    assert (other.outcome.status, other.outcome.snapshot_id) == ("committed", 2)
+    assert sorted_ids(read_with_pypaimon(warehouse)) == list(range(2500))
+    assert sorted_ids(table.read()) == list(range(2500))
+    # The job's own records still counted: its lost attempts' files were deleted; no orphan.
+    committed = sorted(
+        f"region={partition[0]}/bucket-{bucket}/{name}"
+        for partition, bucket, name, _ in pypaimon_files(warehouse)
+    )
+    assert data_files(table) == committed
+    # The driver said which record it ignored, by its key.
+    ignored = [r.getMessage() for r in caplog.records if "ignoring the record" in r.getMessage()]
+    assert len(ignored) == 1 and repr(sink.foreign_key) in ignored[0], ignored
+    from ray.experimental import internal_kv
+
+    assert internal_kv._internal_kv_list("job-", namespace="paimon_wire") == []
+
+
+class SecretWatchingSink(PaimonDatasink):
+    """Keeps the job's secret where the test can look for it, and looks for it in every value
+    of the GCS's key-value namespaces while the job's records are there."""
+
+    secret: bytes | None = None
+    found_in_gcs: list | None = None
+
+    def on_write_complete(self, write_result):
+        from ray.experimental import internal_kv
+
+        self.secret = self._prepared._secret.key
+        namespaces = [None, "paimon_wire", "fun", "job", "session", "cluster", "dashboard"]
+        self.found_in_gcs = [
+            (namespace, key)
+            for namespace in namespaces
+            for key in internal_kv._internal_kv_list("", namespace=namespace)
+            if self.secret in (internal_kv._internal_kv_get(key, namespace=namespace) or b"")
+        ]
+        self.checked_keys = sum(
+            len(internal_kv._internal_kv_list("", namespace=n)) for n in namespaces
+        )
+        super().on_write_complete(write_result)
+
+
+def test_the_jobs_secret_stays_out_of_the_gcs_reprs_and_logs(warehouse, caplog):
+    create_orders(warehouse)
+    sink = SecretWatchingSink(warehouse, "db.orders")
+    with caplog.at_level(logging.DEBUG):
+        dataset_of(range(1000), 2).write_datasink(sink, concurrency=2)
+        assert sink.outcome.status == "committed"
+        # The next job's record, with foreign records under its prefix.
+        sink.on_write_start()
+        record = sink._prepared
+        for suffix, value in [("evil", b"forged"), ("evil2", b"PWRR\x01" + bytes(40))]:
+            ray.get(put_as_another_client.remote(record.prefix + suffix, value))
+        assert record.payloads() == []
+    assert sink.found_in_gcs == [] and sink.checked_keys > 0
+    keys = [sink.secret, record._secret.key]  # two jobs, two secrets
+    assert all(len(k) == 32 for k in keys) and keys[0] != keys[1]
+    spellings = [spelling for k in keys for spelling in (k, k.hex().encode(), repr(k).encode())]
+    state = {k: v for k, v in vars(sink).items() if k != "secret"}  # but the test's own copy
+    shown = " ".join(
+        [repr(sink), repr(record), repr(record._secret), str(state), str(vars(record))]
+        + [r.getMessage() for r in caplog.records]
+    ).encode()
+    assert not any(spelling in shown for spelling in spellings)
+    assert f"{record.prefix}evil2".encode() in shown, "the ignored records' keys are named"
+    # The secret travels to the write tasks with the sink.
+    assert pickle.loads(pickle.dumps(record))._secret.key == record._secret.key
+    record.clear()
+
+
+def test_a_record_opens_only_under_its_own_key_with_its_own_jobs_secret():
+    from paimon_wire.ray import (
+        RecordFormat,
+        _JobSecret,
+        _open_sealed,
+        _RecordRejected,
+        _seal,
+    )
+
+    secret, other = _JobSecret(os.urandom(32)), _JobSecret(os.urandom(32))
+    key = b"job-" + b"a" * 32 + b"/" + b"b" * 32
+    payload = ([b"abc", b"\x00" * 300], 12)
+    sealed = _seal(secret, key, payload)
+    assert sealed[:5] == b"PWRR" + bytes([RecordFormat.HMAC_SHA256])
+    assert _open_sealed(secret, key, sealed) == payload
+    flipped = bytearray(sealed)
+    flipped[-1] ^= 1
+    refusals = {
+        "another job's secret": (other, key, sealed),
+        "another key of the job": (secret, key[:-1] + b"c", sealed),
+        "another job's prefix": (secret, b"job-" + b"c" * 32 + key[36:], sealed),
+        "a bit flipped in the payload": (secret, key, bytes(flipped)),
+        "a wrong tag": (secret, key, sealed[:5] + bytes(32) + sealed[37:]),
+    }
+    for what, (s, k, v) in refusals.items():
+        with pytest.raises(_RecordRejected, match="does not authenticate"):
+            _open_sealed(s, k, v)
+            pytest.fail(what)
+    with pytest.raises(_RecordRejected, match="does not start with b'PWRR'"):
+        _open_sealed(secret, key, legacy_frame(payload))
+    with pytest.raises(_RecordRejected, match="record format 2 is unknown"):
+        _open_sealed(secret, key, b"PWRR\x02" + sealed[5:])
+    with pytest.raises(_RecordRejected, match="cut short at offset 20, before the tag ends"):
+        _open_sealed(secret, key, sealed[:20])
+    assert "redacted" in repr(secret) and secret.key.hex() not in repr(secret)
 
 
 def test_a_recorded_payload_frames_and_unframes_to_itself():

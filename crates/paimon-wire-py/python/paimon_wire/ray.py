@@ -25,7 +25,10 @@ How it maps onto Ray Data's ``Datasink`` contract:
   that had already prepared are deleted (``Coordinator.abort``), so a failed job leaves
   neither committed rows nor orphan files. Tasks record their payloads as they prepare in
   Ray's key-value store (the GCS, on the head node), because Ray hands ``on_write_failed``
-  only the error; the record outlives any worker node.
+  only the error; the record outlives any worker node. Each record is sealed with a secret
+  of the job (HMAC-SHA256) that only the driver and its write tasks hold: the driver deletes
+  the files of no record it cannot authenticate (another job's record, or one that any
+  other client of the cluster put under the job's key), it logs its key and skips it.
 
 **A worker node that dies mid-job.** Ray runs the node's write tasks again on the nodes left
 (its task retries), and the driver commits once, with each task's payload from the attempt
@@ -88,7 +91,11 @@ orphan cleanup.)
 
 from __future__ import annotations
 
+import enum
+import hashlib
+import hmac
 import logging
+import secrets
 import struct
 import threading
 import time
@@ -132,41 +139,203 @@ class _PreparedRecord:
     of attempts whose results Ray did not pass on.
 
     The record is Ray's own key-value store in the GCS (the head node's control store, namespace
-    ``paimon_wire``), one key per prepared payload, ``<job token>/<uuid>``: a write task adds
+    ``paimon_wire``), one key per prepared payload, ``job-<uuid>/<uuid>``: a write task adds
     its payload with one call to the GCS, and no process is started for the job (a tracking
     actor, the earlier design, started a Python worker per job, whose start-up competed with the
     write tasks for the CPUs: a third of a 2-core append job). The GCS outlives every worker
     node and the driver; the driver deletes the job's keys when the job ends (a driver that
-    dies leaves its few keys until the cluster stops)."""
+    dies leaves its few keys until the cluster stops).
+
+    **The record belongs to its job.** Every client of the cluster can list, read and write
+    that namespace, so a key under the job's prefix proves nothing about who put it there. Each
+    value is sealed (``_seal``) with a secret of the job, 32 random bytes made here on the
+    driver, which reach the write tasks inside the sink (Ray pickles the datasink into the
+    object store with the write tasks' function; the secret is never put into the GCS).
+    ``payloads`` returns only the records it authenticates; any other value under the prefix
+    -- another job's record copied here, a forged or garbled one, one of an older layout -- is
+    skipped with a warning naming its key, so the driver never deletes a file named only in a
+    record it cannot authenticate. What a foreign client can still do is delete or overwrite
+    the job's own records: the files of the attempts they named are then not deleted (left for
+    orphan-file cleanup), never someone else's."""
 
     NAMESPACE = "paimon_wire"
 
     def __init__(self) -> None:
         self._prefix = f"job-{uuid.uuid4().hex}/"
+        self._secret = _JobSecret(secrets.token_bytes(32))
+
+    @property
+    def prefix(self) -> str:
+        """The job's key prefix, ``job-<uuid>/``."""
+        return self._prefix
 
     def add(self, payload: Payload) -> None:
         """Records ``payload`` (a write task, after it prepared)."""
         key = f"{self._prefix}{uuid.uuid4().hex}"
-        internal_kv._internal_kv_put(key, _frame(payload), namespace=self.NAMESPACE)
+        value = _seal(self._secret, key.encode(), payload)
+        internal_kv._internal_kv_put(key, value, namespace=self.NAMESPACE)
 
     def payloads(self) -> list[Payload]:
-        """Every payload recorded so far, in no particular order (the driver)."""
+        """Every payload recorded so far by this job's tasks, in no particular order (the
+        driver). A value under the job's prefix that does not authenticate as this job's is
+        skipped and logged (its key, never the secret)."""
         found: list[Payload] = []
+        skipped = 0
         for key in internal_kv._internal_kv_list(self._prefix, namespace=self.NAMESPACE):
             value = internal_kv._internal_kv_get(key, namespace=self.NAMESPACE)
-            if value is not None:
-                found.append(_unframe(value))
+            if value is None:
+                continue  # deleted since the listing
+            try:
+                found.append(_open_sealed(self._secret, key, value))
+            except _RecordRejected as e:
+                skipped += 1
+                if skipped <= _SKIPPED_RECORDS_LOGGED:
+                    logger.warning(
+                        "ignoring the record %s in Ray's key-value store (namespace %s): %s; "
+                        "no file it names is deleted",
+                        _printable_key(key),
+                        self.NAMESPACE,
+                        e,
+                    )
+        if skipped > _SKIPPED_RECORDS_LOGGED:
+            logger.warning(
+                "ignoring %d more records under %s that do not authenticate as this job's",
+                skipped - _SKIPPED_RECORDS_LOGGED,
+                self._prefix,
+            )
         return found
 
     def clear(self) -> None:
         """Deletes the job's keys (the driver, when the job ended)."""
         internal_kv._internal_kv_del(self._prefix, del_by_prefix=True, namespace=self.NAMESPACE)
 
+    def __repr__(self) -> str:
+        # Never the secret.
+        return f"_PreparedRecord({self._prefix!r})"
+
+
+class _JobSecret:
+    """The key a job's records are sealed with. Its ``repr`` (in a traceback's locals, a
+    debugger, a log line that prints an object) never shows the bytes."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: bytes) -> None:
+        self.key = key
+
+    def __repr__(self) -> str:
+        return "_JobSecret(<redacted>)"
+
+
+_SKIPPED_RECORDS_LOGGED = 10
+"""How many unauthenticated records of one listing get a warning line each; the rest, one
+line with their count (a client flooding the prefix cannot flood the driver's log)."""
+
+
+class RecordFormat(enum.IntEnum):
+    """The layouts of a record value, by the byte after ``RECORD_MAGIC``. Each has its sealer
+    and opener side by side below and one entry in ``_RECORD_FORMATS``.
+
+    Values without the magic are never opened. Among them is the layout before the record was
+    sealed (``_frame`` alone, no tag): nothing could tell its writer, so it is refused."""
+
+    HMAC_SHA256 = 1
+    """``RECORD_MAGIC``, the format byte, a 32-byte HMAC-SHA256 tag, then the payload as
+    ``_frame`` lays it out. The tag is keyed with the job's secret over the magic, the format
+    byte, the key's length (unsigned 32-bit, little-endian), the key (the job's prefix and the
+    record's uuid) and the framed payload: a record is valid only under its own key, in its own
+    job."""
+
+
+RECORD_MAGIC = b"PWRR"
+"""The first bytes of every sealed record value ("paimon-wire Ray record")."""
+
+_TAG_BYTES = 32
+
+
+class _RecordRejected(ValueError):
+    """A record value that is not this job's (the message says why; it never holds the secret
+    or the tag)."""
+
+
+def _seal_hmac_sha256(secret: _JobSecret, key: bytes, payload: Payload) -> bytes:
+    header = RECORD_MAGIC + bytes([RecordFormat.HMAC_SHA256])
+    body = _frame(payload)
+    return header + _hmac_sha256_tag(secret, header, key, body) + body
+
+
+def _open_hmac_sha256(secret: _JobSecret, key: bytes, value: bytes) -> Payload:
+    header_end = len(RECORD_MAGIC) + 1
+    if len(value) < header_end + _TAG_BYTES:
+        raise _RecordRejected(f"its value is cut short at offset {len(value)}, before the tag ends")
+    tag = value[header_end : header_end + _TAG_BYTES]
+    body = value[header_end + _TAG_BYTES :]
+    if not hmac.compare_digest(tag, _hmac_sha256_tag(secret, value[:header_end], key, body)):
+        raise _RecordRejected(
+            "its tag does not authenticate it as this job's record under this key (another "
+            "job's record, or written by another client of the cluster)"
+        )
+    try:
+        return _unframe(body)
+    except ValueError as e:  # sealed by this job's secret yet malformed: a bug, never a guess
+        raise _RecordRejected(str(e)) from None
+
+
+def _hmac_sha256_tag(secret: _JobSecret, header: bytes, key: bytes, body: bytes) -> bytes:
+    mac = hmac.new(secret.key, header, hashlib.sha256)
+    mac.update(struct.pack("<I", len(key)))
+    mac.update(key)
+    mac.update(body)
+    return mac.digest()
+
+
+_RECORD_FORMATS = {
+    RecordFormat.HMAC_SHA256: (_seal_hmac_sha256, _open_hmac_sha256),
+}
+"""The one dispatch table: each record format's sealer and opener."""
+
+
+def _seal(
+    secret: _JobSecret,
+    key: bytes,
+    payload: Payload,
+    layout: RecordFormat = RecordFormat.HMAC_SHA256,
+) -> bytes:
+    """The value recorded under ``key`` for ``payload``, sealed with the job's ``secret``."""
+    seal, _ = _RECORD_FORMATS[layout]
+    return seal(secret, key, payload)
+
+
+def _open_sealed(secret: _JobSecret, key: bytes, value: bytes) -> Payload:
+    """The payload that ``value``, read under ``key``, records, if ``secret`` authenticates it;
+    else ``_RecordRejected``."""
+    if not value.startswith(RECORD_MAGIC) or len(value) <= len(RECORD_MAGIC):
+        raise _RecordRejected(
+            f"its value does not start with {RECORD_MAGIC!r} and a format byte (not a sealed "
+            "record)"
+        )
+    code = value[len(RECORD_MAGIC)]
+    try:
+        layout = RecordFormat(code)
+    except ValueError:
+        raise _RecordRejected(f"its record format {code} is unknown to this release") from None
+    _, open_record = _RECORD_FORMATS[layout]
+    return open_record(secret, key, value)
+
+
+def _printable_key(key: bytes) -> str:
+    """A key as a log line may show it: quoted, control characters escaped, at most 120
+    characters (a key is chosen by whoever wrote it)."""
+    text = key.decode("utf-8", "backslashreplace")
+    if len(text) > 120:
+        text = text[:120] + "..."
+    return repr(text)
+
 
 def _frame(payload: Payload) -> bytes:
     """``payload`` as bytes, little-endian: the version (signed 32-bit), the part count
     (unsigned 32-bit), then each part after its length (unsigned 64-bit). No pickle: the
-    driver reads it back with ``_unframe``."""
+    driver reads it back with ``_unframe``. A record's body (``_seal``)."""
     parts, version = payload
     out = [struct.pack("<iI", version, len(parts))]
     for part in parts:
@@ -194,6 +363,9 @@ def _unframe(value: bytes) -> Payload:
             raise cut_short(offset)
         parts.append(value[offset : offset + length])
         offset += length
+    if offset != len(value):
+        extra = len(value) - offset
+        raise ValueError(f"a recorded payload has {extra} bytes past its end, at offset {offset}")
     return parts, version
 
 
