@@ -5,7 +5,9 @@
 
 use std::path::PathBuf;
 
-use paimon_wire::coordinator::{Binding, BoundMessages, CommitOutcome, Coordinator, Rule};
+use paimon_wire::coordinator::{
+    Binding, BoundMessages, CommitOutcome, Coordinator, Rule, DEFAULT_HASH_INDEX_BUDGET,
+};
 use paimon_wire::{DecodeLimits, SerializerVersion};
 
 use crate::error::{CliError, CliResult};
@@ -60,6 +62,10 @@ pub struct PayloadFiles {
     /// Refuse a payload naming more files than this (over all its file lists).
     #[arg(long, value_name = "N", default_value_t = DecodeLimits::DEFAULT_MAX_FILES)]
     pub max_files: usize,
+    /// Refuse a commit whose HASH index checks (dynamic-bucket tables) would hold more than
+    /// this many bytes: 12 per key of the indexes it adds, replaces or checks against.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_HASH_INDEX_BUDGET)]
+    pub hash_index_budget: u64,
     /// The payload files (one per worker), or `-` for one payload on stdin. A directory is
     /// one worker's split set, as `paimon-wire split` writes it (`part-<index>-of-<count>.bin`,
     /// raw payloads at --version): it is refused unless every payload of the set is there.
@@ -186,7 +192,8 @@ pub fn validate(
             binding(VALIDATE_COMMIT_USER, options.overwrite, payloads),
         )
         .await?
-        .with_decode_limits(payloads.decode_limits());
+        .with_decode_limits(payloads.decode_limits())
+        .with_hash_index_budget(payloads.hash_index_budget);
         let merged = load(&coordinator, payloads)?;
         coordinator.check_against_table(&merged).await?;
         stdout_line(format_args!(
@@ -241,7 +248,8 @@ pub fn commit(
             binding(&options.commit_user, options.overwrite, payloads),
         )
         .await?
-        .with_decode_limits(payloads.decode_limits());
+        .with_decode_limits(payloads.decode_limits())
+        .with_hash_index_budget(payloads.hash_index_budget);
         let merged = load(&coordinator, payloads)?;
         let what = summary(&merged);
         match coordinator.commit(merged, options.identifier).await? {

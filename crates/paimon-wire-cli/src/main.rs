@@ -189,7 +189,10 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            output::stderr_line(format_args!("{PROGRAM}: error: {e}"));
+            // No secret of a warehouse this run opened shows, in any spelling, whatever
+            // the error quotes (the coordinator's errors hide them already).
+            let message = paimon_wire::secrets::redact_remembered(&e.to_string());
+            output::stderr_line(format_args!("{PROGRAM}: error: {message}"));
             ExitCode::from(e.exit_code())
         }
     }

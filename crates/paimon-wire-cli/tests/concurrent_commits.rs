@@ -100,6 +100,11 @@ fn env_or(name: &str, default: u32) -> u32 {
 enum Ended {
     /// Exit 0, `committed snapshot N`.
     Committed(i64),
+    /// Exit 0, `... was already committed in snapshot N`: a racing coordinator with the same
+    /// commit user, identifier and payload published it.
+    AlreadyCommitted(i64),
+    /// Exit 1: the identifier is committed with other payloads (rule `identifier-owner`).
+    Reused,
     /// Exit 3: lost the race on every allowed attempt; nothing committed.
     Conflict,
     /// Exit 1, the identifier was superseded by a higher one of the same commit user.
@@ -192,6 +197,15 @@ fn ended(out: Output) -> Ended {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     match out.status.code() {
+        Some(0) if stdout.contains("was already committed in snapshot ") => {
+            let snapshot = stdout
+                .split("was already committed in snapshot ")
+                .nth(1)
+                .and_then(|rest| rest.split(';').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("already committed without a snapshot: {stdout}"));
+            Ended::AlreadyCommitted(snapshot)
+        }
         Some(0) => {
             let snapshot = stdout
                 .lines()
@@ -206,6 +220,7 @@ fn ended(out: Output) -> Ended {
             Ended::Conflict
         }
         Some(1) if stderr.contains("was never committed") => Ended::Superseded,
+        Some(1) if stderr.contains("the identifier was reused for other data") => Ended::Reused,
         Some(1) if stderr.contains("no snapshot carries its commit user and identifier") => {
             Ended::Displaced
         }
@@ -251,6 +266,10 @@ struct RaceCounts {
     committed: usize,
     conflicts: usize,
     superseded: usize,
+    /// Ours that found the identifier committed by a racing coordinator with the same payload.
+    already_committed: usize,
+    /// Ours refused because a racing coordinator committed the identifier with other payloads.
+    reused: usize,
     /// Ours whose snapshot a Java coordinator replaced, reported as not committed.
     displaced: usize,
     /// Java coordinators that reported a commit.
@@ -273,6 +292,10 @@ struct Race {
     shared_user: bool,
     /// The first `java` processes of each round are Paimon Java 2.0 coordinators.
     java: u32,
+    /// Every process of a round commits as one commit user with one identifier (an engine's
+    /// failover: the old and the new coordinator commit one transaction), each its own payload
+    /// (`Some(false)`) or all the same one (`Some(true)`).
+    one_identifier: Option<bool>,
 }
 
 /// Creates the demo table in a new warehouse, writes `rounds × committers` payloads with
@@ -284,6 +307,7 @@ fn race(race: Race) -> RaceCounts {
         rounds,
         shared_user,
         java,
+        one_identifier,
     } = race;
     // Java 2.0 reads payloads up to version 12.
     let version = if java > 0 { "12" } else { "14" };
@@ -304,12 +328,40 @@ fn race(race: Race) -> RaceCounts {
         let mut round_plan = Vec::new();
         for k in 0..committers {
             let index = round * committers + k;
-            let payload = path_in(&dir, &format!("payload-{index}.bin"));
-            let commit_user = if shared_user {
+            let commit_user = if one_identifier.is_some() {
+                "race-one".to_string()
+            } else if shared_user {
                 "race-shared".to_string()
             } else {
                 format!("race-{k}")
             };
+            // With one identifier and the same payload, every process of the round commits
+            // the payload of its first.
+            let same_payload = one_identifier == Some(true) && k > 0;
+            let writer_index = if same_payload {
+                round * committers
+            } else {
+                index
+            };
+            let payload = path_in(&dir, &format!("payload-{writer_index}.bin"));
+            let first = u64::from(writer_index) * ROWS_PER_PAYLOAD;
+            round_plan.push(Committer {
+                ids: first..first + ROWS_PER_PAYLOAD,
+                commit_user: commit_user.clone(),
+                // Identifiers increase per commit user across rounds (and, for the shared
+                // user, across the processes of a round too); one identifier per round when
+                // the round races for one.
+                identifier: if one_identifier.is_some() {
+                    i64::from(round) + 1
+                } else {
+                    i64::from(index) + 1
+                },
+                payload: payload.clone(),
+                java: k < java,
+            });
+            if same_payload {
+                continue;
+            }
             workers.push(
                 Command::new(env!("CARGO_BIN_EXE_paimon-wire"))
                     .arg("worker")
@@ -336,16 +388,6 @@ fn race(race: Race) -> RaceCounts {
                     .spawn()
                     .unwrap(),
             );
-            let first = u64::from(index) * ROWS_PER_PAYLOAD;
-            round_plan.push(Committer {
-                ids: first..first + ROWS_PER_PAYLOAD,
-                commit_user,
-                // Identifiers increase per commit user across rounds (and, for the shared
-                // user, across the processes of a round too).
-                identifier: i64::from(index) + 1,
-                payload,
-                java: k < java,
-            });
         }
         for worker in workers {
             let out = worker.wait_with_output().unwrap();
@@ -408,13 +450,36 @@ fn race(race: Race) -> RaceCounts {
                         snapshot,
                         (committer.commit_user.clone(), committer.identifier),
                     );
+                    // Racing with the same payload, several may report its one snapshot.
                     assert!(
-                        previous.is_none(),
+                        previous.is_none() || one_identifier == Some(true),
                         "two processes reported snapshot {snapshot}: {previous:?} and {} {}",
                         committer.commit_user,
                         committer.identifier
                     );
                     reported.push(committer);
+                }
+                Ended::AlreadyCommitted(snapshot) => {
+                    assert_eq!(
+                        one_identifier,
+                        Some(true),
+                        "already committed is reported only to a process with the very \
+                         payload its identifier's snapshot holds"
+                    );
+                    counts.already_committed += 1;
+                    ours_reported.insert(
+                        snapshot,
+                        (committer.commit_user.clone(), committer.identifier),
+                    );
+                    reported.push(committer);
+                }
+                Ended::Reused => {
+                    assert_eq!(
+                        one_identifier,
+                        Some(false),
+                        "reused only for other payloads"
+                    );
+                    counts.reused += 1;
                 }
                 Ended::Conflict => counts.conflicts += 1,
                 Ended::Superseded => {
@@ -506,7 +571,29 @@ fn race(race: Race) -> RaceCounts {
     assert_eq!(ids, expected_ids, "rows");
     if java == 0 {
         assert_eq!(counts.lost, 0, "reported commits lost: {counts:?}");
-        assert_eq!(snapshots.len(), counts.committed, "snapshots = successes");
+        if one_identifier.is_none() {
+            assert_eq!(snapshots.len(), counts.committed, "snapshots = successes");
+        }
+    }
+    if let Some(same_payload) = one_identifier {
+        // One snapshot per round at most; every reported success is that round's snapshot
+        // (checked above: rows are exactly those of the snapshots' reporters). With other
+        // payloads exactly one process of a round reports success.
+        assert!(snapshots.len() <= rounds as usize, "{snapshots:?}");
+        let successes = counts.committed + counts.already_committed;
+        if !same_payload {
+            assert_eq!(
+                counts.committed,
+                snapshots.len(),
+                "one success per snapshot: {counts:?}"
+            );
+            assert_eq!(counts.already_committed, 0, "{counts:?}");
+        }
+        assert_eq!(
+            successes + counts.reused + counts.conflicts,
+            (committers * rounds) as usize,
+            "{counts:?}"
+        );
     }
     counts
 }
@@ -522,6 +609,7 @@ fn own_commit_users(remote: bool) {
         rounds,
         shared_user: false,
         java: 0,
+        one_identifier: None,
     });
     // Distinct commit users never supersede each other; with the default
     // commit.max-retries every process gets its snapshot in the end.
@@ -542,12 +630,56 @@ fn shared_commit_user(remote: bool) {
         rounds,
         shared_user: true,
         java: 0,
+        one_identifier: None,
     });
     assert_eq!(
         counts.committed + counts.conflicts + counts.superseded,
         (committers * rounds) as usize
     );
     assert!(counts.committed >= rounds as usize, "{counts:?}");
+}
+
+/// One commit user and one identifier per round (`PAIMON_WIRE_RACE_ONE_ID_ROUNDS` rounds,
+/// default 6, 100 with `PAIMON_WIRE_LONG_TESTS=1`, of 4 processes): with other payloads
+/// exactly one process reports success and its rows are in the table; with the same payload
+/// all may, and its rows are in once.
+fn one_identifier(remote: bool, same_payload: bool) {
+    let rounds = env_or("PAIMON_WIRE_RACE_ONE_ID_ROUNDS", short_or_long(6, 100));
+    let counts = race(Race {
+        remote,
+        committers: 4,
+        rounds,
+        shared_user: true,
+        java: 0,
+        one_identifier: Some(same_payload),
+    });
+    assert_eq!(counts.superseded, 0, "{counts:?}");
+}
+
+#[test]
+fn racing_coordinators_with_one_identifier_and_other_payloads_report_one_success() {
+    one_identifier(false, false);
+}
+
+#[test]
+fn racing_coordinators_with_one_identifier_and_the_same_payload_commit_it_once() {
+    one_identifier(false, true);
+}
+
+/// [`one_identifier`] with other payloads on the remote warehouse of
+/// `PAIMON_WIRE_RACE_WAREHOUSE`.
+#[test]
+#[ignore = "needs a remote warehouse: run by scripts/test-s3-minio and scripts/test-rest"]
+fn remote_racing_coordinators_with_one_identifier_and_other_payloads_report_one_success() {
+    one_identifier(true, false);
+}
+
+/// [`one_identifier`] with the same payload on the remote warehouse of
+/// `PAIMON_WIRE_RACE_WAREHOUSE`.
+#[test]
+#[ignore = "needs a remote warehouse: run by scripts/test-s3-minio and scripts/test-rest"]
+fn remote_racing_coordinators_with_one_identifier_and_the_same_payload_commit_it_once() {
+    one_identifier(true, true);
 }
 
 #[test]
@@ -584,6 +716,7 @@ fn racing_java(remote: bool) -> RaceCounts {
         rounds: env_or("PAIMON_WIRE_RACE_JAVA_ROUNDS", 6),
         shared_user: false,
         java: 3,
+        one_identifier: None,
     });
     assert_eq!(counts.superseded, 0);
     counts

@@ -214,3 +214,101 @@ fn a_rest_catalog_warehouse_is_a_name_not_a_path() {
         "{line}"
     );
 }
+
+/// A REST catalog server that echoes the caller's bearer token in its error body — raw,
+/// JSON-escaped (`\/`, or `\u002f`), percent-encoded in either case, and as the
+/// `Authorization` header it received, in a body without a `message` field — gets none of
+/// them printed (issue 40, case 8). The server is a real HTTP server on loopback, the hostile
+/// kind: it answers every request with HTTP 500 and that body, and stops after the test's
+/// requests (bounded count and time).
+#[test]
+fn a_token_a_rest_server_echoes_in_any_spelling_is_never_printed() {
+    use std::io::{Read, Write};
+    const TOKEN: &str = "s3cr3t/t0ken+abc=xyz";
+    let spellings = [
+        TOKEN.to_string(),
+        TOKEN.replace('/', "\\/"),
+        TOKEN.replace('/', "\\u002f"),
+        "s3cr3t%2Ft0ken%2Babc%3Dxyz".to_string(),
+        "s3cr3t%2ft0ken%2babc%3dxyz".to_string(),
+    ];
+    for spelled in &spellings {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let body = format!(
+            "{{\"error\":\"bad credentials {spelled}\",\"echo\":\"Authorization: Bearer {}\"}}",
+            TOKEN.replace('/', "\\/")
+        );
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stopped = stop.clone();
+        // Answers every connection until told to stop, or for 60 s at most.
+        let server = std::thread::spawn(move || {
+            listener.set_nonblocking(true).unwrap();
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+            while !stopped.load(std::sync::atomic::Ordering::SeqCst)
+                && std::time::Instant::now() < deadline
+            {
+                let Ok((mut stream, _)) = listener.accept() else {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                    continue;
+                };
+                stream.set_nonblocking(false).unwrap();
+                stream
+                    .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+                    .unwrap();
+                let mut request = [0u8; 8192];
+                let _ = stream.read(&mut request);
+                let response = format!(
+                    "HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\n\
+                     content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(response.as_bytes());
+            }
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let payload = payload_file(&dir);
+        let uri = format!("uri=http://127.0.0.1:{port}");
+        let token = format!("token={TOKEN}");
+        let args = [
+            "validate",
+            "--warehouse",
+            "echo_warehouse",
+            "--table",
+            "db.t",
+            "--option",
+            "metastore=rest",
+            "--option",
+            &uri,
+            "--option",
+            "token.provider=bear",
+            "--option",
+            &token,
+            "-vv",
+            &payload,
+        ];
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_paimon-wire"))
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(1), "{printed}");
+        assert!(
+            printed.contains("<redacted>"),
+            "the echo is shown, redacted: {printed}"
+        );
+        for secret in spellings.iter().chain([&"t0ken+abc".to_string()]) {
+            assert!(
+                !printed.contains(secret.as_str()),
+                "{secret:?} printed: {printed}"
+            );
+        }
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        server.join().unwrap();
+    }
+}

@@ -55,6 +55,7 @@ pub mod log_policy;
 mod message;
 mod options;
 pub mod routing;
+pub mod secrets;
 pub mod split;
 mod stats;
 mod version;

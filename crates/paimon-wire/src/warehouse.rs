@@ -21,8 +21,7 @@ use crate::coordinator::{CoordinatorError, CoordinatorResult};
 /// `metastore`, `uri`, `token`). Ordered, so anything printed from it is deterministic.
 pub type WarehouseOptions = BTreeMap<String, String>;
 
-/// What replaces a credential in messages.
-pub const REDACTED: &str = "<redacted>";
+pub use crate::secrets::REDACTED;
 
 /// One storage backend of the paimon crate: the URI schemes it serves and the cargo feature
 /// (of this crate, and of the CLI, C library and Python module) that compiles it in.
@@ -157,57 +156,19 @@ pub fn is_secret_option(key: &str) -> bool {
     MARKERS.iter().any(|marker| key.contains(marker))
 }
 
-/// Secrets shorter than this are redacted only where they stand as a whole word: replacing
-/// every occurrence of a one-letter token would garble the message around it (`une<redacted>pected`)
-/// while hiding nothing such a short value protects.
-const SHORT_SECRET: usize = 8;
-
 /// `text` with the value of every secret option ([`is_secret_option`]) replaced by
-/// [`REDACTED`]: everywhere it occurs, or, for a value shorter than 8 characters, where it
-/// stands between non-alphanumeric characters.
+/// [`REDACTED`], in every spelling a server or proxy may echo it (see [`crate::secrets`]),
+/// and every `Bearer`/`Basic` credential replaced whatever it is.
 pub fn redact_secrets(text: &str, options: &WarehouseOptions) -> String {
-    let mut secrets: Vec<&str> = options
+    crate::secrets::redact(text, secret_values(options))
+}
+
+/// The values of the secret options of `options`.
+fn secret_values(options: &WarehouseOptions) -> impl Iterator<Item = &str> {
+    options
         .iter()
         .filter(|(key, value)| is_secret_option(key) && !value.is_empty())
         .map(|(_, value)| value.as_str())
-        .collect();
-    // Longest first, so a secret containing another is replaced whole.
-    secrets.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
-    let mut out = text.to_string();
-    for secret in secrets {
-        if !out.contains(secret) {
-            continue;
-        }
-        out = if secret.len() >= SHORT_SECRET {
-            out.replace(secret, REDACTED)
-        } else {
-            replace_whole_words(&out, secret)
-        };
-    }
-    out
-}
-
-/// `text` with each occurrence of `word` that no alphanumeric character touches replaced by
-/// [`REDACTED`].
-fn replace_whole_words(text: &str, word: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    let mut before: Option<char> = None;
-    while let Some(at) = rest.find(word) {
-        let previous = rest[..at].chars().next_back().or(before);
-        let next = rest[at + word.len()..].chars().next();
-        let touches = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
-        out.push_str(&rest[..at]);
-        if touches(previous) || touches(next) {
-            out.push_str(word);
-        } else {
-            out.push_str(REDACTED);
-        }
-        before = word.chars().next_back();
-        rest = &rest[at + word.len()..];
-    }
-    out.push_str(rest);
-    out
 }
 
 /// Options shown safely: secret values replaced by [`REDACTED`].
@@ -322,6 +283,8 @@ pub async fn open_catalog(
     warehouse: &str,
     options: &WarehouseOptions,
 ) -> CoordinatorResult<Arc<dyn Catalog>> {
+    // From now on no coordinator error of this process shows these values.
+    crate::secrets::remember(secret_values(options));
     if let Some(option) = options.get(CatalogOptions::WAREHOUSE) {
         if option != warehouse {
             return Err(CoordinatorError::paimon(
@@ -346,50 +309,21 @@ pub async fn open_catalog(
         .map_err(|e| paimon_error(format!("opening the warehouse {warehouse:?}"), e, options))
 }
 
-/// A [`CoordinatorError::Paimon`] whose message carries no secret of `options`: when the
-/// paimon crate's message contains one, the error keeps its text with the secret replaced
-/// (as `ConfigInvalid`), losing only the original error's type.
+/// A [`CoordinatorError::Paimon`] whose message carries no secret of `options`: they are
+/// remembered ([`crate::secrets::remember`]), and every coordinator error hides what is
+/// remembered (`CoordinatorError::paimon`).
 pub(crate) fn paimon_error(
     during: String,
     source: paimon::Error,
     options: &WarehouseOptions,
 ) -> CoordinatorError {
-    let text = source.to_string();
-    let redacted = redact_secrets(&text, options);
-    let chain_has_secret = {
-        let mut found = redacted != text;
-        let mut next = std::error::Error::source(&source);
-        while let Some(e) = next {
-            let t = e.to_string();
-            found |= redact_secrets(&t, options) != t;
-            next = e.source();
-        }
-        found
-    };
-    if chain_has_secret {
-        CoordinatorError::paimon(during, paimon::Error::ConfigInvalid { message: redacted })
-    } else {
-        CoordinatorError::paimon(during, source)
-    }
+    crate::secrets::remember(secret_values(options));
+    CoordinatorError::paimon(during, source)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn short_secrets_are_redacted_as_whole_words_only() {
-        let options = WarehouseOptions::from([("token".into(), "x".into())]);
-        assert_eq!(
-            redact_secrets("unexpected error, token x; x=1 (x)", &options),
-            "unexpected error, token <redacted>; <redacted>=1 (<redacted>)"
-        );
-        let options = WarehouseOptions::from([("token".into(), "s3cr3t-long".into())]);
-        assert_eq!(
-            redact_secrets("abcs3cr3t-longdef", &options),
-            "abc<redacted>def"
-        );
-    }
 
     #[test]
     fn rest_catalog_is_selected_by_the_metastore_option() {

@@ -7,6 +7,7 @@ mod coordinator {
     pub mod hash_index;
     pub mod hostile;
     pub mod hostile_round_3;
+    pub mod hostile_round_4;
     pub mod readme_example;
     pub mod support;
     pub mod validation;

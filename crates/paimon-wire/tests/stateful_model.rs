@@ -342,20 +342,37 @@ c.close()
             return Step::Skipped("compaction: empty table");
         }
         let pick = self.rng.below(buckets.len());
-        let ((partition, bucket), splits) = buckets.into_iter().nth(pick).unwrap();
-        let files: Vec<DataFileMeta> = splits
-            .iter()
-            .flat_map(|s| s.data_files().iter().cloned())
-            .collect();
+        let mut buckets: Vec<_> = buckets.into_iter().collect();
+        buckets.rotate_left(pick);
+        let files_of = |splits: &[DataSplit]| -> Vec<DataFileMeta> {
+            splits
+                .iter()
+                .flat_map(|s| s.data_files().iter().cloned())
+                .collect()
+        };
+        // A primary-key table's compaction takes whole sorted runs from the newest down (rule
+        // compact-runs): the model upgrades a bucket's only level-0 file in place, to a level
+        // below every level the bucket uses, as Java's universal compaction does when the
+        // file overlaps nothing.
+        let upgrade = |files: &[DataFileMeta]| -> Option<(DataFileMeta, i32)> {
+            let level_0: Vec<&DataFileMeta> = files.iter().filter(|f| f.level == 0).collect();
+            let lowest_upper = files.iter().map(|f| f.level).filter(|l| *l > 0).min();
+            let level = lowest_upper.map_or(Some(1), |l| (l > 1).then_some(l - 1))?;
+            (level_0.len() == 1).then(|| (level_0[0].clone(), level))
+        };
+        let chosen = if self.primary_key() {
+            buckets
+                .into_iter()
+                .find(|(_, splits)| upgrade(&files_of(splits)).is_some())
+        } else {
+            buckets.into_iter().next()
+        };
+        let Some(((partition, bucket), splits)) = chosen else {
+            return Step::Skipped("compaction: no bucket has a single level-0 file");
+        };
+        let files = files_of(&splits);
         let message = if self.primary_key() {
-            // An in-place upgrade of one level-0 file to the lowest level no file uses.
-            let Some(file) = files.iter().find(|f| f.level == 0).cloned() else {
-                return Step::Skipped("compaction: no level-0 file");
-            };
-            let used: BTreeSet<i32> = files.iter().map(|f| f.level).collect();
-            let Some(level) = (1..5).find(|l| !used.contains(l)) else {
-                return Step::Skipped("compaction: every level used");
-            };
+            let (file, level) = upgrade(&files).expect("chosen for it");
             let mut upgraded = file.clone();
             upgraded.level = level;
             compaction(&partition, bucket, vec![file], vec![upgraded])

@@ -29,6 +29,7 @@ pub mod arrow;
 pub mod btree;
 pub mod catalog;
 mod deletion_vector;
+pub use deletion_vector::{DeletionVector, DeletionVectorFactory};
 pub mod file_index;
 mod fm_index;
 #[cfg(feature = "fulltext")]

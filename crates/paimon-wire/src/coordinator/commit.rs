@@ -6,6 +6,11 @@
 //! (`TableCommit::filter_and_commit_with_identifier`, `overwrite_with_identifier`), which
 //! check again under the commit's own retry loop, so a rerun never commits twice.
 //!
+//! Success is reported only for a snapshot that holds exactly this commit (rule
+//! `identifier-owner`, [`confirm_same_commit`]): every snapshot records the commit's digest
+//! (`digest.rs`), and a rerun or a racing coordinator with the same commit user and
+//! identifier but other payloads gets [`CoordinatorError::IdentifierReused`].
+//!
 //! A commit whose messages carry compaction results makes two snapshots under one
 //! identifier, as Java's `FileStoreCommitImpl` does: APPEND (the new files) and then
 //! COMPACT (the compaction). It is committed once the COMPACT snapshot is there. A
@@ -14,12 +19,15 @@
 //! its `filterCommitted` sees the identifier committed; the compaction is then redone by
 //! later writes. Here the compaction the workers already wrote is kept.)
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use paimon::table::{CommitMessage, TableCommit};
 
-use super::digest::{commit_digest, COMMIT_DIGEST_PROPERTY};
+use super::digest::{
+    added_file_fingerprint, commit_digest, CommitIdentity, Lists, COMMIT_DIGEST_PROPERTY,
+};
 use super::error::{CoordinatorError, CoordinatorResult};
+use super::table_state::partition_key;
 use super::validate::has_compaction;
 use super::{CommitMode, Coordinator};
 
@@ -170,49 +178,17 @@ fn committed_from(
     }
 }
 
-/// Refuses a commit whose identifier snapshot `snapshot_id` already committed when that
-/// snapshot does not add every data and changelog file of `messages`: the identifier was
-/// reused for other data, which "already committed" would silently drop.
-async fn check_same_files(
-    coordinator: &Coordinator,
-    messages: &[CommitMessage],
-    identifier: i64,
-    snapshot_id: i64,
-) -> CoordinatorResult<()> {
-    let during = || {
-        format!(
-            "reading snapshot {snapshot_id} of table {} to compare its files with this commit",
-            coordinator.rules.table_name()
-        )
-    };
-    let added = identifier_added_files(coordinator, identifier, snapshot_id)
-        .await
-        .map_err(|e| CoordinatorError::paimon(during(), e))?;
-    let missing = messages
-        .iter()
-        .flat_map(|m| m.new_files.iter().chain(&m.new_changelog_files))
-        .find(|file| !added.contains(&file.file_name));
-    match missing {
-        None => Ok(()),
-        Some(file) => Err(CoordinatorError::IdentifierReused {
-            commit_user: coordinator.binding.commit_user.clone(),
-            identifier,
-            snapshot_id,
-            file: file.file_name.clone(),
-        }),
-    }
-}
-
-/// The names of the files that the snapshots of the coordinator's commit user carrying
-/// `identifier` add, `snapshot_id` being the latest of them. A COMPACT snapshot follows the
-/// APPEND snapshot of its commit, possibly with other users' snapshots between them, so from
-/// a COMPACT snapshot the walk goes back to that APPEND snapshot (or stops at the commit
-/// user's previous identifier, or at the table's earliest snapshot).
+/// The fingerprints ([`added_file_fingerprint`]) of the data and changelog files that the
+/// snapshots of the coordinator's commit user carrying `identifier` add, `snapshot_id` being
+/// the latest of them. A COMPACT snapshot follows the APPEND snapshot of its commit, possibly
+/// with other users' snapshots between them, so from a COMPACT snapshot the walk goes back to
+/// that APPEND snapshot (or stops at the commit user's previous identifier, or at the table's
+/// earliest snapshot).
 async fn identifier_added_files(
     coordinator: &Coordinator,
     identifier: i64,
     snapshot_id: i64,
-) -> paimon::Result<std::collections::HashSet<String>> {
+) -> paimon::Result<HashSet<u128>> {
     use paimon::spec::CommitKind;
     let table = coordinator.table();
     let snapshots = table.snapshot_manager();
@@ -242,13 +218,14 @@ async fn identifier_added_files(
     Ok(added)
 }
 
-/// The names of the files the delta and changelog manifests of snapshot `snapshot_id` add,
-/// and the snapshot's commit kind.
+/// The fingerprints of the files the delta and changelog manifests of snapshot `snapshot_id`
+/// add, and the snapshot's commit kind.
 async fn snapshot_added_files(
     table: &paimon::table::Table,
     snapshot_id: i64,
-) -> paimon::Result<(std::collections::HashSet<String>, paimon::spec::CommitKind)> {
+) -> paimon::Result<(HashSet<u128>, paimon::spec::CommitKind)> {
     use paimon::spec::{FileKind, Manifest, ManifestList};
+    let partitioned = !table.schema().partition_keys().is_empty();
     let snapshots = table.snapshot_manager();
     let file_io = table.file_io();
     let snapshot = snapshots.get_snapshot(snapshot_id).await?;
@@ -256,13 +233,17 @@ async fn snapshot_added_files(
         Some(snapshot.delta_manifest_list()),
         snapshot.changelog_manifest_list(),
     ];
-    let mut added = std::collections::HashSet::new();
+    let mut added = HashSet::new();
     for list in lists.into_iter().flatten() {
         for meta in ManifestList::read(file_io, &snapshots.manifest_path(list)).await? {
             let path = snapshots.manifest_path(meta.file_name());
             for entry in Manifest::read(file_io, &path).await? {
                 if *entry.kind() == FileKind::Add {
-                    added.insert(entry.file().file_name.clone());
+                    added.insert(added_file_fingerprint(
+                        partition_key(partitioned, entry.partition()),
+                        entry.bucket(),
+                        entry.file(),
+                    ));
                 }
             }
         }
@@ -284,7 +265,7 @@ async fn recorded_digest(
             CoordinatorError::paimon(
                 format!(
                     "reading snapshot {snapshot_id} of table {} to compare its commit with this \
-                     rerun",
+                     one",
                     coordinator.rules.table_name()
                 ),
                 e,
@@ -296,31 +277,83 @@ async fn recorded_digest(
         .cloned())
 }
 
-/// [`CoordinatorError::IdentifierReused`] for a rerun whose compaction is not the one the
-/// identifier's snapshot recorded, naming the first compaction file.
-fn reused_for_a_compaction(
+/// Rule `identifier-owner`: success ([`CommitOutcome::Committed`] or
+/// [`CommitOutcome::AlreadyCommitted`]) is reported for snapshot `snapshot_id`, the one that
+/// carries this commit user and `identifier`, only if it holds this commit.
+///
+/// Every path that reports success meets here: a rerun that finds the identifier committed,
+/// and a commit that returned (whether it published, or the paimon crate's identifier filter
+/// found a racing coordinator's snapshot and published nothing). It holds this commit when
+///
+/// - the snapshot recorded this commit's digest ([`COMMIT_DIGEST_PROPERTY`], written on every
+///   snapshot this coordinator publishes): the very same commit; or
+/// - the commit only adds data and changelog files, or the snapshot recorded no digest
+///   (Java, or paimon-wire before every snapshot had one), and the identifier's snapshots add
+///   every one of this commit's files (same partition, bucket, name, row count and size):
+///   every row of this commit is in, as for a rerun that gathered fewer payloads than the
+///   commit that published.
+///
+/// Otherwise the identifier carries other data: [`CoordinatorError::IdentifierReused`] (a
+/// racing coordinator with other payloads, a job rerun with a fixed identifier after writing
+/// new files), and nothing is deleted. `messages` (when still at hand) name the first file
+/// the snapshot lacks.
+async fn confirm_same_commit(
     coordinator: &Coordinator,
-    messages: &[CommitMessage],
+    identity: &CommitIdentity,
+    messages: Option<&[CommitMessage]>,
     identifier: i64,
     snapshot_id: i64,
-) -> CoordinatorError {
-    let file = messages
-        .iter()
-        .flat_map(|m| m.compact_after.iter().chain(&m.compact_before))
-        .map(|f| {
-            format!(
-                "{:?} (of a compaction the snapshot did not record)",
-                f.file_name
-            )
-        })
-        .next()
-        .unwrap_or_else(|| "(a compaction the snapshot did not record)".into());
-    CoordinatorError::IdentifierReused {
+) -> CoordinatorResult<()> {
+    let recorded = recorded_digest(coordinator, snapshot_id).await?;
+    if recorded.as_deref() == Some(identity.digest.as_str()) {
+        return Ok(());
+    }
+    let reused = |file: String| CoordinatorError::IdentifierReused {
         commit_user: coordinator.binding.commit_user.clone(),
         identifier,
         snapshot_id,
         file,
+    };
+    if identity.adds_only || recorded.is_none() {
+        let added = identifier_added_files(coordinator, identifier, snapshot_id)
+            .await
+            .map_err(|e| {
+                CoordinatorError::paimon(
+                    format!(
+                        "reading snapshot {snapshot_id} of table {} to compare its files with \
+                         this commit",
+                        coordinator.rules.table_name()
+                    ),
+                    e,
+                )
+            })?;
+        let missing = identity.added.iter().filter(|f| !added.contains(f)).count();
+        if missing == 0 {
+            return Ok(());
+        }
+        let partitioned = !coordinator.table.schema().partition_keys().is_empty();
+        let first = messages
+            .into_iter()
+            .flatten()
+            .flat_map(|m| {
+                let partition = partition_key(partitioned, &m.partition);
+                (m.new_files.iter().chain(&m.new_changelog_files)).map(move |f| (partition, m, f))
+            })
+            .find(|(partition, m, f)| {
+                !added.contains(&added_file_fingerprint(partition, m.bucket, f))
+            })
+            .map_or_else(
+                || format!("(one of {missing} of this commit's files)"),
+                |(_, _, f)| f.file_name.clone(),
+            );
+        return Err(reused(first));
     }
+    let recorded = recorded.unwrap_or_default();
+    Err(reused(format!(
+        "(the snapshot recorded commit digest {recorded}, this commit's is {}: other files, \
+         other metadata or another compaction)",
+        identity.digest
+    )))
 }
 
 /// Commits `messages` under `identifier` unless the identifier is already committed.
@@ -342,34 +375,51 @@ pub(crate) async fn commit_once(
 ) -> CoordinatorResult<CommitOutcome> {
     let with_compaction = messages.iter().any(has_compaction);
     let partitioned = !coordinator.table.schema().partition_keys().is_empty();
-    // Recorded in the snapshots of a commit with compaction results, so that a rerun can tell
-    // the crash-recovery case (the very same commit) from a payload that changed.
-    let digest = with_compaction.then(|| commit_digest(&messages, partitioned));
+    // Recorded in every snapshot this commit makes, so that whoever finds the identifier
+    // committed (a rerun, or a coordinator that lost a race for it) can tell this commit
+    // from other data under the same identifier.
+    let identity = CommitIdentity::of(&messages, partitioned);
     let status = identifier_status(coordinator, identifier, with_compaction).await?;
     if let IdentifierStatus::AppendOnly(append_snapshot_id) = status {
         // The APPEND snapshot of this identifier is in, and no COMPACT snapshot. This is the
         // crash-recovery case only if that snapshot recorded this very commit.
         let recorded = recorded_digest(coordinator, append_snapshot_id).await?;
-        match recorded {
-            Some(recorded) if Some(&recorded) == digest.as_ref() => {}
-            Some(_) => {
-                return Err(reused_for_a_compaction(
-                    coordinator,
-                    &messages,
-                    identifier,
-                    append_snapshot_id,
-                ))
-            }
-            None => {
-                // The identifier committed without a compaction (by a commit that carried
-                // none, or one that records no digest): a rerun commits nothing new. Its new
-                // files must be the committed ones; the compaction is dropped, as Java's
-                // committer drops it, and its result files are left alone.
-                check_same_files(coordinator, &messages, identifier, append_snapshot_id).await?;
-                return Ok(CommitOutcome::AlreadyCommitted {
-                    snapshot_id: Some(append_snapshot_id),
-                });
-            }
+        // Committed without its compaction: by a committer that records no digest (Java,
+        // an older paimon-wire), holding every new file of this commit; or with exactly this
+        // commit's data increment. A rerun commits nothing new: the compaction is dropped, as
+        // Java's committer drops it, and its result files are left alone.
+        if recorded.is_none() {
+            confirm_same_commit(
+                coordinator,
+                &identity,
+                Some(&messages),
+                identifier,
+                append_snapshot_id,
+            )
+            .await?;
+            return Ok(CommitOutcome::AlreadyCommitted {
+                snapshot_id: Some(append_snapshot_id),
+            });
+        }
+        if recorded == Some(commit_digest(&messages, partitioned, Lists::DataIncrement)) {
+            return Ok(CommitOutcome::AlreadyCommitted {
+                snapshot_id: Some(append_snapshot_id),
+            });
+        }
+        if recorded.as_deref() != Some(identity.digest.as_str()) {
+            // Another commit's APPEND snapshot: with its compaction committed alone, this
+            // commit's data increment would be reported committed without being there.
+            return Err(CoordinatorError::IdentifierReused {
+                commit_user: coordinator.binding.commit_user.clone(),
+                identifier,
+                snapshot_id: append_snapshot_id,
+                file: format!(
+                    "(the APPEND snapshot recorded commit digest {}, this commit's is {}: other \
+                     new files or another compaction)",
+                    recorded.unwrap_or_default(),
+                    identity.digest
+                ),
+            });
         }
         // Commit the compaction alone.
         messages.retain(has_compaction);
@@ -403,31 +453,50 @@ pub(crate) async fn commit_once(
         }
     } else if let Some(snapshot_id) = committed_from(coordinator, identifier, status)? {
         if let Some(snapshot_id) = snapshot_id {
-            check_same_files(coordinator, &messages, identifier, snapshot_id).await?;
-            if let Some(digest) = &digest {
-                let recorded = recorded_digest(coordinator, snapshot_id).await?;
-                if recorded.as_ref().is_some_and(|recorded| recorded != digest) {
-                    return Err(reused_for_a_compaction(
-                        coordinator,
-                        &messages,
-                        identifier,
-                        snapshot_id,
-                    ));
-                }
-            }
+            confirm_same_commit(
+                coordinator,
+                &identity,
+                Some(&messages),
+                identifier,
+                snapshot_id,
+            )
+            .await?;
         }
         return Ok(CommitOutcome::AlreadyCommitted { snapshot_id });
     } else {
-        super::table_state::check(coordinator, &messages).await?;
+        if let Err(refusal) = super::table_state::check(coordinator, &messages).await {
+            // A racing coordinator with this commit user and identifier may have published
+            // this very commit since the status was read (its files are then live, and the
+            // check refuses them): that is this commit, committed.
+            if let IdentifierStatus::Committed(snapshot_id) =
+                identifier_status(coordinator, identifier, with_compaction).await?
+            {
+                if confirm_same_commit(
+                    coordinator,
+                    &identity,
+                    Some(&messages),
+                    identifier,
+                    snapshot_id,
+                )
+                .await
+                .is_ok()
+                {
+                    return Ok(CommitOutcome::AlreadyCommitted {
+                        snapshot_id: Some(snapshot_id),
+                    });
+                }
+            }
+            return Err(refusal);
+        }
     }
     let mut table_commit = TableCommit::new(
         coordinator.table.clone(),
         coordinator.binding.commit_user.clone(),
     );
-    if let Some(digest) = digest {
-        table_commit = table_commit
-            .with_snapshot_properties(HashMap::from([(COMMIT_DIGEST_PROPERTY.into(), digest)]));
-    }
+    table_commit = table_commit.with_snapshot_properties(HashMap::from([(
+        COMMIT_DIGEST_PROPERTY.into(),
+        identity.digest.clone(),
+    )]));
     let count = messages.len();
     // Merging and binding drop messages without files, so any message left commits a file.
     let commits_files = !messages.is_empty();
@@ -458,7 +527,13 @@ pub(crate) async fn commit_once(
     })?;
     let status = identifier_status(coordinator, identifier, with_compaction).await?;
     match committed_from(coordinator, identifier, status)? {
-        Some(Some(snapshot_id)) => Ok(CommitOutcome::Committed { snapshot_id }),
+        Some(Some(snapshot_id)) => {
+            // This coordinator's publication, or a racing coordinator's under the same
+            // commit user and identifier (the paimon crate's filter then published nothing):
+            // success only if that snapshot holds this very commit.
+            confirm_same_commit(coordinator, &identity, None, identifier, snapshot_id).await?;
+            Ok(CommitOutcome::Committed { snapshot_id })
+        }
         Some(None) => Ok(CommitOutcome::AlreadyCommitted { snapshot_id: None }),
         None if !commits_files => Ok(CommitOutcome::NothingToCommit),
         None => Err(CoordinatorError::Paimon {

@@ -6,6 +6,8 @@
 //! |---|---|---|
 //! | a compaction drops (in `compact_deleted_index_files`) only deletion vectors of files it compacts, or carries them unchanged into its new deletion-vector file | rows a deletion vector hid do not come back | `compaction_deletion_vectors_cannot_resurrect_rows` |
 //! | a compaction adds (in `compact_new_index_files`) deletion vectors only for its results, or carries one unchanged | rows of files the compaction did not touch are not hidden | `compaction_deletion_vectors_cannot_hide_rows` |
+//! | a deletion vector a compaction carries (same file, same length and cardinality) holds the very positions of the live one it replaces, read from both files (`check_contents`) | rows a deletion vector hid do not come back, and no live row is hidden in their place | `hostile_round_4::a_carried_deletion_vector_with_other_positions_is_refused` |
+//! | a deletion vector a compaction adds to one of its results hides only positions below that result's row count (`check_contents`) | a vector cannot claim rows its file does not have | `hostile_round_4::a_deletion_vector_beyond_its_result_is_refused` |
 //! | every deletion vector added (data or compaction list) names a data file that is live in its bucket once the commit is applied | the paimon crate's own check cannot fail after the APPEND snapshot is published, and no deletion vector points at nothing | `a_deletion_vector_naming_a_missing_file_is_refused_before_anything_is_published` |
 //!
 //! Deletion vectors in the data lists (`new_index_files`, `deleted_index_files`) are a
@@ -15,9 +17,10 @@
 use std::collections::{HashMap, HashSet};
 
 use paimon::spec::IndexFileMeta;
-use paimon::table::CommitMessage;
+use paimon::table::{CommitMessage, DeletionFile, TableCommit};
+use paimon::{DeletionVector, DeletionVectorFactory};
 
-use super::error::{CoordinatorResult, Rule};
+use super::error::{CoordinatorError, CoordinatorResult, Rule};
 use super::table_state::{bucket_key, bucket_name, refuse, BucketKey, TableState};
 use super::validate::DELETION_VECTORS_INDEX_TYPE;
 
@@ -183,4 +186,150 @@ fn check_targets_live(messages: &[CommitMessage], state: &TableState) -> Coordin
         }
     }
     Ok(())
+}
+
+/// Reads the deletion vectors a compaction adds (`compact_new_index_files`) and checks their
+/// positions: a vector of one of its results hides only positions below the result's row
+/// count; a vector of any other file is carried, and must hold exactly the positions of the
+/// live vector the compaction drops for that file (the shape check above matched their length
+/// and cardinality only). Runs after [`check_against_table`], which guarantees every carried
+/// vector has a dropped live one. Reads one range of each deletion-vector file per vector.
+pub(crate) async fn check_contents(
+    coordinator: &super::Coordinator,
+    messages: &[CommitMessage],
+    state: &TableState,
+) -> CoordinatorResult<()> {
+    let adds_vectors = |m: &CommitMessage| {
+        m.compact_new_index_files
+            .iter()
+            .any(|f| deletion_vectors(f).next().is_some())
+    };
+    if !messages.iter().any(adds_vectors) {
+        return Ok(());
+    }
+    let table = coordinator.table();
+    let paths = TableCommit::new(table.clone(), String::new());
+    // Per bucket, the live vectors the compactions drop: data file name -> (index file,
+    // its bucket directory).
+    let mut dropped: HashMap<(BucketKey, &str), (&IndexFileMeta, String)> = HashMap::new();
+    for message in messages {
+        let key = bucket_key(state.partitioned, &message.partition, message.bucket);
+        for file in &message.compact_deleted_index_files {
+            let Some((live_key, live)) = state.index.get(&file.file_name) else {
+                continue;
+            };
+            let bucket_path = bucket_path(&paths, &message.partition, live_key.1)?;
+            for (name, _) in deletion_vectors(live) {
+                dropped.insert((key.clone(), name), (live, bucket_path.clone()));
+            }
+        }
+    }
+    for (index, message) in messages.iter().enumerate() {
+        if !adds_vectors(message) {
+            continue;
+        }
+        let key = bucket_key(state.partitioned, &message.partition, message.bucket);
+        let bucket_path = bucket_path(&paths, &message.partition, message.bucket)?;
+        let results: HashMap<&str, i64> = message
+            .compact_after
+            .iter()
+            .map(|f| (f.file_name.as_str(), f.row_count))
+            .collect();
+        for (i, file) in message.compact_new_index_files.iter().enumerate() {
+            for (name, _) in deletion_vectors(file) {
+                let field =
+                    || format!("compact_new_index_files[{i}].deletion_vectors_ranges[{name:?}]");
+                let vector = read_vector(table, &bucket_path, file, name).await?;
+                if let Some(&row_count) = results.get(name) {
+                    let last = vector.last_position();
+                    if last.is_some_and(|last| last >= row_count.max(0) as u64) {
+                        return Err(refuse(
+                            index,
+                            field(),
+                            Rule::DeletionVectors,
+                            format!(
+                                "the deletion vector the compaction adds to its result {name:?} \
+                                 hides position {} of a file of {row_count} rows: a vector \
+                                 hides only rows of its own file",
+                                last.unwrap_or_default()
+                            ),
+                        ));
+                    }
+                    continue;
+                }
+                let Some((live, live_path)) = dropped.get(&(key.clone(), name)) else {
+                    continue; // refused by `check_against_table`, which runs first
+                };
+                let live_vector = read_vector(table, live_path, live, name).await?;
+                if vector != live_vector {
+                    return Err(refuse(
+                        index,
+                        field(),
+                        Rule::DeletionVectors,
+                        format!(
+                            "the compaction carries the deletion vector of {name:?} in {} into \
+                             {:?}, but with other positions than the live vector in {:?} (the \
+                             same length and {} positions): rows it hid would come back and \
+                             live rows would be hidden",
+                            bucket_name(state.partitioned, message.bucket),
+                            file.file_name,
+                            live.file_name,
+                            live_vector.cardinality()
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The directory of `bucket` in `partition`.
+fn bucket_path(paths: &TableCommit, partition: &[u8], bucket: i32) -> CoordinatorResult<String> {
+    let partition: &[u8] = if partition.is_empty() {
+        &paimon::spec::EMPTY_SERIALIZED_ROW
+    } else {
+        partition
+    };
+    paths
+        .bucket_path(partition, bucket)
+        .map_err(|e| CoordinatorError::paimon("computing a bucket directory", e))
+}
+
+/// The deletion vector of data file `name` in deletion-vector file `index_file` of the bucket
+/// at `bucket_path`. A vector that does not decode is refused (rule `deletion-vectors`).
+async fn read_vector(
+    table: &paimon::table::Table,
+    bucket_path: &str,
+    index_file: &IndexFileMeta,
+    name: &str,
+) -> CoordinatorResult<DeletionVector> {
+    let path = super::verify::index_file_path(table, bucket_path, index_file);
+    let Some(range) = (index_file.deletion_vectors_ranges.as_ref()).and_then(|r| r.get(name))
+    else {
+        return Err(CoordinatorError::paimon(
+            format!("reading the deletion vector of {name:?} in {path}"),
+            paimon::Error::DataInvalid {
+                message: "the index file has no deletion vector for that file".into(),
+                source: None,
+            },
+        ));
+    };
+    let deletion_file = DeletionFile::new(
+        path.clone(),
+        i64::from(range.offset),
+        i64::from(range.length),
+        range.cardinality,
+    );
+    DeletionVectorFactory::read(table.file_io(), &deletion_file)
+        .await
+        .map_err(|e| {
+            CoordinatorError::paimon(
+                format!(
+                    "reading the deletion vector of {name:?} in {path} (offset {}, length {})",
+                    range.offset, range.length
+                ),
+                e,
+            )
+        })
 }

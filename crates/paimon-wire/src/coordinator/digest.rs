@@ -1,14 +1,16 @@
-//! The commit digest: a SHA-256 over every file of a commit, recorded in the properties of the
-//! snapshots a commit with compaction results makes, so a rerun can tell the crash-recovery
-//! case from a payload that changed.
+//! The commit digest: a SHA-256 over every file of a commit, recorded in the properties of
+//! every snapshot the coordinator publishes, so that whoever finds a commit user's identifier
+//! committed can tell whether that snapshot holds this very commit (rule `identifier-owner`,
+//! `commit.rs`).
 //!
-//! A commit with compaction results makes two snapshots under one identifier, APPEND then
-//! COMPACT. A coordinator that dies between them leaves the APPEND snapshot; its rerun must
-//! commit the COMPACT half — but only the very compaction the dead attempt carried. A rerun
-//! whose payloads add a compaction to an identifier that committed without one, or carry
-//! another compaction, must commit nothing new (rule: a rerun commits nothing new unless it
-//! is exactly the crash-recovery case). The APPEND snapshot's digest says what the attempt
-//! carried; the rerun compares its own.
+//! Two cases need it. A rerun after a crash: it must report "already committed" only for the
+//! payloads the dead attempt committed, and with compaction results (two snapshots, APPEND
+//! then COMPACT) commit the COMPACT half only if it is the very compaction the APPEND
+//! snapshot recorded. Two coordinators racing with one commit user and identifier (an
+//! engine's failover: the old and the new coordinator commit one transaction): the loser's
+//! commit returns without publishing, because the paimon crate's identifier filter finds the
+//! winner's snapshot, and it must not report that snapshot as its own unless it holds the same
+//! commit.
 //!
 //! The digest does not depend on the order of messages or files (payloads arrive in any
 //! order): each file's canonical encoding (its list, partition, bucket and the metadata the
@@ -18,7 +20,7 @@ use paimon::spec::{DataFileMeta, IndexFileMeta};
 use paimon::table::CommitMessage;
 use sha2::{Digest, Sha256};
 
-use super::fields::{DATA_LISTS, INDEX_LISTS};
+use super::fields::{COMPACT_BEFORE, COMPACT_NEW_INDEX_FILES, DATA_LISTS, INDEX_LISTS};
 use super::table_state::partition_key;
 
 /// The snapshot property holding the digest of the commit that made the snapshot.
@@ -105,8 +107,19 @@ fn index_file(place: &Canonical, file: &IndexFileMeta) -> [u8; 32] {
     c.finish()
 }
 
-/// The digest of `messages` (hex), independent of the order of messages and files.
-pub(crate) fn commit_digest(messages: &[CommitMessage], partitioned: bool) -> String {
+/// Which lists of a commit a digest covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lists {
+    /// Every list: what a snapshot records.
+    All,
+    /// The data increment only (no compaction list): what the APPEND snapshot of a commit
+    /// that carried no compaction recorded.
+    DataIncrement,
+}
+
+/// The digest of `messages` (hex) over `lists`, independent of the order of messages and
+/// files.
+pub(crate) fn commit_digest(messages: &[CommitMessage], partitioned: bool, lists: Lists) -> String {
     let mut hashes: Vec<[u8; 32]> = Vec::new();
     for message in messages {
         let place = |list: &str| {
@@ -124,7 +137,10 @@ pub(crate) fn commit_digest(messages: &[CommitMessage], partitioned: bool) -> St
             &message.compact_after,
             &message.compact_changelog_files,
         ];
-        for (list, files) in DATA_LISTS.iter().zip(data_lists) {
+        for (slot, (list, files)) in DATA_LISTS.iter().zip(data_lists).enumerate() {
+            if lists == Lists::DataIncrement && slot >= COMPACT_BEFORE {
+                continue;
+            }
             let place = place(list);
             hashes.extend(files.iter().map(|file| data_file(&place, file)));
         }
@@ -134,7 +150,10 @@ pub(crate) fn commit_digest(messages: &[CommitMessage], partitioned: bool) -> St
             &message.compact_new_index_files,
             &message.compact_deleted_index_files,
         ];
-        for (list, files) in INDEX_LISTS.iter().zip(index_lists) {
+        for (slot, (list, files)) in INDEX_LISTS.iter().zip(index_lists).enumerate() {
+            if lists == Lists::DataIncrement && slot >= COMPACT_NEW_INDEX_FILES {
+                continue;
+            }
             let place = place(list);
             hashes.extend(files.iter().map(|file| index_file(&place, file)));
         }
@@ -148,6 +167,61 @@ pub(crate) fn commit_digest(messages: &[CommitMessage], partitioned: bool) -> St
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect::<String>()
+}
+
+/// One added data or changelog file as a snapshot's manifests name it: its partition, bucket,
+/// name, row count and size, hashed to 16 bytes. The same for a payload's file and for the
+/// manifest entry a commit made of it (fields a commit may fill in, such as a first row id,
+/// are left out).
+pub(crate) fn added_file_fingerprint(partition: &[u8], bucket: i32, file: &DataFileMeta) -> u128 {
+    let mut c = Canonical::default();
+    c.bytes(partition)
+        .int(i64::from(bucket))
+        .str(&file.file_name)
+        .int(file.row_count)
+        .int(file.file_size);
+    let hash = c.finish();
+    u128::from_le_bytes(hash[..16].try_into().expect("16 of 32 bytes"))
+}
+
+/// What a commit is, for telling it from another commit under the same identifier: the
+/// digest every snapshot it makes records, and the fingerprints of the data and changelog
+/// files it adds (sorted).
+pub(crate) struct CommitIdentity {
+    /// [`commit_digest`] over every list.
+    pub(crate) digest: String,
+    /// [`added_file_fingerprint`] of every new data and changelog file, sorted.
+    pub(crate) added: Vec<u128>,
+    /// Whether the commit only adds data and changelog files (no deletes, no index files,
+    /// no compaction): such a commit is in a snapshot that adds every one of its files,
+    /// whatever else that snapshot adds.
+    pub(crate) adds_only: bool,
+}
+
+impl CommitIdentity {
+    /// The identity of `messages`.
+    pub(crate) fn of(messages: &[CommitMessage], partitioned: bool) -> Self {
+        let mut added: Vec<u128> = messages
+            .iter()
+            .flat_map(|m| {
+                let partition = partition_key(partitioned, &m.partition);
+                (m.new_files.iter().chain(&m.new_changelog_files))
+                    .map(move |f| added_file_fingerprint(partition, m.bucket, f))
+            })
+            .collect();
+        added.sort_unstable();
+        let adds_only = messages.iter().all(|m| {
+            m.deleted_files.is_empty()
+                && m.new_index_files.is_empty()
+                && m.deleted_index_files.is_empty()
+                && !super::validate::has_compaction(m)
+        });
+        Self {
+            digest: commit_digest(messages, partitioned, Lists::All),
+            added,
+            adds_only,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -188,24 +262,36 @@ mod tests {
         let mut a = CommitMessage::new(vec![], 0, vec![file("a", 1), file("b", 2)]);
         a.compact_before = vec![file("c", 3)];
         let b = CommitMessage::new(vec![], 1, vec![file("d", 4)]);
-        let digest = commit_digest(&[a.clone(), b.clone()], false);
+        let digest = commit_digest(&[a.clone(), b.clone()], false, Lists::All);
         // Order of messages and of files does not matter.
         let mut reordered = a.clone();
         reordered.new_files.reverse();
-        assert_eq!(commit_digest(&[b.clone(), reordered], false), digest);
+        assert_eq!(
+            commit_digest(&[b.clone(), reordered], false, Lists::All),
+            digest
+        );
         // A changed row count, another list, another bucket: another digest.
         let mut changed = a.clone();
         changed.new_files[0].row_count = 9;
-        assert_ne!(commit_digest(&[changed, b.clone()], false), digest);
+        assert_ne!(
+            commit_digest(&[changed, b.clone()], false, Lists::All),
+            digest
+        );
         let mut moved = a.clone();
         moved.compact_after = std::mem::take(&mut moved.compact_before);
-        assert_ne!(commit_digest(&[moved, b.clone()], false), digest);
+        assert_ne!(
+            commit_digest(&[moved, b.clone()], false, Lists::All),
+            digest
+        );
         let mut rebucketed = b.clone();
         rebucketed.bucket = 2;
-        assert_ne!(commit_digest(&[a.clone(), rebucketed], false), digest);
+        assert_ne!(
+            commit_digest(&[a.clone(), rebucketed], false, Lists::All),
+            digest
+        );
         // A file added: another digest.
         let mut more = a.clone();
         more.compact_after.push(file("e", 3));
-        assert_ne!(commit_digest(&[more, b], false), digest);
+        assert_ne!(commit_digest(&[more, b], false, Lists::All), digest);
     }
 }

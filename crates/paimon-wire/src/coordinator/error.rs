@@ -47,6 +47,11 @@ pub enum Rule {
     /// On a primary-key table a compaction result's key range or sequence range lies
     /// outside the union of its inputs'.
     CompactRanges,
+    /// A primary-key table's compaction does not pick what Java's compaction strategies pick:
+    /// whole sorted runs from the newest down (every level above 0 taken whole, none skipped,
+    /// no older level-0 file left), with its results below every run it leaves. Any other pick
+    /// gives a result rows both newer and older than a run it skipped.
+    CompactRuns,
     /// A compaction's results do not hold the rows its inputs held: on an append table the
     /// visible rows out differ from the visible rows in, on a primary-key table they exceed
     /// them.
@@ -98,6 +103,11 @@ pub enum Rule {
     /// holds exactly its `row_count` keys. Otherwise later writers put a key's next version
     /// in another bucket and the key reads back twice.
     HashIndexKeys,
+    /// A message that deletes a HASH index (in `deleted_index_files` or
+    /// `compact_deleted_index_files`, whatever the binding allows) adds its bucket's new HASH
+    /// index (in `new_index_files` or `compact_new_index_files`). A bucket left without its
+    /// index makes the next writers' assigners put its keys in other buckets.
+    HashIndexReplaced,
     /// On a dynamic-bucket primary-key table, a bucket that gets new data files has a HASH
     /// index after the commit (live, or new in the commit; in an overwrite commit, new).
     /// Keys written without an index are invisible to the next writers' assigners.
@@ -108,7 +118,7 @@ impl Rule {
     /// Every rule, in the order the coordinator applies them: first those checked on each
     /// message when a payload is decoded, then those checked against the table's state when
     /// it commits (see [`Rule::needs_table_state`]).
-    pub const ALL: [Rule; 26] = [
+    pub const ALL: [Rule; 28] = [
         Rule::Partition,
         Rule::Bucket,
         Rule::TotalBuckets,
@@ -119,6 +129,7 @@ impl Rule {
         Rule::IndexType,
         Rule::KeyRange,
         Rule::NewFileLevel,
+        Rule::HashIndexReplaced,
         Rule::ChangeKind,
         Rule::CompactIncrement,
         Rule::CompactInputs,
@@ -129,6 +140,7 @@ impl Rule {
         Rule::SequenceNumbers,
         Rule::AlreadyLive,
         Rule::NotLive,
+        Rule::CompactRuns,
         Rule::CompactRows,
         Rule::DeletionVectors,
         Rule::MissingFile,
@@ -148,6 +160,7 @@ impl Rule {
                 | Rule::SequenceNumbers
                 | Rule::AlreadyLive
                 | Rule::NotLive
+                | Rule::CompactRuns
                 | Rule::CompactRows
                 | Rule::DeletionVectors
                 | Rule::MissingFile
@@ -173,6 +186,7 @@ impl Rule {
             Rule::CompactInputs => "compact-inputs",
             Rule::CompactRanges => "compact-ranges",
             Rule::CompactRows => "compact-rows",
+            Rule::CompactRuns => "compact-runs",
             Rule::DeletionVectors => "deletion-vectors",
             Rule::KeyRange => "key-range",
             Rule::NewFileLevel => "new-file-level",
@@ -185,6 +199,7 @@ impl Rule {
             Rule::TwoRoles => "two-roles",
             Rule::SequenceNumbers => "sequence-numbers",
             Rule::HashIndexKeys => "hash-index-keys",
+            Rule::HashIndexReplaced => "hash-index-replaced",
             Rule::HashIndexCoverage => "hash-index-coverage",
         }
     }
@@ -193,6 +208,33 @@ impl Rule {
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// `source` unchanged if neither its text nor any cause in its chain shows a secret; else an
+/// error of the same kind (a commit conflict stays one) whose message is the whole text with
+/// the secrets replaced.
+fn without_secrets(source: paimon::Error) -> paimon::Error {
+    let text = PlainPaimonError(&source).to_string();
+    let redacted = crate::secrets::redact_remembered(&text);
+    let mut shows_secret = redacted != text;
+    let mut next = std::error::Error::source(&source);
+    while let Some(cause) = next {
+        let cause_text = cause.to_string();
+        shows_secret |= crate::secrets::redact_remembered(&cause_text) != cause_text;
+        let debug = format!("{cause:?}");
+        shows_secret |= crate::secrets::redact_remembered(&debug) != debug;
+        next = cause.source();
+    }
+    if !shows_secret {
+        return source;
+    }
+    match source {
+        paimon::Error::CommitConflict { .. } => paimon::Error::CommitConflict {
+            message: redacted,
+            source: None,
+        },
+        _ => paimon::Error::ConfigInvalid { message: redacted },
     }
 }
 
@@ -366,16 +408,20 @@ pub enum CoordinatorError {
 impl CoordinatorError {
     /// Wraps an error of the paimon crate; a lost publication race becomes
     /// [`CoordinatorError::CommitConflict`].
+    ///
+    /// No secret this process was given ([`crate::secrets::remember`]) and no `Authorization`
+    /// credential survives in it, in any spelling: when the error's text or any cause in its
+    /// chain shows one, the error keeps its text with them replaced (as `ConfigInvalid`, or
+    /// `CommitConflict` for a conflict), losing only the original error's type. Every error of
+    /// the paimon crate reaches every surface (C, C++, Python, CLI) through here.
     pub(crate) fn paimon(during: impl Into<String>, source: paimon::Error) -> Self {
+        let during = crate::secrets::redact_remembered(&during.into());
+        let source = without_secrets(source);
         match source {
-            paimon::Error::CommitConflict { .. } => CoordinatorError::CommitConflict {
-                during: during.into(),
-                source,
-            },
-            source => CoordinatorError::Paimon {
-                during: during.into(),
-                source,
-            },
+            paimon::Error::CommitConflict { .. } => {
+                CoordinatorError::CommitConflict { during, source }
+            }
+            source => CoordinatorError::Paimon { during, source },
         }
     }
 
@@ -659,6 +705,8 @@ mod tests {
             Rule::CompactContent => 23,
             Rule::HashIndexKeys => 24,
             Rule::HashIndexCoverage => 25,
+            Rule::HashIndexReplaced => 26,
+            Rule::CompactRuns => 27,
         }
     }
 

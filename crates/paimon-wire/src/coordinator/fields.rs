@@ -40,6 +40,7 @@ pub(crate) const COMPACT_AFTER: usize = 4;
 pub(crate) const NEW_INDEX_FILES: usize = 0;
 pub(crate) const DELETED_INDEX_FILES: usize = 1;
 pub(crate) const COMPACT_NEW_INDEX_FILES: usize = 2;
+pub(crate) const COMPACT_DELETED_INDEX_FILES: usize = 3;
 
 /// The global index entry's fields the checks read.
 #[derive(Debug, Clone, Copy)]

@@ -6,6 +6,7 @@
 //! | rule | what it protects | tests (`tests/coordinator/hash_index.rs`) |
 //! |---|---|---|
 //! | `hash-index-keys` | one bucket per key (HASH indexes in `new_index_files` and `compact_new_index_files` alike; a compaction may not delete one without a replacement): after the commit no key hash is in two buckets' HASH indexes of one partition (new against new, and new against the live indexes of buckets the commit does not replace); a bucket's new index keeps every key of the index it replaces (append commits); an index file holds exactly `row_count` keys | `two_assigners_giving_one_key_two_buckets_are_refused`, `a_new_bucket_holding_a_key_another_bucket_holds_is_refused`, `an_index_that_drops_keys_of_the_one_it_replaces_is_refused`, `an_index_whose_size_is_not_its_row_count_is_refused` |
+//! | `hash-index-replaced` | a message that deletes a bucket's HASH index (in `deleted_index_files` or `compact_deleted_index_files`, whatever the binding's opt-ins) adds the bucket's new one (in `new_index_files` or `compact_new_index_files`): a bucket left without an index makes the next writers put its keys in other buckets, and a dynamic-bucket writer never deletes an index without writing its successor | `hostile_round_4::a_hash_index_deleted_without_a_replacement_is_refused_in_every_list` |
 //! | `hash-index-coverage` | a bucket that gets new data files has a HASH index after the commit (live or new; in an overwrite commit, new), so the next writers' assigners see its keys | `new_data_in_a_bucket_without_an_index_is_refused` |
 //!
 //! What the rules cannot see: keys themselves. A HASH index that lists a key hash the bucket's
@@ -14,22 +15,38 @@
 //! would make the commit cost the size of the data.
 //!
 //! Cost: the HASH index files of the partitions whose indexes the commit changes are read (4
-//! bytes per key); other partitions are not touched. A file is read only after its real size
+//! bytes per key, in chunks of [`HASH_INDEX_READ_CHUNK`]); other partitions are not touched.
+//! The keys are held once each, 12 bytes a key, under a budget per commit
+//! ([`DEFAULT_HASH_INDEX_BUDGET`], set with
+//! [`Coordinator::with_hash_index_budget`](super::Coordinator::with_hash_index_budget)): the
+//! files' declared sizes are charged before anything is read and a commit over the budget is
+//! refused (rule `bounds`, naming the budget). A file is read only after its real size
 //! matches the declared one, and one larger than [`MAX_HASH_INDEX_BYTES`] is refused.
 
 use std::collections::{HashMap, HashSet};
 
+use paimon::io::FileRead;
 use paimon::spec::IndexFileMeta;
 use paimon::table::{CommitMessage, TableCommit};
 
-use super::error::{CoordinatorError, CoordinatorResult, Rule};
+use super::error::{CoordinatorError, CoordinatorResult, Rule, ValidationError};
+use super::fields::{
+    IndexFileFields, MessageFields, COMPACT_DELETED_INDEX_FILES, COMPACT_NEW_INDEX_FILES,
+    DELETED_INDEX_FILES, INDEX_LISTS, NEW_INDEX_FILES,
+};
 use super::table_state::{bucket_key, refuse, BucketKey, TableState};
-use super::validate::{BucketMode, HASH_INDEX_TYPE};
+use super::validate::{BucketMode, Check, HASH_INDEX_TYPE};
 use super::{CommitMode, Coordinator};
 
 /// The largest HASH index file the coordinator reads: 128 Mi keys, 64 times Paimon's default
 /// `dynamic-bucket.target-row-num` (2,000,000) per bucket.
 pub const MAX_HASH_INDEX_BYTES: u64 = 512 * 1024 * 1024;
+
+/// The default memory a coordinator gives one commit's HASH index checks: 1 GiB, the keys
+/// of about 89 million rows (12 bytes a key) in the partitions whose indexes the commit
+/// changes. An honest commit of 10 buckets of Paimon's default 2,000,000 keys a bucket
+/// takes 240 MiB.
+pub const DEFAULT_HASH_INDEX_BUDGET: u64 = 1 << 30;
 
 /// A HASH index file named by the commit or live in the table, and where it is.
 struct IndexAt<'a> {
@@ -41,6 +58,42 @@ struct IndexAt<'a> {
     /// Where it is named: `new_index_files[name]`, `compact_new_index_files[name]`, or
     /// `live index name` for a live file.
     field: String,
+}
+
+/// Rule `hash-index-replaced`, checked on each message as its payload is decoded: a HASH
+/// index the message deletes, in either deleted list and whatever the binding allows, is
+/// replaced by a HASH index the message adds, in either new list.
+pub(crate) fn check_message<M: MessageFields>(
+    check: &Check<'_>,
+    message: &M,
+) -> Result<(), ValidationError> {
+    let is_hash = |file: &M::IndexFile<'_>| file.index_type() == HASH_INDEX_TYPE;
+    let replaces = [NEW_INDEX_FILES, COMPACT_NEW_INDEX_FILES]
+        .into_iter()
+        .any(|list| message.index_files(list).any(|f| is_hash(&f)));
+    if replaces {
+        return Ok(());
+    }
+    for list in [DELETED_INDEX_FILES, COMPACT_DELETED_INDEX_FILES] {
+        if let Some((i, file)) = message
+            .index_files(list)
+            .enumerate()
+            .find(|(_, f)| is_hash(f))
+        {
+            return Err(check.fail(
+                format!("{}[{i}]", INDEX_LISTS[list]),
+                Rule::HashIndexReplaced,
+                format!(
+                    "the message deletes HASH index {:?} of bucket {} without adding the \
+                     bucket's new HASH index: the next writers would not know the bucket's \
+                     keys and would put them in other buckets",
+                    file.file_name(),
+                    message.bucket()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Checks the rules of this family for `messages` about to be committed.
@@ -62,23 +115,6 @@ pub(crate) async fn check_against_table(
             .iter()
             .map(|f| ("new_index_files", f)))
         .chain((message.compact_new_index_files.iter()).map(|f| ("compact_new_index_files", f)));
-        let replaces = added.clone().any(|(_, f)| f.index_type == HASH_INDEX_TYPE);
-        if let Some(dropped) = message
-            .compact_deleted_index_files
-            .iter()
-            .find(|f| f.index_type == HASH_INDEX_TYPE && !replaces)
-        {
-            return Err(refuse(
-                index,
-                format!("compact_deleted_index_files[{}]", dropped.file_name),
-                Rule::HashIndexKeys,
-                format!(
-                    "the compaction deletes HASH index {} of bucket {} without a new one: the \
-                     bucket's keys would be assigned other buckets",
-                    dropped.file_name, message.bucket
-                ),
-            ));
-        }
         for (list, file) in added {
             if file.index_type != HASH_INDEX_TYPE {
                 continue;
@@ -160,6 +196,12 @@ fn check_coverage(
 }
 
 /// `hash-index-keys`: one bucket per key hash in every partition whose indexes change.
+///
+/// Memory: every key of the files read is held once, as one [`KeyEntry`] (12 bytes; 3 per
+/// byte of index file), and the files are read in chunks of [`HASH_INDEX_READ_CHUNK`]. The
+/// sum over the commit is checked against the coordinator's HASH index budget
+/// ([`super::Coordinator::with_hash_index_budget`]) from the files' declared sizes before
+/// anything is read, and each file's size in storage must be the declared one.
 async fn check_keys(
     coordinator: &Coordinator,
     state: &TableState,
@@ -167,121 +209,225 @@ async fn check_keys(
     overwrite: bool,
 ) -> CoordinatorResult<()> {
     let partitions: HashSet<Vec<u8>> = new_indexes.keys().map(|(p, _)| p.clone()).collect();
-    // The live HASH indexes of those partitions (an overwrite commit replaces them all).
-    let mut live: HashMap<BucketKey, IndexAt> = HashMap::new();
+    let mut ordered: Vec<(BucketKey, IndexAt)> = new_indexes.into_iter().collect();
+    ordered.sort_by_key(|(_, at)| at.message);
+    // Every file to read, with its role: the new indexes in message order, then the live
+    // indexes of those partitions (an overwrite commit replaces them all), each either
+    // replaced by a new index of its bucket or still claiming its keys.
+    let mut sources: Vec<(IndexAt, Role)> = Vec::new();
+    let replaced_keys: HashSet<BucketKey> = ordered.iter().map(|(k, _)| k.clone()).collect();
+    for (_, at) in ordered {
+        sources.push((at, Role::New));
+    }
     if !overwrite {
         for (key, file) in state.index.values() {
             if file.index_type == HASH_INDEX_TYPE && partitions.contains(&key.0) {
-                live.insert(
-                    key.clone(),
-                    IndexAt {
-                        partition: &key.0,
-                        bucket: key.1,
-                        file,
-                        message: None,
-                        field: format!("live index {}", file.file_name),
-                    },
-                );
-            }
-        }
-    }
-    let mut ordered: Vec<_> = new_indexes.into_iter().collect();
-    ordered.sort_by_key(|(_, at)| at.message);
-    for partition in &partitions {
-        // key hash -> (bucket, the message whose index lists it, or None when live)
-        let mut owner: HashMap<i32, (i32, Option<usize>)> = HashMap::new();
-        for (key, at) in ordered.iter().filter(|(k, _)| &k.0 == partition) {
-            let hashes = read_hashes(coordinator, at).await?;
-            let message = at.message.unwrap_or_default();
-            if let Some(replaced) = live.get(key) {
-                let kept: HashSet<i32> = hashes.iter().copied().collect();
-                let old = read_hashes(coordinator, replaced).await?;
-                if let Some(dropped) = old.iter().find(|h| !kept.contains(h)) {
-                    return Err(refuse(
-                        message,
-                        at.field.clone(),
-                        Rule::HashIndexKeys,
-                        format!(
-                            "the new HASH index of bucket {} drops key hash {dropped} that the \
-                             live index {} lists: the key's next version would be assigned \
-                             another bucket",
-                            at.bucket, replaced.file.file_name
-                        ),
-                    ));
-                }
-            }
-            claim(&mut owner, &hashes, at)?;
-        }
-        for (key, at) in live.iter().filter(|(k, _)| &k.0 == partition) {
-            if ordered.iter().any(|(k, _)| k == key) {
-                continue; // replaced by a new index, checked above
-            }
-            let hashes = read_hashes(coordinator, at).await?;
-            claim(&mut owner, &hashes, at)?;
-        }
-    }
-    Ok(())
-}
-
-/// Records that the bucket of `at` holds `hashes`; refuses a hash another bucket already holds.
-fn claim(
-    owner: &mut HashMap<i32, (i32, Option<usize>)>,
-    hashes: &[i32],
-    at: &IndexAt<'_>,
-) -> CoordinatorResult<()> {
-    let (bucket, message, file_name) = (at.bucket, at.message, &at.file.file_name);
-    for &hash in hashes {
-        match owner.get(&hash) {
-            Some(&(other, _)) if other == bucket => {}
-            Some(&(other, other_message)) => {
-                // Blame a message of the commit: this one, or the one the live index clashes with.
-                let index = message.or(other_message).unwrap_or_default();
-                let this = if message.is_some() {
-                    "its new index"
+                let role = if replaced_keys.contains(key) {
+                    Role::Replaced
                 } else {
-                    "the live index"
+                    Role::Live
                 };
-                let where_other = match other_message {
-                    Some(m) => format!("the new index of message {m}"),
-                    None => "the live index".to_string(),
+                let at = IndexAt {
+                    partition: &key.0,
+                    bucket: key.1,
+                    file,
+                    message: None,
+                    field: format!("live index {}", file.file_name),
                 };
-                return Err(refuse(
-                    index,
-                    at.field.clone(),
-                    Rule::HashIndexKeys,
-                    format!(
-                        "key hash {hash} is in bucket {bucket} ({this}, {file_name}) and in \
-                         bucket {other} ({where_other}) of one partition: one key in two \
-                         buckets reads back twice. Route each row to the assigner of its key \
-                         (paimon_wire::AssignerRouter) and give every writer its own assigner id"
-                    ),
-                ));
+                sources.push((at, role));
             }
-            None => {
-                owner.insert(hash, (bucket, message));
-            }
+        }
+    }
+    charge_budget(coordinator, &sources)?;
+    for partition in &partitions {
+        let in_partition: Vec<usize> = (0..sources.len())
+            .filter(|&i| sources[i].0.partition == partition.as_slice())
+            .collect();
+        let keys: usize = in_partition
+            .iter()
+            .map(|&i| declared_keys(sources[i].0.file))
+            .sum();
+        let mut entries: Vec<KeyEntry> = Vec::with_capacity(keys);
+        for &source in &in_partition {
+            let at = &sources[source].0;
+            read_hashes(coordinator, at, |hash| {
+                entries.push(KeyEntry {
+                    hash,
+                    bucket: at.bucket,
+                    source: source as u32,
+                })
+            })
+            .await?;
+        }
+        entries.sort_unstable_by_key(|e| (e.hash, e.source));
+        for group in entries.chunk_by(|a, b| a.hash == b.hash) {
+            check_key(group, &sources)?;
         }
     }
     Ok(())
 }
 
-/// The key hashes of one HASH index file, after checking its size against its metadata.
-async fn read_hashes(coordinator: &Coordinator, at: &IndexAt<'_>) -> CoordinatorResult<Vec<i32>> {
-    let table = coordinator.table();
-    let message = at.message.unwrap_or_default();
-    let field = || at.field.clone();
-    let declared = at.file.row_count.checked_mul(4);
-    if declared != Some(at.file.file_size) {
+/// What a HASH index file read for [`check_keys`] stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Added by the commit: its keys are its bucket's after the commit.
+    New,
+    /// Live, and replaced by a new index of its bucket: each of its keys must be in that one.
+    Replaced,
+    /// Live, and kept: its keys stay its bucket's.
+    Live,
+}
+
+/// One key hash of one HASH index file being checked.
+#[derive(Debug, Clone, Copy)]
+struct KeyEntry {
+    hash: i32,
+    bucket: i32,
+    /// The file, as an index into [`check_keys`]' sources.
+    source: u32,
+}
+
+/// Bytes of coordinator memory one key of a HASH index costs while [`check_keys`] runs.
+const BYTES_PER_KEY: u64 = std::mem::size_of::<KeyEntry>() as u64;
+
+/// How much of a HASH index file is read at once.
+pub const HASH_INDEX_READ_CHUNK: u64 = 1 << 20;
+
+/// The number of keys a HASH index file declares (its size was checked to be 4 per key).
+fn declared_keys(file: &IndexFileMeta) -> usize {
+    usize::try_from(file.file_size / 4).unwrap_or(usize::MAX)
+}
+
+/// Refuses a commit whose HASH index checks would hold more than the coordinator's budget:
+/// the files' declared sizes, before anything is read (rule `bounds`).
+fn charge_budget(coordinator: &Coordinator, sources: &[(IndexAt, Role)]) -> CoordinatorResult<()> {
+    let mut keys: u64 = 0;
+    for (at, _) in sources {
+        let message = at.message.unwrap_or_default();
+        if at.file.row_count.checked_mul(4) != Some(at.file.file_size) {
+            return Err(refuse(
+                message,
+                at.field.clone(),
+                Rule::HashIndexKeys,
+                format!(
+                    "a HASH index holds 4 bytes per key, but file_size {} is not 4 x row_count {}",
+                    at.file.file_size, at.file.row_count
+                ),
+            ));
+        }
+        keys = keys.saturating_add(at.file.file_size as u64 / 4);
+    }
+    let budget = coordinator.hash_index_budget;
+    let needed = keys
+        .saturating_mul(BYTES_PER_KEY)
+        .saturating_add(HASH_INDEX_READ_CHUNK);
+    if needed <= budget {
+        return Ok(());
+    }
+    let (at, _) = sources
+        .iter()
+        .max_by_key(|(at, _)| at.file.file_size)
+        .expect("a budget is exceeded only by some file");
+    Err(refuse(
+        at.message.unwrap_or_default(),
+        at.field.clone(),
+        Rule::Bounds,
+        format!(
+            "checking this commit's HASH indexes means reading {} index file(s) of {keys} keys \
+             (the largest {}, {} bytes), {needed} bytes of coordinator memory, above the HASH \
+             index budget of {budget} bytes; raise it (Rust \
+             Coordinator::with_hash_index_budget, CLI --hash-index-budget) if the table's \
+             partitions really hold that many keys",
+            sources.len(),
+            at.file.file_name,
+            at.file.file_size
+        ),
+    ))
+}
+
+/// One key hash across the files of one partition (`group`, ordered by source): every file
+/// that claims it (new, or live and kept) puts it in one bucket, and a replaced live index's
+/// key is in the new index that replaces it. Linear in the group, however often a hostile
+/// index repeats one hash.
+fn check_key(group: &[KeyEntry], sources: &[(IndexAt, Role)]) -> CoordinatorResult<()> {
+    let hash = group[0].hash;
+    let mut claimed: Option<&KeyEntry> = None;
+    for entry in group {
+        let (at, role) = &sources[entry.source as usize];
+        if *role == Role::Replaced {
+            continue;
+        }
+        let Some(first) = claimed else {
+            claimed = Some(entry);
+            continue;
+        };
+        if first.bucket == entry.bucket {
+            continue;
+        }
+        let (first_at, _) = &sources[first.source as usize];
+        // Blame a message of the commit: this one, or the one the live index clashes with.
+        let index = at.message.or(first_at.message).unwrap_or_default();
+        let this = if at.message.is_some() {
+            "its new index"
+        } else {
+            "the live index"
+        };
+        let where_other = match first_at.message {
+            Some(m) => format!("the new index of message {m}"),
+            None => "the live index".to_string(),
+        };
         return Err(refuse(
-            message,
-            field(),
+            index,
+            at.field.clone(),
             Rule::HashIndexKeys,
             format!(
-                "a HASH index holds 4 bytes per key, but file_size {} is not 4 x row_count {}",
-                at.file.file_size, at.file.row_count
+                "key hash {hash} is in bucket {} ({this}, {}) and in bucket {} ({where_other}) \
+                 of one partition: one key in two buckets reads back twice. Route each row to \
+                 the assigner of its key (paimon_wire::AssignerRouter) and give every writer \
+                 its own assigner id",
+                entry.bucket, at.file.file_name, first.bucket
             ),
         ));
     }
+    // Every claimer is in one bucket now: the one a new index gives the key, if any.
+    let new_bucket = group
+        .iter()
+        .find(|e| sources[e.source as usize].1 == Role::New)
+        .map(|e| e.bucket);
+    let dropped = group
+        .iter()
+        .find(|e| sources[e.source as usize].1 == Role::Replaced && new_bucket != Some(e.bucket));
+    let Some(dropped) = dropped else {
+        return Ok(());
+    };
+    let (at, _) = &sources[dropped.source as usize];
+    let (new, _) = sources
+        .iter()
+        .find(|(new, role)| {
+            *role == Role::New && new.bucket == at.bucket && new.partition == at.partition
+        })
+        .expect("a replaced index has its replacement among the sources");
+    Err(refuse(
+        new.message.unwrap_or_default(),
+        new.field.clone(),
+        Rule::HashIndexKeys,
+        format!(
+            "the new HASH index of bucket {} drops key hash {hash} that the live index {} \
+             lists: the key's next version would be assigned another bucket",
+            at.bucket, at.file.file_name
+        ),
+    ))
+}
+
+/// Reads the key hashes of one HASH index file in chunks, handing each to `key`, after
+/// checking its size in storage against its metadata.
+async fn read_hashes(
+    coordinator: &Coordinator,
+    at: &IndexAt<'_>,
+    mut key: impl FnMut(i32),
+) -> CoordinatorResult<()> {
+    let table = coordinator.table();
+    let message = at.message.unwrap_or_default();
     // A live file's partition is the normalized key: empty for an unpartitioned table.
     let partition: &[u8] = if at.partition.is_empty() {
         &paimon::spec::EMPTY_SERIALIZED_ROW
@@ -305,7 +451,7 @@ async fn read_hashes(coordinator: &Coordinator, at: &IndexAt<'_>) -> Coordinator
     if size != at.file.file_size as u64 || size > MAX_HASH_INDEX_BYTES {
         return Err(refuse(
             message,
-            field(),
+            at.field.clone(),
             Rule::HashIndexKeys,
             format!(
                 "HASH index {path} is {size} bytes in storage, but its metadata says {} (and \
@@ -314,12 +460,33 @@ async fn read_hashes(coordinator: &Coordinator, at: &IndexAt<'_>) -> Coordinator
             ),
         ));
     }
-    let bytes = input
-        .read()
+    let reader = input
+        .reader()
         .await
         .map_err(|e| CoordinatorError::paimon(during(), e))?;
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|c| i32::from_be_bytes([c[0], c[1], c[2], c[3]]))
-        .collect())
+    let mut offset = 0;
+    while offset < size {
+        let end = size.min(offset + HASH_INDEX_READ_CHUNK);
+        let bytes = reader
+            .read(offset..end)
+            .await
+            .map_err(|e| CoordinatorError::paimon(during(), e))?;
+        if bytes.len() as u64 != end - offset || bytes.len() % 4 != 0 {
+            return Err(refuse(
+                message,
+                at.field.clone(),
+                Rule::HashIndexKeys,
+                format!(
+                    "HASH index {path} returned {} bytes for range {offset}..{end}: it changed \
+                     while it was read",
+                    bytes.len()
+                ),
+            ));
+        }
+        for c in bytes.chunks_exact(4) {
+            key(i32::from_be_bytes([c[0], c[1], c[2], c[3]]));
+        }
+        offset = end;
+    }
+    Ok(())
 }

@@ -39,7 +39,8 @@
 //!   crate's writer writes (the two differ only for a null DECIMAL with precision > 18 or
 //!   TIMESTAMP with precision > 3, where Java reserves space). Paimon compares partitions
 //!   as bytes, so any other encoding would create a second copy of an existing partition;
-//! - **bucket**: fixed tables `0..bucket-1`; dynamic-bucket primary-key tables `>= 0`;
+//! - **bucket**: fixed tables `0..bucket-1`; dynamic-bucket primary-key tables
+//!   `0..32767` (Java's range, [`validate::MAX_DYNAMIC_BUCKETS`]);
 //!   bucket-unaware append tables (`bucket = -1`) `0`; postpone tables (`bucket = -2`)
 //!   `-2`, or `0..total_buckets-1` for postpone fixed-bucket writes (see below);
 //! - **total-buckets**: absent or equal to the table's `bucket` option (Java writers send
@@ -164,6 +165,7 @@ mod keys;
 mod merge;
 mod one_writer;
 pub mod parts;
+mod sorted_runs;
 pub mod table;
 mod table_state;
 pub mod validate;
@@ -179,7 +181,7 @@ pub use error::{
     CoordinatorError, CoordinatorResult, MergeConflict, MessageOrigin, PlainPaimonError, Rule,
     ValidationError,
 };
-pub use hash_index::MAX_HASH_INDEX_BYTES;
+pub use hash_index::{DEFAULT_HASH_INDEX_BUDGET, HASH_INDEX_READ_CHUNK, MAX_HASH_INDEX_BYTES};
 pub use one_writer::SharedBucket;
 pub use parts::{PartsError, PayloadPart};
 pub use table::{
@@ -413,6 +415,8 @@ pub struct Coordinator {
     binding: Binding,
     rules: TableRules,
     limits: crate::DecodeLimits,
+    /// Most bytes of memory one commit's HASH index checks may hold.
+    hash_index_budget: u64,
 }
 
 impl Coordinator {
@@ -447,6 +451,7 @@ impl Coordinator {
             binding,
             rules,
             limits: crate::DecodeLimits::default(),
+            hash_index_budget: DEFAULT_HASH_INDEX_BUDGET,
         })
     }
 
@@ -455,6 +460,23 @@ impl Coordinator {
     pub fn with_decode_limits(mut self, limits: crate::DecodeLimits) -> Self {
         self.limits = limits;
         self
+    }
+
+    /// The same coordinator giving one commit's HASH index checks (dynamic-bucket tables, rule
+    /// `hash-index-keys`) at most `bytes` of memory instead of [`DEFAULT_HASH_INDEX_BUDGET`]:
+    /// 12 bytes for each key of the HASH index files the commit adds, replaces or must check
+    /// against (the live indexes of the partitions whose indexes it changes). A commit that
+    /// would need more is refused before any index is read (rule `bounds`, naming the
+    /// budget), so a payload of a few hundred bytes cannot make the coordinator read
+    /// gigabytes of index.
+    pub fn with_hash_index_budget(mut self, bytes: u64) -> Self {
+        self.hash_index_budget = bytes;
+        self
+    }
+
+    /// The memory budget of one commit's HASH index checks ([`Self::with_hash_index_budget`]).
+    pub fn hash_index_budget(&self) -> u64 {
+        self.hash_index_budget
     }
 
     /// The limits [`Self::deserialize`] applies to each payload.

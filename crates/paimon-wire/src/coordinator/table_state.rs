@@ -10,7 +10,7 @@
 //! | `not-live` | a deleted file (data or compaction input) is live at the level named in its bucket and identical to the live entry (identity as the paimon crate defines it, and the counts the rules rely on); a deleted index file is live in its bucket with the type named | `hostile::a_deleted_file_must_be_live_at_the_level_named`, `hostile_round_3::an_input_that_differs_from_the_live_entry_is_refused_before_anything_is_published` |
 //! | `compact-rows`, `deletion-vectors` | see [`super::compaction`] and [`super::deletion_vectors`] | |
 //! | `hash-index-keys`, `hash-index-coverage` | see [`super::hash_index`] | |
-//! | `missing-file` | every compaction result (with its extra files) exists in storage | `compaction::a_compaction_result_missing_from_storage_is_refused` |
+//! | `missing-file` | every file the commit adds (data, changelog and index files of both increments, with extra files) exists in storage, in `validate` as in `commit` | `compaction::a_compaction_result_missing_from_storage_is_refused`, `hostile_round_4::a_new_data_file_missing_from_storage_is_refused_by_validate_and_commit` |
 //!
 //! The latest snapshot is read only for the partitions and buckets the messages touch
 //! (manifests whose bucket range misses every touched bucket are skipped), except the index
@@ -153,9 +153,11 @@ pub(crate) async fn check(
     check_added_files_are_new(messages, &state)?;
     check_deleted_files_are_live(messages, &state)?;
     super::compaction::check_against_table(&coordinator.rules, messages, &state)?;
+    super::sorted_runs::check_against_table(&coordinator.rules, messages, &state)?;
     super::deletion_vectors::check_against_table(messages, &state)?;
+    super::deletion_vectors::check_contents(coordinator, messages, &state).await?;
     super::hash_index::check_against_table(coordinator, messages, &state).await?;
-    check_compaction_results_exist(coordinator, messages).await?;
+    check_added_files_exist(coordinator, messages).await?;
     if coordinator.binding.verify_compaction && messages.iter().any(has_compaction) {
         super::verify::verify_compactions(
             coordinator.table(),
@@ -528,32 +530,34 @@ fn check_sequence_headroom(
     Ok(())
 }
 
-/// Where a compaction result file is in the messages: the message, the list, the position in
-/// it, and the file's name.
-struct ResultFile<'m> {
+/// Where an added file is in the messages: the message, the list, the position in it, and
+/// the file's name.
+struct AddedFile<'m> {
     message_index: usize,
     list: &'static str,
     position: usize,
     file_name: &'m str,
 }
 
-/// Every `compact_after` and compact changelog file, with its extra files, exists in
-/// storage (rule `missing-file`): the COMPACT snapshot replaces live files with them, so a
-/// missing one would lose rows. The files are checked together (`FileIO::missing_files`: one
-/// listing per bucket directory holding many of them, the rest concurrently); the refusal
-/// names the first missing file in message and list order.
-async fn check_compaction_results_exist(
+/// Every file the commit adds exists in storage (rule `missing-file`): new data and
+/// changelog files and compaction results with their extra files, and new index files of
+/// both lists. A snapshot that names a missing file loses rows (a compaction result replaces
+/// live files) or fails every reader. `validate` and `commit` run this same check, so a
+/// payload that names a file its worker never wrote (or whose write was lost) is refused by
+/// both, before anything is published (the paimon crate checks the data increment again when
+/// it commits). The files are checked together (`FileIO::missing_files`: one listing per
+/// directory holding many of them, the rest concurrently); the refusal names the first
+/// missing file in message and list order. A file upgraded in place by a compaction is live
+/// and exists like any other.
+async fn check_added_files_exist(
     coordinator: &Coordinator,
     messages: &[CommitMessage],
 ) -> CoordinatorResult<()> {
     let table = coordinator.table();
     let table_name = coordinator.rules.table_name();
     let paths = paimon::table::TableCommit::new(table.clone(), String::new());
-    let mut results: Vec<(String, ResultFile)> = Vec::new();
+    let mut added: Vec<(String, AddedFile)> = Vec::new();
     for (index, message) in messages.iter().enumerate() {
-        if message.compact_after.is_empty() && message.compact_changelog_files.is_empty() {
-            continue;
-        }
         let bucket_path = paths
             .bucket_path(&message.partition, message.bucket)
             .map_err(|e| {
@@ -563,40 +567,62 @@ async fn check_compaction_results_exist(
                 )
             })?;
         for (list, files) in [
+            ("new_files", &message.new_files),
+            ("new_changelog_files", &message.new_changelog_files),
             ("compact_after", &message.compact_after),
             ("compact_changelog_files", &message.compact_changelog_files),
         ] {
-            for (i, file) in files.iter().enumerate() {
+            for (position, file) in files.iter().enumerate() {
                 for path in file.collect_files(&bucket_path) {
-                    let at = ResultFile {
+                    let at = AddedFile {
                         message_index: index,
                         list,
-                        position: i,
+                        position,
                         file_name: &file.file_name,
                     };
-                    results.push((path, at));
+                    added.push((path, at));
                 }
             }
         }
+        for (list, files) in [
+            ("new_index_files", &message.new_index_files),
+            ("compact_new_index_files", &message.compact_new_index_files),
+        ] {
+            for (position, file) in files.iter().enumerate() {
+                let at = AddedFile {
+                    message_index: index,
+                    list,
+                    position,
+                    file_name: &file.file_name,
+                };
+                added.push((
+                    super::verify::index_file_path(table, &bucket_path, file),
+                    at,
+                ));
+            }
+        }
     }
-    if results.is_empty() {
+    if added.is_empty() {
         return Ok(());
     }
     let missing = table
         .file_io()
-        .missing_files(results.iter().map(|(path, _)| path.clone()))
+        .missing_files(added.iter().map(|(path, _)| path.clone()))
         .await
         .map_err(|e| {
             CoordinatorError::paimon(
                 format!(
-                    "checking that the {} compaction result files of table {table_name} exist",
-                    results.len()
+                    "checking that the {} files the commit adds to table {table_name} exist",
+                    added.len()
                 ),
                 e,
             )
         })?;
+    if missing.is_empty() {
+        return Ok(());
+    }
     let missing: HashSet<&str> = missing.iter().map(String::as_str).collect();
-    match results
+    match added
         .iter()
         .find(|(path, _)| missing.contains(path.as_str()))
     {
@@ -606,8 +632,8 @@ async fn check_compaction_results_exist(
             format!("{}[{}].file_name", at.list, at.position),
             Rule::MissingFile,
             format!(
-                "{:?} is a compaction result, but {path} does not exist; a compaction \
-                 result must be written before it is committed",
+                "{:?} is added by this commit, but {path} does not exist; a file must be \
+                 written before it is committed",
                 at.file_name
             ),
         )),

@@ -48,6 +48,11 @@ pub const MAX_SEQUENCE_OR_ROW_ID: i64 = 1 << 62;
 pub const MAX_SEQUENCE_STEP: i64 = 1 << 40;
 /// Largest `total_buckets` a postpone fixed-bucket message may set for its partition.
 pub const MAX_TOTAL_BUCKETS: i32 = 1 << 16;
+/// Number of bucket ids a dynamic-bucket table has: `0..=32767`. Java keeps a key's bucket
+/// as a `short` (`PartitionIndex.toBucketShort`, `MAX_DYNAMIC_BUCKETS`), and its assigners,
+/// pypaimon's and the paimon crate's refuse to restore a partition whose HASH index names a
+/// higher bucket: one such bucket would stop every later writer of the partition.
+pub const MAX_DYNAMIC_BUCKETS: i32 = 1 << 15;
 
 /// How a table spreads rows over buckets, which decides the buckets a message may name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -57,7 +62,8 @@ pub enum BucketMode {
         /// The table's bucket count.
         buckets: i32,
     },
-    /// Primary-key table with `bucket = -1`: buckets assigned at write time, any `>= 0`.
+    /// Primary-key table with `bucket = -1`: buckets assigned at write time,
+    /// `0..32767` ([`MAX_DYNAMIC_BUCKETS`]).
     Dynamic,
     /// Append table with `bucket = -1`: every file in bucket 0.
     Unaware,
@@ -452,6 +458,7 @@ impl TableRules {
                 check.index_file(&ListElement(list, i), file)?;
             }
         }
+        super::hash_index::check_message(&check, message)?;
         check.change_kinds(message)?;
         super::compaction::check_message(&check, message)?;
         Ok(())
@@ -621,7 +628,7 @@ impl Check<'_> {
         }
         let valid = match rules.bucket_mode {
             BucketMode::Fixed { buckets } => (0..buckets).contains(&bucket),
-            BucketMode::Dynamic => bucket >= 0,
+            BucketMode::Dynamic => (0..MAX_DYNAMIC_BUCKETS).contains(&bucket),
             BucketMode::Unaware => bucket == 0,
             BucketMode::Postpone => bucket == -2,
         };
@@ -630,7 +637,11 @@ impl Check<'_> {
         } else {
             let expected = match rules.bucket_mode {
                 BucketMode::Fixed { buckets } => format!("0..{}", buckets - 1),
-                BucketMode::Dynamic => ">= 0".into(),
+                BucketMode::Dynamic => format!(
+                    "0..{} (Java's dynamic-bucket range: its writers refuse a partition with a \
+                     higher bucket)",
+                    MAX_DYNAMIC_BUCKETS - 1
+                ),
                 BucketMode::Unaware => "0".into(),
                 BucketMode::Postpone => "-2".into(),
             };

@@ -19,7 +19,7 @@ const V: SerializerVersion = SerializerVersion::CURRENT;
 const SMALL_BUCKETS: &[(&str, &str)] = &[("dynamic-bucket.target-row-num", "4")];
 
 /// The messages of a worker that is `share` and writes `batch`.
-async fn assigner_messages(
+pub async fn assigner_messages(
     table: &Table,
     share: AssignerShare,
     batch: &RecordBatch,
@@ -236,7 +236,7 @@ fn index_dir(table: &Table) -> String {
 }
 
 /// Writes `hashes` as a HASH index file named `name` in the table's index directory.
-fn write_hash_index(table: &Table, name: &str, hashes: &[i32]) -> paimon::spec::IndexFileMeta {
+pub fn write_hash_index(table: &Table, name: &str, hashes: &[i32]) -> paimon::spec::IndexFileMeta {
     let dir = index_dir(table);
     std::fs::create_dir_all(&dir).unwrap();
     let bytes: Vec<u8> = hashes.iter().flat_map(|h| h.to_be_bytes()).collect();
@@ -388,8 +388,8 @@ async fn hash_indexes_in_the_compaction_lists_are_checked_too() {
     dropping.compact_deleted_index_files = vec![first[0].new_index_files[0].clone()];
     assert_refused(
         send(&coordinator, &[dropping], 2).await,
-        Rule::HashIndexKeys,
-        "without a new one",
+        Rule::HashIndexReplaced,
+        "without adding the bucket's new HASH index",
     );
     before
         .assert_still(&table, "HASH indexes through the compaction lists")

@@ -18,17 +18,17 @@ use super::support::{
 };
 
 /// The binding of a job whose writers compact.
-fn compacting() -> Binding {
+pub fn compacting() -> Binding {
     Binding::append(USER).with_compaction()
 }
 
 /// `(id, "a")` for `ids`.
-fn rows_in_a(ids: std::ops::Range<i32>) -> Vec<(i32, &'static str)> {
+pub fn rows_in_a(ids: std::ops::Range<i32>) -> Vec<(i32, &'static str)> {
     ids.map(|id| (id, "a")).collect()
 }
 
 /// A message of `like`'s partition and bucket carrying a compaction of `before` into `after`.
-fn compaction(
+pub fn compaction(
     like: &CommitMessage,
     before: Vec<DataFileMeta>,
     after: Vec<DataFileMeta>,
@@ -40,7 +40,7 @@ fn compaction(
 }
 
 /// The new files of the first message of `messages`.
-fn files(messages: &[CommitMessage]) -> Vec<DataFileMeta> {
+pub fn files(messages: &[CommitMessage]) -> Vec<DataFileMeta> {
     messages[0].new_files.clone()
 }
 
@@ -114,15 +114,15 @@ async fn a_compaction_that_drops_rows_is_refused() {
 
 /// A deletion-vector append table with two committed files in partition `a` — X (ids 0..10)
 /// and Y (ids 10..20) — and a live deletion vector hiding ids 0..5 of X (snapshot 2).
-struct WithDeletionVector {
-    _warehouse: Warehouse,
-    table: Table,
-    x: CommitMessage,
-    y: CommitMessage,
-    live_vector: paimon::spec::IndexFileMeta,
+pub struct WithDeletionVector {
+    pub _warehouse: Warehouse,
+    pub table: Table,
+    pub x: CommitMessage,
+    pub y: CommitMessage,
+    pub live_vector: paimon::spec::IndexFileMeta,
 }
 
-async fn with_deletion_vector() -> WithDeletionVector {
+pub async fn with_deletion_vector() -> WithDeletionVector {
     let warehouse = Warehouse::new();
     let table = warehouse.create("dv", Kind::DeletionVectorAppend).await;
     let x = worker_messages(&table, &rows_in_a(0..10)).await.remove(0);

@@ -22,7 +22,7 @@ use std::sync::Arc;
 /// Uses RoaringBitmap for efficient storage, similar to Java's BitmapDeletionVector.
 ///
 /// Impl Reference: <https://github.com/apache/paimon/blob/release-1.3/paimon-core/src/main/java/org/apache/paimon/deletionvectors/BitmapDeletionVector.java>
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DeletionVector {
     /// RoaringBitmap storing deleted row positions (0-indexed)
     /// Using u32 as RoaringBitmap32 in Java supports up to 2^31-1 rows
@@ -65,6 +65,11 @@ impl DeletionVector {
     /// Number of deleted positions in this vector.
     pub fn cardinality(&self) -> u64 {
         self.bitmap.len()
+    }
+
+    /// The highest deleted position, `None` when nothing is deleted.
+    pub fn last_position(&self) -> Option<u64> {
+        self.bitmap.max().map(u64::from)
     }
 
     /// Returns true if `position` is deleted. Positions above `u32::MAX` cannot be
