@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use paimon_wire::coordinator::{
-    Binding, BoundMessages, CommitOutcome, Coordinator, Rule, DEFAULT_HASH_INDEX_BUDGET,
+    Binding, BoundMessages, CommitOutcome, Coordinator, Rule, Stage, DEFAULT_HASH_INDEX_BUDGET,
 };
 use paimon_wire::{DecodeLimits, SerializerVersion};
 
@@ -202,19 +202,21 @@ pub fn validate(
             table.table,
             summary(&merged)
         ))?;
-        let names = |state: bool| {
+        let names = |stage: Stage| {
             Rule::ALL
                 .iter()
-                .filter(|rule| rule.needs_table_state() == state)
+                .filter(|rule| rule.stage() == stage)
                 .map(|rule| rule.name())
                 .collect::<Vec<_>>()
                 .join(", ")
         };
         stdout_line(format_args!(
             "rules checked: per message: {}; across payloads: one writer per bucket, no \
-             conflicting duplicates; against the table's state: {}",
-            names(false),
-            names(true)
+             conflicting duplicates; against the table's state: {}; only when committing, \
+             against the snapshot it publishes: {}",
+            names(Stage::Message),
+            names(Stage::TableState),
+            names(Stage::Publication)
         ))?;
         Ok(())
     })?

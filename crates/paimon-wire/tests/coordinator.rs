@@ -9,6 +9,7 @@ mod coordinator {
     pub mod hostile_round_3;
     pub mod hostile_round_4;
     pub mod readme_example;
+    pub mod registry;
     pub mod support;
     pub mod validation;
     pub mod writer_mode;

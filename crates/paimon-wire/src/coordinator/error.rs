@@ -34,19 +34,55 @@ pub enum Rule {
     NonNegative,
     /// The index type is one Paimon defines.
     IndexType,
+    /// A primary-key table's data file has a `min_key` or `max_key` that is not a row of the
+    /// table's key type, or a minimum above its maximum.
+    KeyRange,
+    /// A new data file (not a compaction result) is not at level 0, where every writer puts
+    /// what it flushes.
+    NewFileLevel,
+    /// A message that deletes a HASH index (in `deleted_index_files` or
+    /// `compact_deleted_index_files`, whatever the binding allows) adds its bucket's new HASH
+    /// index (in `new_index_files` or `compact_new_index_files`). A bucket left without its
+    /// index makes the next writers' assigners put its keys in other buckets.
+    HashIndexReplaced,
+    /// The message carries a kind of change the binding does not allow: deleted data files,
+    /// deletion-vector index entries or deleted index files on a binding that did not opt in
+    /// to deletes ([`crate::coordinator::Binding::with_deletes`]).
+    ChangeKind,
     /// The message carries a compaction result, and the binding did not opt in to compaction
     /// ([`crate::coordinator::Binding::with_compaction`]) or commits in overwrite mode.
     CompactIncrement,
+    /// A compaction has results but no inputs (`compact_before` is empty).
+    CompactInputs,
     /// The levels of a compaction result do not fit together: a file upgraded in place
     /// (named in `compact_before` and `compact_after`) must move to a higher level and change
     /// nothing else, a primary-key table's compaction never writes level 0, and no result
     /// lies above the table's `num-levels`.
     CompactLevels,
-    /// A compaction has results but no inputs (`compact_before` is empty).
-    CompactInputs,
     /// On a primary-key table a compaction result's key range or sequence range lies
     /// outside the union of its inputs'.
     CompactRanges,
+    /// A number that feeds the commit's arithmetic (row counts, sizes, sequence numbers, row
+    /// ids, bucket counts, and their sums) is beyond the coordinator's bounds, or a range
+    /// lies outside the file it points into.
+    Bounds,
+    /// One file appears in two roles (e.g. added as data and as changelog, or added and
+    /// deleted).
+    TwoRoles,
+    /// A primary-key table's new files do not fit the commit mode's sequence numbers. In an
+    /// append commit they must start above every live file of their bucket: a writer that
+    /// restored the bucket continues its numbers, while an overwrite writer (or one started
+    /// before another commit wrote the bucket) would have its rows lose to older rows. In an
+    /// overwrite commit a bucket's new files start at 0: an overwrite writer starts every
+    /// bucket there, so higher numbers come from an append writer, whose rows were meant to
+    /// merge with the rows the overwrite would delete. Tables with `sequence.field` (rows
+    /// ordered by a column) and postpone tables are exempt.
+    SequenceNumbers,
+    /// A file the message adds (data, changelog or index file) is already live in the table,
+    /// at any level.
+    AlreadyLive,
+    /// A file the message deletes is not live in the table.
+    NotLive,
     /// A primary-key table's compaction does not pick what Java's compaction strategies pick:
     /// whole sorted runs from the newest down (every level above 0 taken whole, none skipped,
     /// no older level-0 file left), with its results below every run it leaves. Any other pick
@@ -60,42 +96,15 @@ pub enum Rule {
     /// only its inputs' and adds only its results'), or names a data file that is not live
     /// in its bucket once the commit is applied.
     DeletionVectors,
-    /// A primary-key table's data file has a `min_key` or `max_key` that is not a row of the
-    /// table's key type, or a minimum above its maximum.
-    KeyRange,
-    /// A new data file (not a compaction result) is not at level 0, where every writer puts
-    /// what it flushes.
-    NewFileLevel,
+    /// A file the message says was written (a compaction result) is not in storage.
+    MissingFile,
     /// Verified compaction: the rows read from a compaction's results differ from the rows
     /// read from its inputs.
     CompactContent,
-    /// A file the message says was written (a compaction result) is not in storage.
-    MissingFile,
-    /// The message carries a kind of change the binding does not allow: deleted data files,
-    /// deletion-vector index entries or deleted index files on a binding that did not opt in
-    /// to deletes ([`crate::coordinator::Binding::with_deletes`]).
-    ChangeKind,
-    /// A number that feeds the commit's arithmetic (row counts, sizes, sequence numbers, row
-    /// ids, bucket counts, and their sums) is beyond the coordinator's bounds, or a range
-    /// lies outside the file it points into.
-    Bounds,
-    /// A file the message adds (data, changelog or index file) is already live in the table,
-    /// at any level.
-    AlreadyLive,
-    /// A file the message deletes is not live in the table.
-    NotLive,
-    /// One file appears in two roles (e.g. added as data and as changelog, or added and
-    /// deleted).
-    TwoRoles,
-    /// A primary-key table's new files do not fit the commit mode's sequence numbers. In an
-    /// append commit they must start above every live file of their bucket: a writer that
-    /// restored the bucket continues its numbers, while an overwrite writer (or one started
-    /// before another commit wrote the bucket) would have its rows lose to older rows. In an
-    /// overwrite commit a bucket's new files start at 0: an overwrite writer starts every
-    /// bucket there, so higher numbers come from an append writer, whose rows were meant to
-    /// merge with the rows the overwrite would delete. Tables with `sequence.field` (rows
-    /// ordered by a column) and postpone tables are exempt.
-    SequenceNumbers,
+    /// On a dynamic-bucket primary-key table, a bucket that gets new data files has a HASH
+    /// index after the commit (live, or new in the commit; in an overwrite commit, new).
+    /// Keys written without an index are invisible to the next writers' assigners.
+    HashIndexCoverage,
     /// On a dynamic-bucket primary-key table, the HASH indexes after the commit give each key
     /// one bucket per partition: no key hash in two buckets' indexes (new against new, and
     /// new against the live indexes of buckets the commit does not replace), a bucket's new
@@ -103,105 +112,49 @@ pub enum Rule {
     /// holds exactly its `row_count` keys. Otherwise later writers put a key's next version
     /// in another bucket and the key reads back twice.
     HashIndexKeys,
-    /// A message that deletes a HASH index (in `deleted_index_files` or
-    /// `compact_deleted_index_files`, whatever the binding allows) adds its bucket's new HASH
-    /// index (in `new_index_files` or `compact_new_index_files`). A bucket left without its
-    /// index makes the next writers' assigners put its keys in other buckets.
-    HashIndexReplaced,
-    /// On a dynamic-bucket primary-key table, a bucket that gets new data files has a HASH
-    /// index after the commit (live, or new in the commit; in an overwrite commit, new).
-    /// Keys written without an index are invisible to the next writers' assigners.
-    HashIndexCoverage,
+    /// Success is reported only for a snapshot that holds this commit: a snapshot carrying the
+    /// commit user and identifier with another commit's digest (or, for a commit that only adds
+    /// files, without every one of its files) makes the commit fail with
+    /// [`CoordinatorError::IdentifierReused`] instead. Checked when `commit` reports its
+    /// outcome, not by `validate`.
+    IdentifierOwner,
 }
 
 impl Rule {
-    /// Every rule, in the order the coordinator applies them: first those checked on each
-    /// message when a payload is decoded, then those checked against the table's state when
-    /// it commits (see [`Rule::needs_table_state`]).
-    pub const ALL: [Rule; 28] = [
-        Rule::Partition,
-        Rule::Bucket,
-        Rule::TotalBuckets,
-        Rule::PlainFileName,
-        Rule::ExternalPath,
-        Rule::SchemaId,
-        Rule::NonNegative,
-        Rule::IndexType,
-        Rule::KeyRange,
-        Rule::NewFileLevel,
-        Rule::HashIndexReplaced,
-        Rule::ChangeKind,
-        Rule::CompactIncrement,
-        Rule::CompactInputs,
-        Rule::CompactLevels,
-        Rule::CompactRanges,
-        Rule::Bounds,
-        Rule::TwoRoles,
-        Rule::SequenceNumbers,
-        Rule::AlreadyLive,
-        Rule::NotLive,
-        Rule::CompactRuns,
-        Rule::CompactRows,
-        Rule::DeletionVectors,
-        Rule::MissingFile,
-        Rule::CompactContent,
-        Rule::HashIndexCoverage,
-        Rule::HashIndexKeys,
-    ];
+    /// Every rule, in the order of the catalogue ([`super::registry::REGISTRY`]), which is the
+    /// order the coordinator applies them: those checked on each message when a payload is
+    /// decoded, then those checked against the table's state, then the outcome of publishing
+    /// (see [`Rule::stage`]).
+    pub const ALL: [Rule; super::registry::REGISTRY.len()] = {
+        let mut all = [Rule::Partition; super::registry::REGISTRY.len()];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = super::registry::REGISTRY[i].rule;
+            i += 1;
+        }
+        all
+    };
 
     /// Whether the rule needs the table's state (its manifests, history or files), so it is
     /// checked when the coordinator commits (and by `Coordinator::check_against_table`), not
     /// when a payload is decoded. `bounds` is checked at both.
     pub fn needs_table_state(self) -> bool {
-        matches!(
-            self,
-            Rule::Bounds
-                | Rule::TwoRoles
-                | Rule::SequenceNumbers
-                | Rule::AlreadyLive
-                | Rule::NotLive
-                | Rule::CompactRuns
-                | Rule::CompactRows
-                | Rule::DeletionVectors
-                | Rule::MissingFile
-                | Rule::CompactContent
-                | Rule::HashIndexCoverage
-                | Rule::HashIndexKeys
-        )
+        self.stage() == super::registry::Stage::TableState
+    }
+
+    /// When the rule is checked ([`super::registry::REGISTRY`]).
+    pub fn stage(self) -> super::registry::Stage {
+        super::registry::entry(self).stage
     }
 
     /// The stable name of the rule, e.g. `plain-file-name`.
     pub fn name(self) -> &'static str {
-        match self {
-            Rule::Partition => "partition",
-            Rule::Bucket => "bucket",
-            Rule::TotalBuckets => "total-buckets",
-            Rule::PlainFileName => "plain-file-name",
-            Rule::ExternalPath => "external-path",
-            Rule::SchemaId => "schema-id",
-            Rule::NonNegative => "non-negative",
-            Rule::IndexType => "index-type",
-            Rule::CompactIncrement => "compact-increment",
-            Rule::CompactLevels => "compact-levels",
-            Rule::CompactInputs => "compact-inputs",
-            Rule::CompactRanges => "compact-ranges",
-            Rule::CompactRows => "compact-rows",
-            Rule::CompactRuns => "compact-runs",
-            Rule::DeletionVectors => "deletion-vectors",
-            Rule::KeyRange => "key-range",
-            Rule::NewFileLevel => "new-file-level",
-            Rule::CompactContent => "compact-content",
-            Rule::MissingFile => "missing-file",
-            Rule::ChangeKind => "change-kind",
-            Rule::Bounds => "bounds",
-            Rule::AlreadyLive => "already-live",
-            Rule::NotLive => "not-live",
-            Rule::TwoRoles => "two-roles",
-            Rule::SequenceNumbers => "sequence-numbers",
-            Rule::HashIndexKeys => "hash-index-keys",
-            Rule::HashIndexReplaced => "hash-index-replaced",
-            Rule::HashIndexCoverage => "hash-index-coverage",
-        }
+        super::registry::entry(self).name
+    }
+
+    /// The rule's catalogue entry: what it protects, the lists it reads, its tests.
+    pub fn entry(self) -> &'static super::registry::RuleEntry {
+        super::registry::entry(self)
     }
 }
 
@@ -494,10 +447,10 @@ impl fmt::Display for CoordinatorError {
                 file,
             } => write!(
                 f,
-                "identifier {identifier} of commit user {commit_user:?} is already committed \
-                 (snapshot {snapshot_id}), but that snapshot does not add file {file} of this \
-                 commit: the identifier was reused for other data, so nothing was committed. \
-                 Use a new identifier for new data"
+                "rule identifier-owner: identifier {identifier} of commit user {commit_user:?} \
+                 is already committed (snapshot {snapshot_id}), but that snapshot does not add \
+                 file {file} of this commit: the identifier was reused for other data, so \
+                 nothing was committed. Use a new identifier for new data"
             ),
             CoordinatorError::StorageBackendNotCompiled { scheme, feature } => write!(
                 f,
@@ -707,6 +660,7 @@ mod tests {
             Rule::HashIndexCoverage => 25,
             Rule::HashIndexReplaced => 26,
             Rule::CompactRuns => 27,
+            Rule::IdentifierOwner => 28,
         }
     }
 

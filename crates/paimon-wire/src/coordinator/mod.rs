@@ -165,6 +165,7 @@ mod keys;
 mod merge;
 mod one_writer;
 pub mod parts;
+pub mod registry;
 mod sorted_runs;
 pub mod table;
 mod table_state;
@@ -184,6 +185,7 @@ pub use error::{
 pub use hash_index::{DEFAULT_HASH_INDEX_BUDGET, HASH_INDEX_READ_CHUNK, MAX_HASH_INDEX_BYTES};
 pub use one_writer::SharedBucket;
 pub use parts::{PartsError, PayloadPart};
+pub use registry::{RuleEntry, Stage, REGISTRY};
 pub use table::{
     create_table_with_options, is_fixed_table_option, open_table, open_table_with_options,
     parse_table_name, TableDefinition,

@@ -1,0 +1,365 @@
+//! The rule catalogue: every rule the coordinator enforces, in the order it applies them, with
+//! what it protects, the lists of a message it reads, where it is checked and the tests that
+//! show it refusing. One table, read by [`Rule::name`], [`Rule::needs_table_state`],
+//! [`Rule::ALL`], `paimon-wire validate`'s "rules checked" line and the tests that keep the
+//! catalogue, SECURITY.md and the test sources in step (`tests/rule_registry.rs`).
+//!
+//! `validate` (`Coordinator::deserialize` + `Coordinator::check_against_table`) and `commit`
+//! run the same stages: [`Stage::Message`] rules on every message as its payload is decoded,
+//! [`Stage::TableState`] rules in the one table-state check both call; [`Stage::Publication`]
+//! rules judge the outcome of publishing, so only `commit` meets them.
+
+use super::error::Rule;
+
+/// When a rule is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// On each message, from the message and the bound table's schema and options alone, as
+    /// its payload is decoded (`deserialize`, `deserialize_parts`, `bind_messages`).
+    Message,
+    /// Against the table's latest snapshot, history and storage, before anything is published
+    /// (`check_against_table`, which `validate` runs, and `commit`).
+    TableState,
+    /// Against the snapshot that carries the commit's user and identifier, when `commit`
+    /// reports its outcome.
+    Publication,
+}
+
+/// One rule of the catalogue.
+#[derive(Debug, Clone, Copy)]
+pub struct RuleEntry {
+    /// The rule.
+    pub rule: Rule,
+    /// Its stable name, the one errors print.
+    pub name: &'static str,
+    /// The module of `paimon_wire::coordinator` that enforces it.
+    pub module: &'static str,
+    /// When it is checked.
+    pub stage: Stage,
+    /// What it protects, in one sentence.
+    pub protects: &'static str,
+    /// The lists of a commit message it reads (`partition`, `bucket`, `total_buckets` for the
+    /// message's own fields).
+    pub lists: &'static [&'static str],
+    /// Tests that show it refusing, as `file::function` under the workspace root.
+    pub tests: &'static [&'static str],
+}
+
+/// The data lists and the index lists.
+const EVERY_LIST: &[&str] = &[
+    "new_files",
+    "deleted_files",
+    "new_changelog_files",
+    "compact_before",
+    "compact_after",
+    "compact_changelog_files",
+    "new_index_files",
+    "deleted_index_files",
+    "compact_new_index_files",
+    "compact_deleted_index_files",
+];
+const ADDED_DATA: &[&str] = &[
+    "new_files",
+    "new_changelog_files",
+    "compact_after",
+    "compact_changelog_files",
+];
+const COMPACTION: &[&str] = &[
+    "compact_before",
+    "compact_after",
+    "compact_changelog_files",
+    "compact_new_index_files",
+    "compact_deleted_index_files",
+];
+const INDEX_LISTS: &[&str] = &[
+    "new_index_files",
+    "deleted_index_files",
+    "compact_new_index_files",
+    "compact_deleted_index_files",
+];
+
+/// Every rule, in the order the coordinator applies them. `REGISTRY[i].rule as usize == i`.
+pub const REGISTRY: [RuleEntry; 29] = [
+    RuleEntry {
+        rule: Rule::Partition,
+        name: "partition",
+        module: "validate",
+        stage: Stage::Message,
+        protects: "one partition is one byte string: the row has the partition keys' arity and types, no null in a NOT NULL key, and the canonical encoding",
+        lists: &["partition"],
+        tests: &["crates/paimon-wire/tests/coordinator/validation.rs::every_rule_rejects_its_crafted_payload_and_nothing_is_committed", "crates/paimon-wire/tests/coordinator/validation.rs::a_null_partition_value_from_a_real_writer_is_canonical"],
+    },
+    RuleEntry {
+        rule: Rule::Bucket,
+        name: "bucket",
+        module: "validate",
+        stage: Stage::Message,
+        protects: "a message's bucket exists in the table's bucket mode (a dynamic-bucket table's within Java's 0..32767)",
+        lists: &["bucket"],
+        tests: &["crates/paimon-wire/tests/coordinator/validation.rs::bucket_unaware_append_tables_take_bucket_zero_only", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_hash_index_in_a_bucket_beyond_javas_range_is_refused"],
+    },
+    RuleEntry {
+        rule: Rule::TotalBuckets,
+        name: "total-buckets",
+        module: "validate",
+        stage: Stage::Message,
+        protects: "a message's bucket count agrees with the table, or with its partition's for postpone fixed-bucket writes",
+        lists: &["total_buckets"],
+        tests: &["crates/paimon-wire/tests/coordinator/validation.rs::every_rule_rejects_its_crafted_payload_and_nothing_is_committed"],
+    },
+    RuleEntry {
+        rule: Rule::PlainFileName,
+        name: "plain-file-name",
+        module: "validate",
+        stage: Stage::Message,
+        protects: "no file name points outside its bucket directory",
+        lists: EVERY_LIST,
+        tests: &["crates/paimon-wire/tests/coordinator/validation.rs::every_rule_rejects_its_crafted_payload_and_nothing_is_committed"],
+    },
+    RuleEntry {
+        rule: Rule::ExternalPath,
+        name: "external-path",
+        module: "validate",
+        stage: Stage::Message,
+        protects: "an external path is exactly a root of this table plus the file's own partition and bucket path",
+        lists: EVERY_LIST,
+        tests: &["crates/paimon-wire/tests/coordinator/hostile.rs::external_paths_must_be_exactly_the_files_own_bucket_path_under_a_root"],
+    },
+    RuleEntry {
+        rule: Rule::SchemaId,
+        name: "schema-id",
+        module: "validate",
+        stage: Stage::Message,
+        protects: "every file's schema (and a global index's field) exists in the table's history",
+        lists: EVERY_LIST,
+        tests: &["crates/paimon-wire/tests/coordinator/hostile.rs::index_entries_are_checked_against_their_file_and_the_schema"],
+    },
+    RuleEntry {
+        rule: Rule::NonNegative,
+        name: "non-negative",
+        module: "validate",
+        stage: Stage::Message,
+        protects: "sizes, counts, levels, offsets and lengths are not negative",
+        lists: EVERY_LIST,
+        tests: &["crates/paimon-wire/tests/coordinator/validation.rs::every_rule_rejects_its_crafted_payload_and_nothing_is_committed"],
+    },
+    RuleEntry {
+        rule: Rule::IndexType,
+        name: "index-type",
+        module: "validate",
+        stage: Stage::Message,
+        protects: "index files are of a type Paimon defines, spelled as Paimon writes it",
+        lists: INDEX_LISTS,
+        tests: &["crates/paimon-wire/tests/coordinator/hostile.rs::index_entries_are_checked_against_their_file_and_the_schema"],
+    },
+    RuleEntry {
+        rule: Rule::KeyRange,
+        name: "key-range",
+        module: "validate",
+        stage: Stage::Message,
+        protects: "a primary-key file's key range is a range of the table's keys",
+        lists: EVERY_LIST,
+        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::key_rows_must_be_keys_of_the_table_in_order"],
+    },
+    RuleEntry {
+        rule: Rule::NewFileLevel,
+        name: "new-file-level",
+        module: "validate",
+        stage: Stage::Message,
+        protects: "new data files are at level 0, where writers flush, so the one-writer and sequence checks see them",
+        lists: &["new_files"],
+        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::new_files_above_level_0_are_refused"],
+    },
+    RuleEntry {
+        rule: Rule::HashIndexReplaced,
+        name: "hash-index-replaced",
+        module: "hash_index",
+        stage: Stage::Message,
+        protects: "a bucket whose HASH index a message deletes gets its new one in the same message, whatever the binding allows",
+        lists: INDEX_LISTS,
+        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_hash_index_deleted_without_a_replacement_is_refused_in_every_list", "crates/paimon-wire/tests/coordinator/hash_index.rs::hash_indexes_in_the_compaction_lists_are_checked_too"],
+    },
+    RuleEntry {
+        rule: Rule::ChangeKind,
+        name: "change-kind",
+        module: "validate",
+        stage: Stage::Message,
+        protects: "only a binding that opted in to deletes commits deleted files, deletion vectors or deleted index files",
+        lists: &["deleted_files", "new_index_files", "deleted_index_files"],
+        tests: &["crates/paimon-wire/tests/coordinator/hostile.rs::an_append_binding_refuses_deletes_unless_it_opts_in"],
+    },
+    RuleEntry {
+        rule: Rule::CompactIncrement,
+        name: "compact-increment",
+        module: "validate",
+        stage: Stage::Message,
+        protects: "only a binding that opted in to compaction, in append mode, commits compaction results",
+        lists: COMPACTION,
+        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::a_compaction_that_drops_rows_is_refused"],
+    },
+    RuleEntry {
+        rule: Rule::CompactInputs,
+        name: "compact-inputs",
+        module: "compaction",
+        stage: Stage::Message,
+        protects: "a compaction with results has inputs",
+        lists: COMPACTION,
+        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::a_compaction_without_inputs_is_refused"],
+    },
+    RuleEntry {
+        rule: Rule::CompactLevels,
+        name: "compact-levels",
+        module: "compaction",
+        stage: Stage::Message,
+        protects: "an in-place upgrade moves a file up and changes nothing else; a primary-key result is above level 0 and within num-levels",
+        lists: &["compact_before", "compact_after"],
+        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::results_outside_their_inputs_ranges_and_levels_are_refused"],
+    },
+    RuleEntry {
+        rule: Rule::CompactRanges,
+        name: "compact-ranges",
+        module: "compaction",
+        stage: Stage::Message,
+        protects: "a primary-key result's key and sequence ranges lie within its inputs'",
+        lists: &["compact_before", "compact_after"],
+        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::results_outside_their_inputs_ranges_and_levels_are_refused"],
+    },
+    RuleEntry {
+        rule: Rule::Bounds,
+        name: "bounds",
+        module: "validate, table_state, hash_index",
+        stage: Stage::TableState,
+        protects: "the commit's arithmetic cannot overflow, a bucket keeps room for its next writers, and a commit's HASH index checks stay within the coordinator's memory budget",
+        lists: EVERY_LIST,
+        tests: &["crates/paimon-wire/tests/coordinator/hostile.rs::numbers_that_would_overflow_the_commit_are_refused_before_it", "crates/paimon-wire/tests/coordinator/hostile_round_3.rs::a_sequence_number_that_would_brick_the_bucket_is_refused", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::hash_indexes_are_read_under_the_coordinators_budget"],
+    },
+    RuleEntry {
+        rule: Rule::TwoRoles,
+        name: "two-roles",
+        module: "table_state",
+        stage: Stage::TableState,
+        protects: "one file has one role in a commit, beside the roles a compaction gives it",
+        lists: EVERY_LIST,
+        tests: &["crates/paimon-wire/tests/coordinator/hostile.rs::one_file_in_two_roles_is_refused"],
+    },
+    RuleEntry {
+        rule: Rule::SequenceNumbers,
+        name: "sequence-numbers",
+        module: "table_state",
+        stage: Stage::TableState,
+        protects: "a primary-key bucket's new files fit the commit mode's sequence numbers, so updates merge in order",
+        lists: &["new_files"],
+        tests: &["crates/paimon-wire/tests/coordinator/writer_mode.rs::an_overwrite_writers_payload_is_refused_by_an_append_coordinator"],
+    },
+    RuleEntry {
+        rule: Rule::AlreadyLive,
+        name: "already-live",
+        module: "table_state",
+        stage: Stage::TableState,
+        protects: "no file is added twice, nor brought back while the history holds it",
+        lists: &["new_files", "new_changelog_files", "compact_after", "compact_changelog_files", "new_index_files", "compact_new_index_files"],
+        tests: &["crates/paimon-wire/tests/coordinator/hostile.rs::committed_files_sent_again_at_another_level_are_refused", "crates/paimon-wire/tests/coordinator/hostile_round_3.rs::files_removed_by_an_earlier_snapshot_do_not_come_back"],
+    },
+    RuleEntry {
+        rule: Rule::NotLive,
+        name: "not-live",
+        module: "table_state",
+        stage: Stage::TableState,
+        protects: "a file a commit removes is live, at the level named, as the table records it",
+        lists: &["deleted_files", "compact_before", "deleted_index_files", "compact_deleted_index_files"],
+        tests: &["crates/paimon-wire/tests/coordinator/hostile.rs::a_deleted_file_must_be_live_at_the_level_named", "crates/paimon-wire/tests/coordinator/hostile_round_3.rs::an_input_that_differs_from_the_live_entry_is_refused_before_anything_is_published"],
+    },
+    RuleEntry {
+        rule: Rule::CompactRuns,
+        name: "compact-runs",
+        module: "sorted_runs",
+        stage: Stage::TableState,
+        protects: "a primary-key compaction takes whole sorted runs from the newest down and writes below every run it leaves, so no skipped run's rows lose to older ones",
+        lists: &["compact_before", "compact_after"],
+        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_compaction_that_skips_a_sorted_run_is_refused"],
+    },
+    RuleEntry {
+        rule: Rule::CompactRows,
+        name: "compact-rows",
+        module: "compaction",
+        stage: Stage::TableState,
+        protects: "a compaction keeps the rows its inputs show (append tables), or at most them (primary-key tables)",
+        lists: &["compact_before", "compact_after", "compact_new_index_files", "compact_deleted_index_files"],
+        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::a_compaction_that_drops_rows_is_refused"],
+    },
+    RuleEntry {
+        rule: Rule::DeletionVectors,
+        name: "deletion-vectors",
+        module: "deletion_vectors",
+        stage: Stage::TableState,
+        protects: "a deletion vector is dropped or added only with its file's compaction, carried with its very positions, and hides only rows of its own file",
+        lists: &["compact_before", "compact_after", "new_index_files", "compact_new_index_files", "compact_deleted_index_files"],
+        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::compaction_deletion_vectors_cannot_hide_rows", "crates/paimon-wire/tests/coordinator/hostile_round_3.rs::compaction_deletion_vectors_cannot_resurrect_rows", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_carried_deletion_vector_with_other_positions_is_refused", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_deletion_vector_beyond_its_result_is_refused"],
+    },
+    RuleEntry {
+        rule: Rule::MissingFile,
+        name: "missing-file",
+        module: "table_state",
+        stage: Stage::TableState,
+        protects: "every file a commit adds exists in storage, so no snapshot names a file that is not there",
+        lists: &["new_files", "new_changelog_files", "compact_after", "compact_changelog_files", "new_index_files", "compact_new_index_files"],
+        tests: &["crates/paimon-wire/tests/coordinator/compaction.rs::compaction_results_that_do_not_fit_the_table_are_refused_by_rule", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_new_data_file_missing_from_storage_is_refused_by_validate_and_commit"],
+    },
+    RuleEntry {
+        rule: Rule::CompactContent,
+        name: "compact-content",
+        module: "verify",
+        stage: Stage::TableState,
+        protects: "with verification, a compaction's results read as its inputs do",
+        lists: &["compact_before", "compact_after", "compact_new_index_files"],
+        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::verified_compaction_refuses_results_that_hold_other_rows"],
+    },
+    RuleEntry {
+        rule: Rule::HashIndexCoverage,
+        name: "hash-index-coverage",
+        module: "hash_index",
+        stage: Stage::TableState,
+        protects: "a dynamic bucket with new data has a HASH index after the commit",
+        lists: &["new_files", "new_index_files", "compact_new_index_files"],
+        tests: &["crates/paimon-wire/tests/coordinator/hash_index.rs::new_data_in_a_bucket_without_an_index_is_refused"],
+    },
+    RuleEntry {
+        rule: Rule::HashIndexKeys,
+        name: "hash-index-keys",
+        module: "hash_index",
+        stage: Stage::TableState,
+        protects: "one bucket per key in every partition of a dynamic-bucket table",
+        lists: &["new_index_files", "compact_new_index_files"],
+        tests: &["crates/paimon-wire/tests/coordinator/hash_index.rs::two_assigners_giving_one_key_two_buckets_are_refused", "crates/paimon-wire/tests/coordinator/hash_index.rs::an_index_that_drops_keys_of_the_one_it_replaces_is_refused"],
+    },
+    RuleEntry {
+        rule: Rule::IdentifierOwner,
+        name: "identifier-owner",
+        module: "commit",
+        stage: Stage::Publication,
+        protects: "success is reported only for a snapshot that holds this commit: another commit under the same user and identifier is IdentifierReused",
+        lists: ADDED_DATA,
+        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_4.rs::racing_coordinators_with_one_identifier_and_other_payloads_report_one_success", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_rerun_of_an_identifier_with_other_payloads_is_refused_and_deletes_nothing", "crates/paimon-wire-cli/tests/concurrent_commits.rs::racing_coordinators_with_one_identifier_and_other_payloads_report_one_success"],
+    },
+];
+
+/// The catalogue entry of `rule`.
+pub fn entry(rule: Rule) -> &'static RuleEntry {
+    &REGISTRY[rule as usize]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_is_in_rule_order_with_distinct_names() {
+        let mut names = std::collections::HashSet::new();
+        for (i, entry) in REGISTRY.iter().enumerate() {
+            assert_eq!(entry.rule as usize, i, "{}", entry.name);
+            assert!(names.insert(entry.name), "{}", entry.name);
+            assert!(!entry.tests.is_empty(), "{} has no test", entry.name);
+            assert!(!entry.lists.is_empty(), "{} reads no list", entry.name);
+        }
+    }
+}

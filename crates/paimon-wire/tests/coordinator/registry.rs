@@ -1,0 +1,99 @@
+//! The rule catalogue (`paimon_wire::coordinator::REGISTRY`) against the sources it points
+//! at: every test it names exists, every rule is in SECURITY.md, and the order is the one
+//! the coordinator applies (decoding, then the table's state, then publication).
+
+use paimon_wire::coordinator::{Rule, Stage, REGISTRY};
+
+/// The workspace root.
+fn root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[test]
+fn every_test_the_catalogue_names_exists() {
+    for entry in &REGISTRY {
+        for test in entry.tests {
+            let (file, function) = test
+                .split_once("::")
+                .unwrap_or_else(|| panic!("{}: {test} is not file::function", entry.name));
+            let source = std::fs::read_to_string(root().join(file))
+                .unwrap_or_else(|e| panic!("{}: {file}: {e}", entry.name));
+            assert!(
+                source.contains(&format!("fn {function}(")),
+                "rule {}: no test {function} in {file}",
+                entry.name
+            );
+        }
+    }
+}
+
+const BEGIN: &str = "<!-- rule catalogue: written from paimon_wire::coordinator::REGISTRY by tests/coordinator/registry.rs; PAIMON_WIRE_WRITE_CATALOGUE=1 rewrites it -->";
+const END: &str = "<!-- rule catalogue: end -->";
+
+/// The catalogue as SECURITY.md shows it: one row a rule.
+fn catalogue() -> String {
+    let mut out = String::from(
+        "| rule | checked | module | what it protects | lists it reads | tests |\n|---|---|---|---|---|---|\n",
+    );
+    for entry in &REGISTRY {
+        let stage = match entry.stage {
+            Stage::Message => "each message, at decoding",
+            Stage::TableState => "against the table (validate and commit)",
+            Stage::Publication => "the outcome of commit",
+        };
+        let tests: Vec<String> = entry
+            .tests
+            .iter()
+            .map(|t| {
+                let (file, function) = t.split_once("::").unwrap();
+                let file = file.rsplit('/').next().unwrap();
+                format!("`{file}` `{function}`")
+            })
+            .collect();
+        out.push_str(&format!(
+            "| `{}` | {stage} | `{}` | {} | {} | {} |\n",
+            entry.name,
+            entry.module,
+            entry.protects,
+            entry.lists.join(", "),
+            tests.join(", ")
+        ));
+    }
+    out
+}
+
+#[test]
+fn security_md_shows_the_catalogue_and_the_stages_come_in_order() {
+    let path = root().join("SECURITY.md");
+    let security = std::fs::read_to_string(&path).unwrap();
+    let (before, rest) = security
+        .split_once(BEGIN)
+        .expect("SECURITY.md has the rule catalogue's begin marker");
+    let (shown, after) = rest
+        .split_once(END)
+        .expect("SECURITY.md has the rule catalogue's end marker");
+    let expected = format!("\n{}", catalogue());
+    if std::env::var("PAIMON_WIRE_WRITE_CATALOGUE").as_deref() == Ok("1") {
+        std::fs::write(&path, format!("{before}{BEGIN}{expected}{END}{after}")).unwrap();
+    } else {
+        assert_eq!(
+            shown, expected,
+            "SECURITY.md's rule catalogue is not the registry's; rerun this test with \
+             PAIMON_WIRE_WRITE_CATALOGUE=1"
+        );
+    }
+    let rank = |stage: Stage| match stage {
+        Stage::Message => 0,
+        Stage::TableState => 1,
+        Stage::Publication => 2,
+    };
+    for pair in Rule::ALL.windows(2) {
+        assert!(
+            rank(pair[0].stage()) <= rank(pair[1].stage()),
+            "{} before {}",
+            pair[0],
+            pair[1]
+        );
+    }
+    assert_eq!(Rule::ALL.len(), REGISTRY.len());
+}
