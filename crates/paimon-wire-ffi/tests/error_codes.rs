@@ -2,7 +2,8 @@
 //! checks the code and that the message names the problem. Most are in tests/c/bad_input.c
 //! (run by tests/valgrind.rs and tests/asan.rs); the ones it cannot reach are provoked here,
 //! by tests/c/error_codes.c. A code added to the enum without a C test fails
-//! `every_error_code_has_a_c_test`.
+//! `every_error_code_has_a_c_test`. error_codes.c also opens a table of a hostile REST server
+//! that echoes the bearer token in its error (`rest_echo`): the token never reaches C.
 
 mod support;
 
@@ -134,6 +135,106 @@ fn commit_conflict() {
         ],
     );
     assert!(stdout.starts_with("ok COMMIT_CONFLICT: "), "{stdout}");
+}
+
+/// A REST server on 127.0.0.1 that answers every request with HTTP 500 and `body`, until it is
+/// dropped (or for 60 s at most).
+struct EchoingServer {
+    port: u16,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl EchoingServer {
+    fn start(body: String) -> Self {
+        use std::io::{Read, Write};
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::time::{Duration, Instant};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        listener.set_nonblocking(true).unwrap();
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let stopped = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while !stopped.load(Ordering::SeqCst) && Instant::now() < deadline {
+                let Ok((mut stream, _)) = listener.accept() else {
+                    std::thread::sleep(Duration::from_millis(10));
+                    continue;
+                };
+                stream.set_nonblocking(false).unwrap();
+                stream
+                    .set_read_timeout(Some(Duration::from_secs(5)))
+                    .unwrap();
+                let mut request = [0u8; 8192];
+                let _ = stream.read(&mut request);
+                let response = format!(
+                    "HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\n\
+                     content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(response.as_bytes());
+            }
+        });
+        Self {
+            port,
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for EchoingServer {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Issue 40 case 8 through the C library: a REST server that echoes the bearer token, in any
+/// spelling, in an error body without a `message` field. `paimon_wire_table_open`'s error shows
+/// the echo redacted, and neither it nor any log record handed to C (TRACE and up) carries a
+/// spelling of the token (as the CLI's
+/// `a_token_a_rest_server_echoes_in_any_spelling_is_never_printed`).
+#[test]
+fn a_token_a_rest_server_echoes_in_any_spelling_never_reaches_c() {
+    const TOKEN: &str = "s3cr3t/t0ken+abc=xyz";
+    let spellings = [
+        TOKEN.to_string(),
+        TOKEN.replace('/', "\\/"),
+        TOKEN.replace('/', "\\u002f"),
+        "s3cr3t%2Ft0ken%2Babc%3Dxyz".to_string(),
+        "s3cr3t%2ft0ken%2babc%3dxyz".to_string(),
+    ];
+    for spelled in &spellings {
+        let server = EchoingServer::start(format!(
+            "{{\"error\":\"bad credentials {spelled}\",\"echo\":\"Authorization: Bearer {}\"}}",
+            TOKEN.replace('/', "\\/")
+        ));
+        let uri = format!("http://127.0.0.1:{}", server.port);
+        let stdout = run_ok_with_env(
+            &c_program("error_codes"),
+            &["rest_echo", "echo_warehouse", &uri, TOKEN],
+            &[],
+        );
+        drop(server);
+        let error = stdout
+            .lines()
+            .find(|line| line.starts_with("error "))
+            .unwrap_or_else(|| panic!("no error printed: {stdout}"));
+        assert!(
+            error.contains("<redacted>"),
+            "the echo is in the error, redacted: {stdout}"
+        );
+        for secret in spellings.iter().map(String::as_str).chain(["t0ken+abc"]) {
+            assert!(
+                !stdout.contains(secret),
+                "{secret:?} reached C (echoed as {spelled:?}): {stdout}"
+            );
+        }
+    }
 }
 
 /// ERRORS.md (the table of every error on every surface) names each code of the header with

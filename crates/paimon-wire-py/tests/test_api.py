@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import logging
 import pathlib
+import pickle
 import re
 import threading
+import traceback
+from collections.abc import Iterator
 
 import pyarrow as pa
 import pytest
@@ -502,6 +507,93 @@ def test_every_error_is_a_paimon_wire_error():
     ]:
         assert issubclass(getattr(pw, name), pw.PaimonWireError), name
     assert issubclass(pw.PaimonWireError, Exception)
+
+
+# --- a REST server that echoes the token (issue 40, case 8) ---------------------------------
+
+
+TOKEN = "s3cr3t/t0ken+abc=xyz"
+
+# The token as a server or proxy may echo it: raw, JSON-escaped (`\/`, `\u002f`),
+# percent-encoded (upper and lower case).
+TOKEN_SPELLINGS = [
+    TOKEN,
+    TOKEN.replace("/", "\\/"),
+    TOKEN.replace("/", "\\u002f"),
+    "s3cr3t%2Ft0ken%2Babc%3Dxyz",
+    "s3cr3t%2ft0ken%2babc%3dxyz",
+]
+
+
+@contextlib.contextmanager
+def echoing_rest_server(body: str) -> Iterator[str]:
+    """A REST server on 127.0.0.1 that answers every request with HTTP 500 and the JSON
+    `body`, for the `with` block (60 s at most); yields its URI."""
+    encoded = body.encode()
+
+    class Echo(http.server.BaseHTTPRequestHandler):
+        def answer(self) -> None:
+            self.send_response(500)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(encoded)))
+            self.send_header("connection", "close")
+            self.end_headers()
+            self.wfile.write(encoded)
+
+        do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = answer
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    deadline = threading.Timer(60, server.shutdown)
+    serving.start()
+    deadline.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        deadline.cancel()
+        server.shutdown()
+        server.server_close()
+        serving.join(10)
+
+
+@pytest.mark.parametrize("spelled", TOKEN_SPELLINGS)
+def test_a_token_a_rest_server_echoes_in_any_spelling_is_never_in_the_exception(spelled, caplog):
+    """The server echoes the bearer token in an error body without a `message` field: the
+    exception shows the echo redacted, and no spelling of the token is in its text, repr,
+    args, attributes, traceback, pickle or in a log record (as the CLI's
+    `a_token_a_rest_server_echoes_in_any_spelling_is_never_printed`)."""
+    escaped = TOKEN.replace("/", "\\/")
+    body = f'{{"error":"bad credentials {spelled}","echo":"Authorization: Bearer {escaped}"}}'
+    caplog.set_level(logging.DEBUG, logger="paimon_wire")
+    with echoing_rest_server(body) as uri:
+        with pytest.raises(pw.PaimonWireError) as raised:
+            pw.open_table(
+                "echo_warehouse",
+                "db.t",
+                catalog_options={
+                    "metastore": "rest",
+                    "uri": uri,
+                    "token.provider": "bear",
+                    "token": TOKEN,
+                },
+            )
+    error = raised.value
+    assert "<redacted>" in str(error), str(error)
+    shown = {
+        "str": str(error),
+        "repr": repr(error),
+        "args": repr(error.args),
+        "attributes": repr(vars(error)),
+        "traceback": "".join(traceback.format_exception(type(error), error, error.__traceback__)),
+        "pickle": pickle.dumps(error).decode("latin-1"),
+        "log": "\n".join(r.getMessage() for r in caplog.records),
+    }
+    for secret in [*TOKEN_SPELLINGS, "t0ken+abc"]:
+        for where, text in shown.items():
+            assert secret not in text, f"{secret!r} in the exception's {where}: {text}"
 
 
 # --- bucket routing and one writer per bucket -----------------------------------------------

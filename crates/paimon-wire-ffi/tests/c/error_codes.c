@@ -7,6 +7,12 @@
  *   CASE: limit_exceeded | io | identifier_superseded | identifier_reused | commit_conflict |
  *         shared_bucket | unrepresentable | merge_conflict
  * commit_conflict runs under the LD_PRELOAD shim that makes every snapshot publication lose.
+ *
+ * usage: error_codes rest_echo WAREHOUSE URI TOKEN
+ *   Opens db.t of the REST catalog at URI (the test's server, which answers every request with
+ *   an error whose body echoes TOKEN) with bearer token TOKEN, and prints the error
+ *   (`error CODE: message`) and every log record the library hands to C (`log LEVEL TARGET:
+ *   message`), for the test to look for TOKEN in.
  */
 #include <stdbool.h>
 
@@ -42,9 +48,17 @@ static paimon_wire_error *commit_payload(const paimon_wire_table *table, paimon_
   return done.error;
 }
 
+/* A log callback that prints every record, and records errors as common.h's recorder does. */
+static void print_record(void *user_data, paimon_wire_log_level level, const char *target,
+                         const char *message) {
+  if (paimon_wire_test_error_log >= 0) paimon_wire_test_record_error(user_data, level, target, message);
+  printf("log %d %s: %s\n", (int)level, target, message);
+}
+
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s CASE WAREHOUSE\n", argv[0]);
+  bool rest_echo = argc == 5 && strcmp(argv[1], "rest_echo") == 0;
+  if (argc != 3 && !rest_echo) {
+    fprintf(stderr, "usage: %s CASE WAREHOUSE | %s rest_echo WAREHOUSE URI TOKEN\n", argv[0], argv[0]);
     return 2;
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -201,6 +215,20 @@ int main(int argc, char **argv) {
     paimon_wire_table_write_free(write.write);
     paimon_wire_write_builder_free(builder.builder);
     paimon_wire_table_free(table);
+  } else if (rest_echo) {
+    check(paimon_wire_set_log_callback(print_record, NULL, PAIMON_WIRE_LOG_LEVEL_TRACE),
+          "paimon_wire_set_log_callback");
+    const char *keys[] = {"metastore", "uri", "token.provider", "token"};
+    const char *values[] = {"rest", argv[3], "bear", argv[4]};
+    paimon_wire_result_table table = paimon_wire_table_open(warehouse, "db.t", keys, values, 4);
+    if (table.error == NULL) {
+      fprintf(stderr, "FAIL REST_ECHO: the table opened\n");
+      paimon_wire_table_free(table.table);
+      return 1;
+    }
+    printf("error %d: %s\n", (int)table.error->code, table.error->message);
+    paimon_wire_error_free(table.error);
+    check(paimon_wire_set_log_callback(NULL, NULL, 0), "turning the log callback off");
   } else {
     return 2;
   }

@@ -274,9 +274,9 @@ pub const REGISTRY: [RuleEntry; 29] = [
         name: "compact-runs",
         module: "sorted_runs",
         stage: Stage::TableState,
-        protects: "a primary-key compaction takes whole sorted runs from the newest down and writes below every run it leaves, so no skipped run's rows lose to older ones",
+        protects: "a primary-key compaction takes whole sorted runs from the newest down, writes below every run it leaves, and keeps each level one sorted run, so no key's older value wins again",
         lists: &["compact_before", "compact_after"],
-        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_compaction_that_skips_a_sorted_run_is_refused"],
+        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_compaction_that_skips_a_sorted_run_is_refused", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::verified_compaction_keeps_every_keys_winner_with_its_sequence_number"],
     },
     RuleEntry {
         rule: Rule::CompactRows,
@@ -310,9 +310,9 @@ pub const REGISTRY: [RuleEntry; 29] = [
         name: "compact-content",
         module: "verify",
         stage: Stage::TableState,
-        protects: "with verification, a compaction's results read as its inputs do",
+        protects: "with verification, a compaction's results read as its inputs do: append rows as a multiset, every primary key's winner with its sequence number and row kind",
         lists: &["compact_before", "compact_after", "compact_new_index_files"],
-        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::verified_compaction_refuses_results_that_hold_other_rows"],
+        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::verified_compaction_refuses_results_that_hold_other_rows", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::verified_compaction_keeps_every_keys_winner_with_its_sequence_number"],
     },
     RuleEntry {
         rule: Rule::HashIndexCoverage,

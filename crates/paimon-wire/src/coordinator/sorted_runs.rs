@@ -25,7 +25,11 @@
 //! - a level-0 file left is newer than every live file taken (its smallest sequence number is
 //!   above their largest): a writer may flush new level-0 files while a compaction runs, and
 //!   those are newer; an older one left is a gap in the prefix;
-//! - every result (rewritten or upgraded in place) lies below every level above 0 that is left.
+//! - every result (rewritten or upgraded in place) lies below every level above 0 that is left;
+//! - a level above 0 stays one sorted run: the results at one level do not overlap each other's
+//!   key ranges, nor those of the level's live files the compaction leaves (readers read a
+//!   level's files one after the other, so two overlapping files at one level show a key's
+//!   older value; the paimon crate's reader does).
 //!
 //! Files the same commit adds (`new_files`, level 0, the newest) may be taken or left.
 //! Postpone tables compact across buckets and append tables have no sorted runs: both exempt.
@@ -36,6 +40,7 @@ use paimon::spec::DataFileMeta;
 use paimon::table::CommitMessage;
 
 use super::error::{CoordinatorResult, Rule};
+use super::keys::{compare, Key, KeyType};
 use super::table_state::{bucket_key, bucket_name, refuse, BucketKey, TableState};
 use super::validate::{BucketMode, TableRules};
 
@@ -47,6 +52,8 @@ struct BucketCompaction<'m> {
     taken: HashSet<&'m str>,
     /// The levels of the results (rewritten files and in-place upgrades).
     result_levels: Vec<i32>,
+    /// The results themselves.
+    results: Vec<&'m DataFileMeta>,
 }
 
 /// Checks rule `compact-runs` (see the module docs).
@@ -68,6 +75,7 @@ pub(crate) fn check_against_table(
             message: index,
             taken: HashSet::new(),
             result_levels: Vec::new(),
+            results: Vec::new(),
         });
         bucket
             .taken
@@ -75,11 +83,81 @@ pub(crate) fn check_against_table(
         bucket
             .result_levels
             .extend(message.compact_after.iter().map(|f| f.level));
+        bucket.results.extend(&message.compact_after);
     }
     let mut ordered: Vec<_> = buckets.into_iter().collect();
     ordered.sort_by_key(|(_, bucket)| bucket.message);
     for (key, bucket) in ordered {
         check_bucket(state, &key, &bucket)?;
+        check_levels_stay_sorted_runs(rules.key_type(), state, &key, &bucket)?;
+    }
+    Ok(())
+}
+
+/// A key range: its smallest and largest key.
+type KeyRange = (Key, Key);
+
+/// A file's key range, decoded (the rows were checked to be keys of the table, rule
+/// `key-range`, before this runs; a range that does not decode is left to that rule).
+fn key_range(keys: &KeyType, file: &DataFileMeta) -> Option<KeyRange> {
+    Some((
+        keys.decode(&file.min_key).ok()?,
+        keys.decode(&file.max_key).ok()?,
+    ))
+}
+
+/// Whether two key ranges share a key.
+fn overlap(a: &KeyRange, b: &KeyRange) -> bool {
+    use std::cmp::Ordering::Less;
+    !(compare(&a.1, &b.0) == Some(Less) || compare(&b.1, &a.0) == Some(Less))
+}
+
+/// The results at one level above 0 overlap neither each other nor the live files the
+/// compaction leaves at that level.
+fn check_levels_stay_sorted_runs(
+    keys: &KeyType,
+    state: &TableState,
+    key: &BucketKey,
+    bucket: &BucketCompaction<'_>,
+) -> CoordinatorResult<()> {
+    let levels = live_levels(state, key);
+    let taken = |file: &DataFileMeta| bucket.taken.contains(file.file_name.as_str());
+    let mut at_level: BTreeMap<i32, Vec<(&DataFileMeta, KeyRange)>> = BTreeMap::new();
+    for result in &bucket.results {
+        if result.level == 0 {
+            continue;
+        }
+        let Some(range) = key_range(keys, result) else {
+            continue;
+        };
+        let placed = at_level.entry(result.level).or_default();
+        let staying = levels
+            .get(&result.level)
+            .into_iter()
+            .flatten()
+            .filter(|f| !taken(f) && f.file_name != result.file_name);
+        let clash = placed
+            .iter()
+            .map(|(file, range)| (*file, range.clone()))
+            .chain(staying.filter_map(|f| Some((*f, key_range(keys, f)?))))
+            .find(|(_, other)| overlap(&range, other));
+        if let Some((other, _)) = clash {
+            return Err(refuse(
+                bucket.message,
+                "compact_after".into(),
+                Rule::CompactRuns,
+                format!(
+                    "the compaction puts {:?} at level {} of {}, where {:?} holds keys of its \
+                     range: a level above 0 is one sorted run, its files' key ranges apart, \
+                     and a reader of overlapping files at one level shows older values",
+                    result.file_name,
+                    result.level,
+                    bucket_name(state.partitioned, key.1),
+                    other.file_name
+                ),
+            ));
+        }
+        placed.push((result, range));
     }
     Ok(())
 }

@@ -8,8 +8,15 @@
 //! the paimon crate's reader and compares:
 //!
 //! - append tables: the multiset of rows;
-//! - primary-key tables with the `deduplicate` or `first-row` merge engine: the merged rows
-//!   (one per key, as a reader of just those files sees them).
+//! - primary-key tables with the `deduplicate` or `first-row` merge engine: every key's
+//!   winner, read from the files' key-value rows (the paimon crate's
+//!   `TableRead::to_arrow_key_values`, vendor patch 26): the row with the highest sequence
+//!   number (`deduplicate`) or the lowest (`first-row`), **its sequence number and row kind
+//!   included**. A result that keeps every row but gives some lower sequence numbers would
+//!   let older rows outside the compaction win again; comparing user columns alone cannot see
+//!   it. A key whose winner in the inputs is a retraction (`-D`, `-U`) may be dropped by the
+//!   results (a compaction into the bottom level drops deletes); every other key keeps its
+//!   winner exactly. Tables ordered by `sequence.field` compare the merged rows instead.
 //!
 //! Other merge engines (`partial-update`, `aggregation`) are refused at bind when
 //! verification is asked for: their merged rows depend on files outside the compaction.
@@ -113,6 +120,146 @@ struct BucketLocation<'a> {
     bucket_path: &'a str,
 }
 
+/// One key's winner among a side's key-value rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Winner {
+    /// Its `_SEQUENCE_NUMBER`.
+    sequence: i64,
+    /// A hash of the whole row: row kind, sequence number and every column.
+    row: u64,
+    /// Whether it retracts the key (`-D` or `-U`).
+    retracts: bool,
+}
+
+/// Reads the key-value rows of `side` and returns every key's winner, keyed by a hash of the
+/// primary key's columns: the highest sequence number, or the lowest for `first_row`.
+async fn read_winners(
+    at: &BucketLocation<'_>,
+    side: &Side<'_>,
+    first_row: bool,
+    hasher: &std::collections::hash_map::RandomState,
+) -> paimon::Result<HashMap<u64, Winner>> {
+    use arrow_array::{Int64Array, StringArray};
+    use std::hash::BuildHasher;
+    let mut winners: HashMap<u64, Winner> = HashMap::new();
+    if side.files.is_empty() {
+        return Ok(winners);
+    }
+    let table = at.table;
+    let split = DataSplit::builder()
+        .with_snapshot(at.snapshot_id)
+        .with_partition(BinaryRow::from_serialized_bytes(at.partition)?)
+        .with_bucket(at.bucket)
+        .with_bucket_path(at.bucket_path.to_string())
+        .with_data_files(side.files.iter().map(|f| (*f).clone()).collect())
+        .with_data_deletion_files(side.vectors.clone())
+        .with_raw_convertible(false)
+        .build()?;
+    let batches: Vec<RecordBatch> = table
+        .new_read_builder()
+        .new_read()?
+        .to_arrow_key_values(&[split])?
+        .try_collect()
+        .await?;
+    let Some(first) = batches.first() else {
+        return Ok(winners);
+    };
+    let schema = first.schema();
+    let key_columns: Vec<usize> = table
+        .schema()
+        .primary_keys()
+        .iter()
+        .map(|key| schema.index_of(key).map_err(arrow_error))
+        .collect::<paimon::Result<_>>()?;
+    let sort_fields = |columns: &[usize]| -> Vec<SortField> {
+        columns
+            .iter()
+            .map(|&c| SortField::new(schema.field(c).data_type().clone()))
+            .collect()
+    };
+    let all_columns: Vec<usize> = (0..schema.fields().len()).collect();
+    let keys = RowConverter::new(sort_fields(&key_columns)).map_err(arrow_error)?;
+    let rows = RowConverter::new(sort_fields(&all_columns)).map_err(arrow_error)?;
+    let missing = |name: &str| paimon::Error::DataInvalid {
+        message: format!("a key-value read lacks its {name} column"),
+        source: None,
+    };
+    for batch in &batches {
+        let kinds = batch
+            .column(0)
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .ok_or_else(|| missing("rowkind"))?;
+        let sequences = batch
+            .column(1)
+            .as_any()
+            .downcast_ref::<Int64Array>()
+            .ok_or_else(|| missing("_SEQUENCE_NUMBER"))?;
+        let key_rows = keys
+            .convert_columns(
+                &key_columns
+                    .iter()
+                    .map(|&c| batch.column(c).clone())
+                    .collect::<Vec<_>>(),
+            )
+            .map_err(arrow_error)?;
+        let whole_rows = rows.convert_columns(batch.columns()).map_err(arrow_error)?;
+        for i in 0..batch.num_rows() {
+            let candidate = Winner {
+                sequence: sequences.value(i),
+                row: hasher.hash_one(whole_rows.row(i).as_ref()),
+                retracts: matches!(kinds.value(i), "-D" | "-U"),
+            };
+            let key = hasher.hash_one(key_rows.row(i).as_ref());
+            match winners.entry(key) {
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(candidate);
+                }
+                std::collections::hash_map::Entry::Occupied(mut slot) => {
+                    let current = slot.get().sequence;
+                    let wins = if first_row {
+                        candidate.sequence < current
+                    } else {
+                        candidate.sequence >= current
+                    };
+                    if wins {
+                        slot.insert(candidate);
+                    }
+                }
+            }
+        }
+    }
+    Ok(winners)
+}
+
+/// The first key whose winner the results change: a result's winner that is not the inputs',
+/// or a live (not retracting) winner of the inputs the results lost.
+fn changed_winner(inputs: &HashMap<u64, Winner>, results: &HashMap<u64, Winner>) -> Option<String> {
+    for (key, result) in results {
+        match inputs.get(key) {
+            Some(input) if input == result => {}
+            Some(input) => {
+                return Some(format!(
+                    "a key's winner is the row of sequence number {} in the inputs and of \
+                     sequence number {} in the results (or another row at it)",
+                    input.sequence, result.sequence
+                ))
+            }
+            None => return Some("a key the inputs do not have is in the results".into()),
+        }
+    }
+    inputs
+        .iter()
+        .find(|(key, input)| !input.retracts && !results.contains_key(*key))
+        .map(|(_, input)| {
+            format!(
+                "a key whose winner in the inputs (sequence number {}) is live is not in the \
+                 results",
+                input.sequence
+            )
+        })
+}
+
 /// Reads `side` of the bucket at `at` as a reader of just those files sees it, and returns its
 /// rows as a sorted list of 64-bit hashes of their canonical (arrow row format) bytes, keyed
 /// by `hasher` (SipHash with this process's random key, so a writer cannot aim a collision):
@@ -184,6 +331,11 @@ pub(crate) async fn verify_compactions(
     // On an empty table the only inputs a compaction may have are files its own commit adds:
     // they are read all the same (a split needs some snapshot id; the reader does not use it).
     let snapshot_id = state.snapshot.as_ref().map_or(0, |s| s.id());
+    // Primary-key tables ordered by sequence number compare every key's winner from the
+    // key-value rows (`Some(first_row)`); others the rows a reader sees.
+    let options = paimon::spec::CoreOptions::new(table.schema().options());
+    let key_values = (has_primary_keys && options.sequence_fields().is_empty())
+        .then(|| matches!(options.merge_engine(), Ok(MergeEngine::FirstRow)));
     let paths = TableCommit::new(table.clone(), String::new());
     let hasher = std::collections::hash_map::RandomState::new();
     // Per bucket: (first message, partition, bucket, inputs, results).
@@ -248,6 +400,30 @@ pub(crate) async fn verify_compactions(
             bucket,
             bucket_path: &bucket_path,
         };
+        if let Some(first_row) = key_values {
+            let read = |side| read_winners(&at, side, first_row, &hasher);
+            let winners_in = read(&inputs)
+                .await
+                .map_err(|e| CoordinatorError::paimon(during(), e))?;
+            let winners_out = read(&results)
+                .await
+                .map_err(|e| CoordinatorError::paimon(during(), e))?;
+            if let Some(change) = changed_winner(&winners_in, &winners_out) {
+                return Err(refuse(
+                    index,
+                    "compact_after".into(),
+                    Rule::CompactContent,
+                    format!(
+                        "the compaction changes which row wins a key: {change} ({} keys in the \
+                         inputs, {} in the results); a compaction keeps every key's winner, its \
+                         sequence number and row kind included",
+                        winners_in.len(),
+                        winners_out.len()
+                    ),
+                ));
+            }
+            continue;
+        }
         let read = |side| read_rows(&at, side, has_primary_keys, &hasher);
         let rows_in = read(&inputs)
             .await

@@ -817,7 +817,7 @@ async fn verified_compaction_refuses_a_primary_key_erase_the_metadata_allows() {
     assert_refused(
         send(&verifying, &[erase], 2).await,
         Rule::CompactContent,
-        "merged rows",
+        "changes which row wins a key",
     );
     before.assert_still(&table, "primary-key erase").await;
     // An in-place upgrade keeps the rows: verified and committed.

@@ -620,3 +620,100 @@ async fn a_new_data_file_missing_from_storage_is_refused_by_validate_and_commit(
     .await;
     before.assert_still(&table, "a missing data file").await;
 }
+
+/// Case 3 with verification: a compaction that takes every run (a legal pick) and writes each
+/// key's newest values, but from a writer whose sequence numbers start at 0 — below the
+/// inputs', inside the metadata's claimed range. The user columns read the same; the winners'
+/// sequence numbers do not, and a later older write would win again. Verification compares
+/// every key's winner with its sequence number and row kind.
+#[tokio::test]
+async fn verified_compaction_keeps_every_keys_winner_with_its_sequence_number() {
+    let warehouse = Warehouse::new();
+    let table = warehouse
+        .create_with_options("winners", Kind::FixedBucketPk, &[("bucket", "1")])
+        .await;
+    let ids: Vec<i32> = (0..10).collect();
+    let b = commit_pk_rows(&table, &ids, "old", 1).await;
+    let a = commit_pk_rows(&table, &ids, "new", 2).await;
+    let before = Unchanged::of(&table).await;
+    let inputs = [&a.new_files[0], &b.new_files[0]];
+    let coordinator = bind(&table, Binding::append(USER).with_verified_compaction()).await;
+
+    // The newest values, written by a writer of an empty twin table (sequence numbers from
+    // 0), and placed in this bucket's directory.
+    let twin = warehouse
+        .create_with_options("twin", Kind::FixedBucketPk, &[("bucket", "1")])
+        .await;
+    let rows: Vec<(i32, &str, String)> = ids.iter().map(|id| (*id, "a", "new".into())).collect();
+    let mut write = twin
+        .new_write_builder()
+        .with_commit_user(USER)
+        .unwrap()
+        .new_write()
+        .unwrap();
+    write
+        .write_arrow_batch(&batch_with_values(&rows))
+        .await
+        .unwrap();
+    let mut result = write.prepare_commit().await.unwrap()[0].new_files[0].clone();
+    let local = |t: &Table| std::path::PathBuf::from(t.location().trim_start_matches("file:"));
+    let from = super::support::find_files(&local(&twin), &result.file_name).remove(0);
+    let bucket_dir = super::support::find_files(&local(&table), &a.new_files[0].file_name)
+        .remove(0)
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    std::fs::copy(&from, bucket_dir.join(&result.file_name)).unwrap();
+    result.level = 5;
+    result.min_sequence_number = inputs.iter().map(|f| f.min_sequence_number).min().unwrap();
+    result.max_sequence_number = inputs.iter().map(|f| f.max_sequence_number).max().unwrap();
+    let lowered = compaction(
+        &a,
+        vec![a.new_files[0].clone(), b.new_files[0].clone()],
+        vec![result],
+    );
+    assert_refused_by_validate_and_commit(
+        &coordinator,
+        &[lowered],
+        3,
+        Rule::CompactContent,
+        "changes which row wins a key",
+    )
+    .await;
+    before
+        .assert_still(&table, "winners with lower sequence numbers")
+        .await;
+
+    // Both runs upgraded in place onto one level: two files of one key range at one level
+    // are no sorted run (a reader shows the older values), refused.
+    let (mut a_up, mut b_up) = (a.new_files[0].clone(), b.new_files[0].clone());
+    a_up.level = 5;
+    b_up.level = 5;
+    let one_level = compaction(
+        &a,
+        vec![a.new_files[0].clone(), b.new_files[0].clone()],
+        vec![a_up.clone(), b_up.clone()],
+    );
+    assert_refused_by_validate_and_commit(
+        &coordinator,
+        &[one_level],
+        3,
+        Rule::CompactRuns,
+        "a level above 0 is one sorted run",
+    )
+    .await;
+    before.assert_still(&table, "two runs at one level").await;
+    // The honest counterpart keeps every row and its sequence number: A (newer) upgraded to
+    // level 4, B (older) to level 5, as levels order runs by age.
+    a_up.level = 4;
+    let upgrade = compaction(
+        &a,
+        vec![a.new_files[0].clone(), b.new_files[0].clone()],
+        vec![a_up, b_up],
+    );
+    assert!(matches!(
+        send(&coordinator, &[upgrade], 3).await.unwrap(),
+        CommitOutcome::Committed { .. }
+    ));
+    assert!(read_rows(&table).await.iter().all(|(_, _, v)| v == "new"));
+}

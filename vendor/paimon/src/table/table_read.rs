@@ -233,6 +233,24 @@ impl<'a> TableRead<'a> {
         }
     }
 
+    /// Returns every physical row of the splits' files, unmerged (deletion vectors
+    /// applied), with a leading `rowkind` column (the row's `_VALUE_KIND`: `+I`, `-U`, `+U`,
+    /// `-D`) and its `_SEQUENCE_NUMBER`, then the read type's columns: what a merge of
+    /// those files decides a key's winner from. Primary-key tables only.
+    pub fn to_arrow_key_values(
+        &self,
+        data_splits: &[DataSplit],
+    ) -> crate::Result<ArrowRecordBatchStream> {
+        match &self.0 {
+            TableReadKind::Paimon(read) if !read.table.schema().primary_keys().is_empty() => {
+                read.audit_raw_data_splits(data_splits, true, true)
+            }
+            _ => Err(crate::Error::Unsupported {
+                message: "key-value rows are read from primary-key tables only".to_string(),
+            }),
+        }
+    }
+
     /// Returns rows with a leading `rowkind` column.
     ///
     /// Materialized snapshot rows are inserts (`+I`). Streaming primary-key
