@@ -24,6 +24,9 @@ const SHORT_SECRET: usize = 8;
 /// not (compared without case).
 const AUTHORIZATION_SCHEMES: [&str; 2] = ["bearer", "basic"];
 
+/// The shortest text after `Bearer`/`Basic` taken for a credential when no secret names it.
+const MIN_CREDENTIAL: usize = 8;
+
 /// The secret values of the warehouses this process opened, longest first.
 static REMEMBERED: RwLock<Vec<String>> = RwLock::new(Vec::new());
 
@@ -165,7 +168,8 @@ fn is_credential_char(c: char) -> bool {
 
 /// `text` with the credential after each `Bearer` or `Basic` scheme name (any case, then
 /// white space, `+` or `%20`) replaced by [`REDACTED`]. A scheme name inside a longer word
-/// (`unbearerish`) is left alone.
+/// (`unbearerish`) is left alone, and so is prose after one (fewer than 8 characters, or one
+/// lower-case word): secrets the process was given are replaced by value wherever they are.
 fn redact_authorization(text: &str) -> String {
     let lower = text.to_ascii_lowercase();
     let mut out = String::with_capacity(text.len());
@@ -199,7 +203,12 @@ fn redact_authorization(text: &str) -> String {
         let credential_len = text[credential_at..]
             .find(|c: char| !is_credential_char(c))
             .unwrap_or(text.len() - credential_at);
-        if credential_len == 0 || text[credential_at..].starts_with(REDACTED) {
+        let credential = &text[credential_at..credential_at + credential_len];
+        // Prose ("a bearer token is required") is not a credential: a credential has at least
+        // 8 characters and is not one lower-case word.
+        let prose =
+            credential.len() < MIN_CREDENTIAL || credential.bytes().all(|b| b.is_ascii_lowercase());
+        if prose || credential.starts_with(REDACTED) {
             continue;
         }
         out.push_str(&text[copied..credential_at]);
@@ -253,11 +262,18 @@ mod tests {
             format!("{{\"echo\":\"Authorization: Bearer {REDACTED}\"}}")
         );
         assert_eq!(
-            redact_authorization("authorization=bearer%20a%2Fb&x=1; BASIC  dXNlcjpwYXNz"),
+            redact_authorization("authorization=bearer%20a%2Fb0123456&x=1; BASIC  dXNlcjpwYXNz"),
             format!("authorization=bearer%20{REDACTED}&x=1; BASIC  {REDACTED}")
         );
-        // Not a scheme name: inside a word, or nothing after it.
-        for kept in ["unbearerish token", "the bearer", "Bearer: x", "Basically"] {
+        // Not a scheme name: inside a word, or nothing after it; not a credential: prose.
+        for kept in [
+            "unbearerish token",
+            "the bearer",
+            "Bearer: x",
+            "Basically",
+            "token is required for bearer token provider",
+            "a Bearer authentication failed",
+        ] {
             assert_eq!(redact_authorization(kept), kept);
         }
     }
