@@ -5,7 +5,12 @@
 //! paimon crate's reader, and by pypaimon (Paimon's own Python implementation, an independent
 //! reader) when `PAIMON_WIRE_PYPAIMON` names a Python that has it — and must equal the model.
 //! A hostile step must be refused (with the rule its class names) or be a rerun that commits
-//! nothing, and leave the snapshots unchanged.
+//! nothing, and leave the snapshots unchanged. Among them (issue 40): a second coordinator of
+//! the job committing the last identifier with other payloads (refused, rule
+//! `identifier-owner`) and with the same ones (already committed), and a deletion vector carried
+//! by a compaction with its length and cardinality but other positions (rule
+//! `deletion-vectors`, by content). The primary-key table's compactions are verified by every
+//! key's winner, sequence number and row kind included (rule `compact-content`).
 //!
 //! Honest writers are the paimon crate's (always), pypaimon's (its own write and commit, when
 //! `PAIMON_WIRE_PYPAIMON` is set) and real Paimon Java 2.0 writers that compact
@@ -526,7 +531,7 @@ c.close()
             .flat_map(|s| s.data_files().iter().cloned())
             .collect();
         let pk = self.primary_key();
-        match self.rng.below(9) {
+        match self.rng.below(11) {
             0 => {
                 // Erase: the bucket compacted into nothing.
                 let rule = if pk {
@@ -640,6 +645,78 @@ c.close()
                 std::mem::swap(&mut file.min_key, &mut file.max_key);
                 self.expect_refused("swapped key range", messages, Some(Rule::KeyRange), None)
                     .await
+            }
+            8 => {
+                // A second coordinator of the job (an engine's failover) commits the last
+                // identifier again: with other payloads it is refused, with the very same
+                // ones it reports the identifier committed. Either way nothing is published.
+                let Some((messages, identifier)) = self.last.clone() else {
+                    return Step::Skipped("second coordinator: nothing committed yet");
+                };
+                let second = bind(&self.table, self.coordinator.binding().clone()).await;
+                let rows = self.random_rows(2);
+                let other = write(&self.table, &rows).await;
+                let refused = send(&second, &other, identifier).await;
+                assert!(
+                    matches!(refused, Err(CoordinatorError::IdentifierReused { .. })),
+                    "another payload under a committed identifier: {refused:?}"
+                );
+                let again = send(&second, &messages, identifier).await;
+                assert!(
+                    matches!(again, Ok(CommitOutcome::AlreadyCommitted { .. })),
+                    "the same payload under its committed identifier: {again:?}"
+                );
+                Step::Hostile("second coordinator, one identifier", None)
+            }
+            9 if !pk => {
+                // A live deletion vector carried by a compaction of another file, with the
+                // same length and cardinality but other positions (rows it hid come back,
+                // live rows are hidden).
+                let vectors = self.live_vectors(&partition, bucket).await;
+                let carried = vectors.iter().find_map(|v| {
+                    let (name, range) = v.deletion_vectors_ranges.as_ref()?.iter().next()?;
+                    Some((v.clone(), name.clone(), range.cardinality?))
+                });
+                let Some((live, name, hidden)) = carried else {
+                    return Step::Skipped("carried vector: no deletion vector in the bucket");
+                };
+                let Some(other) = files.iter().find(|f| f.file_name != name) else {
+                    return Step::Skipped("carried vector: one file in the bucket");
+                };
+                let Some(target) = files.iter().find(|f| f.file_name == name) else {
+                    return Step::Skipped("carried vector: its file is not in the bucket");
+                };
+                if other.delete_row_count.unwrap_or(0) > 0 || target.row_count <= hidden {
+                    return Step::Skipped("carried vector: no room to shift its positions");
+                }
+                // Honest deletes hide the first rows: positions 0..n. Shifted by one.
+                let shifted: Vec<u32> = (1..=hidden as u32).collect();
+                let single = paimon::table::DataSplit::builder()
+                    .with_snapshot(splits[0].snapshot_id())
+                    .with_partition(splits[0].partition().clone())
+                    .with_bucket(bucket)
+                    .with_bucket_path(splits[0].bucket_path().to_string())
+                    .with_data_files(vec![other.clone()])
+                    .with_raw_convertible(true)
+                    .build()
+                    .unwrap();
+                let rows = rows_of(&self.table, &[single]).await;
+                let after: Vec<DataFileMeta> = write(&self.table, &rows)
+                    .await
+                    .into_iter()
+                    .flat_map(|m| m.new_files)
+                    .collect();
+                let mut message = compaction(&partition, bucket, vec![other.clone()], after);
+                message.compact_deleted_index_files = vec![live];
+                message.compact_new_index_files =
+                    vec![write_deletion_vectors(&self.table, &[(&name, &shifted)])];
+                self.expect_refused(
+                    "carried vector, other positions",
+                    vec![message],
+                    Some(Rule::DeletionVectors),
+                    None,
+                )
+                .await
             }
             _ if !pk => {
                 // A deletion vector slipped into a compaction, on a file it does not compact.
