@@ -51,7 +51,8 @@ static paimon_wire_error *commit_payload(const paimon_wire_table *table, paimon_
 /* A log callback that prints every record, and records errors as common.h's recorder does. */
 static void print_record(void *user_data, paimon_wire_log_level level, const char *target,
                          const char *message) {
-  if (paimon_wire_test_error_log >= 0) paimon_wire_test_record_error(user_data, level, target, message);
+  if (paimon_wire_test_error_log >= 0)
+    paimon_wire_test_record_error(user_data, level, target, message);
   printf("log %d %s: %s\n", (int)level, target, message);
 }
 
