@@ -559,7 +559,9 @@ def echoing_rest_server(body: str) -> Iterator[str]:
         serving.join(10)
 
 
-@pytest.mark.parametrize("spelled", TOKEN_SPELLINGS)
+@pytest.mark.parametrize(
+    "spelled", TOKEN_SPELLINGS, ids=["raw", "json-slash", "json-u002f", "percent-upper", "percent-lower"]
+)
 def test_a_token_a_rest_server_echoes_in_any_spelling_is_never_in_the_exception(spelled, caplog):
     """The server echoes the bearer token in an error body without a `message` field: the
     exception shows the echo redacted, and no spelling of the token is in its text, repr,
