@@ -188,7 +188,10 @@ impl From<CodecError> for FfiError {
 }
 
 impl From<paimon_wire_core::paimon::Error> for FfiError {
+    /// A paimon crate error of the library's own (a writer's): no secret of a warehouse this
+    /// process opened shows in it, in any spelling (`coordinator::without_secrets`).
     fn from(e: paimon_wire_core::paimon::Error) -> Self {
+        let e = paimon_wire_core::coordinator::without_secrets(e);
         Self::new(paimon_code(&e), e.to_string())
     }
 }

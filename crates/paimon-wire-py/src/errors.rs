@@ -359,6 +359,9 @@ impl From<Error> for PyErr {
                 }
             }
             Error::Paimon { during, source } => {
+                // No secret of a warehouse this process opened shows, in any spelling.
+                let source = paimon_wire::coordinator::without_secrets(source);
+                let during = paimon_wire::secrets::redact_remembered(&during);
                 let message = format!(
                     "{during}: {}",
                     paimon_wire::coordinator::PlainPaimonError(&source)

@@ -493,6 +493,10 @@ pub(crate) async fn commit_once(
         coordinator.table.clone(),
         coordinator.binding.commit_user.clone(),
     );
+    // Every file the commit adds was checked to exist (rule missing-file, in
+    // `table_state::check`, which every path that commits ran first): the crate does not list
+    // them again.
+    table_commit = table_commit.with_added_files_checked();
     table_commit = table_commit.with_snapshot_properties(HashMap::from([(
         COMMIT_DIGEST_PROPERTY.into(),
         identity.digest.clone(),

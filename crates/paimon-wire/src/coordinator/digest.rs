@@ -26,22 +26,22 @@ use super::table_state::partition_key;
 /// The snapshot property holding the digest of the commit that made the snapshot.
 pub(crate) const COMMIT_DIGEST_PROPERTY: &str = "paimon-wire.commit-digest";
 
-/// Appends length-prefixed fields to one file's canonical encoding.
-#[derive(Default)]
-struct Canonical(Vec<u8>);
+/// Feeds length-prefixed fields of one file's canonical encoding to SHA-256 as they come: no
+/// buffer, and a file's hash starts from its list's (a clone of the hasher's state).
+#[derive(Default, Clone)]
+struct Canonical(Sha256);
 
 impl Canonical {
     fn bytes(&mut self, bytes: &[u8]) -> &mut Self {
-        self.0
-            .extend_from_slice(&(bytes.len() as u64).to_le_bytes());
-        self.0.extend_from_slice(bytes);
+        self.0.update((bytes.len() as u64).to_le_bytes());
+        self.0.update(bytes);
         self
     }
     fn str(&mut self, value: &str) -> &mut Self {
         self.bytes(value.as_bytes())
     }
     fn int(&mut self, value: i64) -> &mut Self {
-        self.0.extend_from_slice(&value.to_le_bytes());
+        self.0.update(value.to_le_bytes());
         self
     }
     fn optional_int(&mut self, value: Option<i64>) -> &mut Self {
@@ -56,13 +56,13 @@ impl Canonical {
             Some(v) => self.int(1).bytes(v),
         }
     }
-    fn finish(&self) -> [u8; 32] {
-        Sha256::digest(&self.0).into()
+    fn finish(self) -> [u8; 32] {
+        self.0.finalize().into()
     }
 }
 
 fn data_file(place: &Canonical, file: &DataFileMeta) -> [u8; 32] {
-    let mut c = Canonical(place.0.clone());
+    let mut c = place.clone();
     c.str(&file.file_name)
         .int(i64::from(file.level))
         .int(file.row_count)
@@ -84,7 +84,7 @@ fn data_file(place: &Canonical, file: &DataFileMeta) -> [u8; 32] {
 }
 
 fn index_file(place: &Canonical, file: &IndexFileMeta) -> [u8; 32] {
-    let mut c = Canonical(place.0.clone());
+    let mut c = place.clone();
     c.str(&file.index_type)
         .str(&file.file_name)
         .int(file.file_size)
@@ -181,7 +181,9 @@ pub(crate) fn added_file_fingerprint(partition: &[u8], bucket: i32, file: &DataF
         .int(file.row_count)
         .int(file.file_size);
     let hash = c.finish();
-    u128::from_le_bytes(hash[..16].try_into().expect("16 of 32 bytes"))
+    let mut low = [0u8; 16];
+    low.copy_from_slice(&hash[..16]);
+    u128::from_le_bytes(low)
 }
 
 /// What a commit is, for telling it from another commit under the same identifier: the

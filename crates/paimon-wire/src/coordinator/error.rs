@@ -164,10 +164,19 @@ impl fmt::Display for Rule {
     }
 }
 
-/// `source` unchanged if neither its text nor any cause in its chain shows a secret; else an
-/// error of the same kind (a commit conflict stays one) whose message is the whole text with
-/// the secrets replaced.
-fn without_secrets(source: paimon::Error) -> paimon::Error {
+/// `source` unchanged if neither its text nor any cause in its chain shows a secret this
+/// process was given, or an `Authorization` credential ([`crate::secrets`]); else an error of
+/// the same class whose message is the whole text with them replaced and whose cause chain
+/// is dropped: a commit conflict stays one, an I/O error stays one (`IoUnsupported`, the I/O
+/// variant that takes a message), a configuration, unsupported-feature or invalid-data error
+/// keeps its variant, anything else becomes an unexpected error. Every surface builds its
+/// error codes and exceptions from the class, so a redacted error keeps its code.
+///
+/// The coordinator applies it to every error of the paimon crate
+/// (`CoordinatorError::paimon`); the C library and the Python module apply it where they
+/// turn a paimon crate error of their own (a writer's) into theirs.
+pub fn without_secrets(source: paimon::Error) -> paimon::Error {
+    use paimon::Error as E;
     let text = PlainPaimonError(&source).to_string();
     let redacted = crate::secrets::redact_remembered(&text);
     let mut shows_secret = redacted != text;
@@ -182,12 +191,23 @@ fn without_secrets(source: paimon::Error) -> paimon::Error {
     if !shows_secret {
         return source;
     }
+    let message = redacted;
     match source {
-        paimon::Error::CommitConflict { .. } => paimon::Error::CommitConflict {
-            message: redacted,
+        E::CommitConflict { .. } => E::CommitConflict {
+            message,
             source: None,
         },
-        _ => paimon::Error::ConfigInvalid { message: redacted },
+        E::IoUnexpected { .. } | E::IoUnsupported { .. } => E::IoUnsupported { message },
+        E::ConfigInvalid { .. } | E::IdentifierInvalid { .. } => E::ConfigInvalid { message },
+        E::Unsupported { .. } => E::Unsupported { message },
+        E::DataInvalid { .. } => E::DataInvalid {
+            message,
+            source: None,
+        },
+        _ => E::UnexpectedError {
+            message,
+            source: None,
+        },
     }
 }
 

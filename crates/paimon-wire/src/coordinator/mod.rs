@@ -179,8 +179,8 @@ use paimon::table::{CommitMessage, Table};
 
 pub use commit::{AbortReport, CommitOutcome, SkippedFile};
 pub use error::{
-    CoordinatorError, CoordinatorResult, MergeConflict, MessageOrigin, PlainPaimonError, Rule,
-    ValidationError,
+    without_secrets, CoordinatorError, CoordinatorResult, MergeConflict, MessageOrigin,
+    PlainPaimonError, Rule, ValidationError,
 };
 pub use hash_index::{DEFAULT_HASH_INDEX_BUDGET, HASH_INDEX_READ_CHUNK, MAX_HASH_INDEX_BYTES};
 pub use one_writer::SharedBucket;

@@ -277,6 +277,9 @@ pub struct TableCommit {
     partition_default_name: String,
     /// Properties recorded in every snapshot this commit makes (Java `Snapshot#properties`).
     snapshot_properties: Option<std::collections::HashMap<String, String>>,
+    /// Whether the caller checked that every file the commit adds exists, so the commit need
+    /// not list them again ([`TableCommit::with_added_files_checked`]).
+    added_files_checked: bool,
 }
 
 impl TableCommit {
@@ -319,7 +322,17 @@ impl TableCommit {
             data_evolution_enabled,
             partition_default_name,
             snapshot_properties: None,
+            added_files_checked: false,
         }
+    }
+
+    /// Tells the commit that the caller has checked that every file it adds (data,
+    /// changelog and index files, with their extra files) exists in storage, so the filtering
+    /// commits (`filter_and_commit*`) skip their own check of the same files: for a large
+    /// commit on an object store that check lists every bucket directory, once more.
+    pub fn with_added_files_checked(mut self) -> Self {
+        self.added_files_checked = true;
+        self
     }
 
     /// Records `properties` in every snapshot this commit makes (Java `Snapshot#properties`,
@@ -1113,7 +1126,7 @@ impl TableCommit {
         let commit_empty_append =
             !self.ignore_empty_commit && matches!(plan, CommitEntriesPlan::Direct { .. });
         let check_append_files = filter_committed;
-        let mut recovered_files_checked = false;
+        let mut recovered_files_checked = self.added_files_checked;
 
         let mut publication_uncertain = false;
         let mut last_publication_error = None;
