@@ -640,11 +640,11 @@ fn shared_commit_user(remote: bool) {
 }
 
 /// One commit user and one identifier per round (`PAIMON_WIRE_RACE_ONE_ID_ROUNDS` rounds,
-/// default 6, 100 with `PAIMON_WIRE_LONG_TESTS=1`, of 4 processes): with other payloads
+/// default 6, 200 with `PAIMON_WIRE_LONG_TESTS=1`, of 4 processes): with other payloads
 /// exactly one process reports success and its rows are in the table; with the same payload
 /// all may, and its rows are in once.
 fn one_identifier(remote: bool, same_payload: bool) {
-    let rounds = env_or("PAIMON_WIRE_RACE_ONE_ID_ROUNDS", short_or_long(6, 100));
+    let rounds = env_or("PAIMON_WIRE_RACE_ONE_ID_ROUNDS", short_or_long(6, 200));
     let counts = race(Race {
         remote,
         committers: 4,
