@@ -4,6 +4,9 @@
 mod common;
 
 use common::{failure, run};
+#[path = "../../paimon-wire/tests/common/echoing_server.rs"]
+mod echoing_server;
+use echoing_server::EchoingServer;
 
 fn payload_file(dir: &tempfile::TempDir) -> String {
     let path = dir.path().join("payload.bin");
@@ -223,7 +226,6 @@ fn a_rest_catalog_warehouse_is_a_name_not_a_path() {
 /// requests (bounded count and time).
 #[test]
 fn a_token_a_rest_server_echoes_in_any_spelling_is_never_printed() {
-    use std::io::{Read, Write};
     const TOKEN: &str = "s3cr3t/t0ken+abc=xyz";
     let spellings = [
         TOKEN.to_string(),
@@ -233,42 +235,14 @@ fn a_token_a_rest_server_echoes_in_any_spelling_is_never_printed() {
         "s3cr3t%2ft0ken%2babc%3dxyz".to_string(),
     ];
     for spelled in &spellings {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
         let body = format!(
             "{{\"error\":\"bad credentials {spelled}\",\"echo\":\"Authorization: Bearer {}\"}}",
             TOKEN.replace('/', "\\/")
         );
-        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let stopped = stop.clone();
-        // Answers every connection until told to stop, or for 60 s at most.
-        let server = std::thread::spawn(move || {
-            listener.set_nonblocking(true).unwrap();
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-            while !stopped.load(std::sync::atomic::Ordering::SeqCst)
-                && std::time::Instant::now() < deadline
-            {
-                let Ok((mut stream, _)) = listener.accept() else {
-                    std::thread::sleep(std::time::Duration::from_millis(10));
-                    continue;
-                };
-                stream.set_nonblocking(false).unwrap();
-                stream
-                    .set_read_timeout(Some(std::time::Duration::from_secs(5)))
-                    .unwrap();
-                let mut request = [0u8; 8192];
-                let _ = stream.read(&mut request);
-                let response = format!(
-                    "HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\n\
-                     content-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = stream.write_all(response.as_bytes());
-            }
-        });
+        let server = EchoingServer::start(body);
         let dir = tempfile::tempdir().unwrap();
         let payload = payload_file(&dir);
-        let uri = format!("uri=http://127.0.0.1:{port}");
+        let uri = format!("uri=http://127.0.0.1:{}", server.port);
         let token = format!("token={TOKEN}");
         let args = [
             "validate",
@@ -308,7 +282,6 @@ fn a_token_a_rest_server_echoes_in_any_spelling_is_never_printed() {
                 "{secret:?} printed: {printed}"
             );
         }
-        stop.store(true, std::sync::atomic::Ordering::SeqCst);
-        server.join().unwrap();
+        drop(server);
     }
 }

@@ -137,61 +137,9 @@ fn commit_conflict() {
     assert!(stdout.starts_with("ok COMMIT_CONFLICT: "), "{stdout}");
 }
 
-/// A REST server on 127.0.0.1 that answers every request with HTTP 500 and `body`, until it is
-/// dropped (or for 60 s at most).
-struct EchoingServer {
-    port: u16,
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl EchoingServer {
-    fn start(body: String) -> Self {
-        use std::io::{Read, Write};
-        use std::sync::atomic::{AtomicBool, Ordering};
-        use std::time::{Duration, Instant};
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        listener.set_nonblocking(true).unwrap();
-        let stop = std::sync::Arc::new(AtomicBool::new(false));
-        let stopped = stop.clone();
-        let thread = std::thread::spawn(move || {
-            let deadline = Instant::now() + Duration::from_secs(60);
-            while !stopped.load(Ordering::SeqCst) && Instant::now() < deadline {
-                let Ok((mut stream, _)) = listener.accept() else {
-                    std::thread::sleep(Duration::from_millis(10));
-                    continue;
-                };
-                stream.set_nonblocking(false).unwrap();
-                stream
-                    .set_read_timeout(Some(Duration::from_secs(5)))
-                    .unwrap();
-                let mut request = [0u8; 8192];
-                let _ = stream.read(&mut request);
-                let response = format!(
-                    "HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\n\
-                     content-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = stream.write_all(response.as_bytes());
-            }
-        });
-        Self {
-            port,
-            stop,
-            thread: Some(thread),
-        }
-    }
-}
-
-impl Drop for EchoingServer {
-    fn drop(&mut self) {
-        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
+#[path = "../../paimon-wire/tests/common/echoing_server.rs"]
+mod echoing_server;
+use echoing_server::EchoingServer;
 
 /// Issue 40 case 8 through the C library: a REST server that echoes the bearer token, in any
 /// spelling, in an error body without a `message` field. `paimon_wire_table_open`'s error shows

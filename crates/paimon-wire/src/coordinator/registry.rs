@@ -10,6 +10,7 @@
 //! rules judge the outcome of publishing, so only `commit` meets them.
 
 use super::error::Rule;
+use super::fields::{DATA_LISTS, INDEX_LISTS};
 
 /// When a rule is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,19 +46,21 @@ pub struct RuleEntry {
     pub tests: &'static [&'static str],
 }
 
-/// The data lists and the index lists.
-const EVERY_LIST: &[&str] = &[
-    "new_files",
-    "deleted_files",
-    "new_changelog_files",
-    "compact_before",
-    "compact_after",
-    "compact_changelog_files",
-    "new_index_files",
-    "deleted_index_files",
-    "compact_new_index_files",
-    "compact_deleted_index_files",
-];
+/// The data lists and the index lists, in wire order.
+const EVERY_LIST: &[&str] = &every_list();
+const fn every_list() -> [&'static str; DATA_LISTS.len() + INDEX_LISTS.len()] {
+    let mut lists = [""; DATA_LISTS.len() + INDEX_LISTS.len()];
+    let mut i = 0;
+    while i < lists.len() {
+        lists[i] = if i < DATA_LISTS.len() {
+            DATA_LISTS[i]
+        } else {
+            INDEX_LISTS[i - DATA_LISTS.len()]
+        };
+        i += 1;
+    }
+    lists
+}
 const ADDED_DATA: &[&str] = &[
     "new_files",
     "new_changelog_files",
@@ -68,12 +71,6 @@ const COMPACTION: &[&str] = &[
     "compact_before",
     "compact_after",
     "compact_changelog_files",
-    "compact_new_index_files",
-    "compact_deleted_index_files",
-];
-const INDEX_LISTS: &[&str] = &[
-    "new_index_files",
-    "deleted_index_files",
     "compact_new_index_files",
     "compact_deleted_index_files",
 ];
@@ -149,7 +146,7 @@ pub const REGISTRY: [RuleEntry; 29] = [
         module: "validate",
         stage: Stage::Message,
         protects: "index files are of a type Paimon defines, spelled as Paimon writes it",
-        lists: INDEX_LISTS,
+        lists: &INDEX_LISTS,
         tests: &["crates/paimon-wire/tests/coordinator/hostile.rs::index_entries_are_checked_against_their_file_and_the_schema"],
     },
     RuleEntry {
@@ -176,7 +173,7 @@ pub const REGISTRY: [RuleEntry; 29] = [
         module: "hash_index",
         stage: Stage::Message,
         protects: "a bucket whose HASH index a message deletes gets its new one in the same message, whatever the binding allows",
-        lists: INDEX_LISTS,
+        lists: &INDEX_LISTS,
         tests: &["crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_hash_index_deleted_without_a_replacement_is_refused_in_every_list", "crates/paimon-wire/tests/coordinator/hash_index.rs::hash_indexes_in_the_compaction_lists_are_checked_too"],
     },
     RuleEntry {
@@ -292,9 +289,9 @@ pub const REGISTRY: [RuleEntry; 29] = [
         name: "deletion-vectors",
         module: "deletion_vectors",
         stage: Stage::TableState,
-        protects: "a deletion vector is dropped or added only with its file's compaction, carried with its very positions, and hides only rows of its own file",
-        lists: &["compact_before", "compact_after", "new_index_files", "compact_new_index_files", "compact_deleted_index_files"],
-        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::compaction_deletion_vectors_cannot_hide_rows", "crates/paimon-wire/tests/coordinator/hostile_round_3.rs::compaction_deletion_vectors_cannot_resurrect_rows", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_carried_deletion_vector_with_other_positions_is_refused", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_deletion_vector_beyond_its_result_is_refused"],
+        protects: "a live file's deletion vector only grows, in either increment (read by content); a compaction leaves the vectors of files it does not rewrite as they are; a vector hides only rows of its own file; a file has one vector",
+        lists: &["new_files", "deleted_files", "compact_before", "compact_after", "new_index_files", "deleted_index_files", "compact_new_index_files", "compact_deleted_index_files"],
+        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::compaction_deletion_vectors_cannot_hide_rows", "crates/paimon-wire/tests/coordinator/hostile_round_3.rs::compaction_deletion_vectors_cannot_resurrect_rows", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_carried_deletion_vector_with_other_positions_is_refused", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_deletion_vector_beyond_its_result_is_refused", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_data_increment_cannot_shrink_or_drop_a_live_deletion_vector"],
     },
     RuleEntry {
         rule: Rule::MissingFile,

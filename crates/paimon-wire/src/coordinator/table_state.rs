@@ -154,8 +154,7 @@ pub(crate) async fn check(
     check_deleted_files_are_live(messages, &state)?;
     super::compaction::check_against_table(&coordinator.rules, messages, &state)?;
     super::sorted_runs::check_against_table(&coordinator.rules, messages, &state)?;
-    super::deletion_vectors::check_against_table(messages, &state)?;
-    super::deletion_vectors::check_contents(coordinator, messages, &state).await?;
+    super::deletion_vectors::check_against_table(coordinator, messages, &state).await?;
     super::hash_index::check_against_table(coordinator, messages, &state).await?;
     check_added_files_exist(coordinator, messages).await?;
     if coordinator.binding.verify_compaction && messages.iter().any(has_compaction) {

@@ -120,6 +120,24 @@ struct BucketLocation<'a> {
     bucket_path: &'a str,
 }
 
+/// A split that reads exactly `side`'s files, with their deletion vectors, from the bucket at
+/// `at`; `raw_convertible` reads them as they are, without merging keys.
+fn split_of(
+    at: &BucketLocation<'_>,
+    side: &Side<'_>,
+    raw_convertible: bool,
+) -> paimon::Result<DataSplit> {
+    DataSplit::builder()
+        .with_snapshot(at.snapshot_id)
+        .with_partition(BinaryRow::from_serialized_bytes(at.partition)?)
+        .with_bucket(at.bucket)
+        .with_bucket_path(at.bucket_path.to_string())
+        .with_data_files(side.files.iter().map(|f| (*f).clone()).collect())
+        .with_data_deletion_files(side.vectors.clone())
+        .with_raw_convertible(raw_convertible)
+        .build()
+}
+
 /// One key's winner among a side's key-value rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Winner {
@@ -146,19 +164,10 @@ async fn read_winners(
         return Ok(winners);
     }
     let table = at.table;
-    let split = DataSplit::builder()
-        .with_snapshot(at.snapshot_id)
-        .with_partition(BinaryRow::from_serialized_bytes(at.partition)?)
-        .with_bucket(at.bucket)
-        .with_bucket_path(at.bucket_path.to_string())
-        .with_data_files(side.files.iter().map(|f| (*f).clone()).collect())
-        .with_data_deletion_files(side.vectors.clone())
-        .with_raw_convertible(false)
-        .build()?;
     let batches: Vec<RecordBatch> = table
         .new_read_builder()
         .new_read()?
-        .to_arrow_key_values(&[split])?
+        .to_arrow_key_values(&[split_of(at, side, false)?])?
         .try_collect()
         .await?;
     let Some(first) = batches.first() else {
@@ -273,20 +282,11 @@ async fn read_rows(
     if side.files.is_empty() {
         return Ok(Vec::new());
     }
-    let table = at.table;
-    let split = DataSplit::builder()
-        .with_snapshot(at.snapshot_id)
-        .with_partition(BinaryRow::from_serialized_bytes(at.partition)?)
-        .with_bucket(at.bucket)
-        .with_bucket_path(at.bucket_path.to_string())
-        .with_data_files(side.files.iter().map(|f| (*f).clone()).collect())
-        .with_data_deletion_files(side.vectors.clone())
-        .with_raw_convertible(!merge)
-        .build()?;
-    let batches: Vec<RecordBatch> = table
+    let batches: Vec<RecordBatch> = at
+        .table
         .new_read_builder()
         .new_read()?
-        .to_arrow(&[split])?
+        .to_arrow(&[split_of(at, side, !merge)?])?
         .try_collect()
         .await?;
     let mut rows = Vec::new();

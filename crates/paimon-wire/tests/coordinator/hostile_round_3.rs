@@ -169,12 +169,29 @@ async fn compaction_deletion_vectors_cannot_hide_rows() {
         Rule::CompactIncrement,
         "opt-in",
     );
+    // X keeps its live vector, so the slipped one would be X's second.
     assert_refused(
         send(&bind(table, compacting()).await, &[hide], 3).await,
         Rule::DeletionVectors,
-        "not one of its results",
+        "would have two deletion vectors",
     );
     before.assert_still(table, "hide").await;
+
+    // Compact X (dropping its vector with it) and slip a first vector onto Y, which has none
+    // and is not compacted.
+    let rewrite_x = files(&worker_messages(table, &rows_in_a(5..10)).await);
+    let mut hide_y = compaction(&setup.x, setup.x.new_files.clone(), rewrite_x);
+    hide_y.compact_deleted_index_files = vec![setup.live_vector.clone()];
+    hide_y.compact_new_index_files = vec![write_deletion_vectors(
+        table,
+        &[(setup.y.new_files[0].file_name.as_str(), &[0, 1])],
+    )];
+    assert_refused(
+        send(&bind(table, compacting()).await, &[hide_y], 3).await,
+        Rule::DeletionVectors,
+        "not one of its results",
+    );
+    before.assert_still(table, "hide Y").await;
 }
 
 #[tokio::test]

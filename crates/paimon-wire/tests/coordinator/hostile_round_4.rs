@@ -301,11 +301,92 @@ async fn a_deletion_vector_beyond_its_result_is_refused() {
     assert_eq!(read_rows(&table).await, expected(&rows_in_a(5..20)));
 }
 
+/// The same invariant in the data increment (a binding with deletes, as Spark's `DELETE` on
+/// a deletion-vector table commits): the new vector of a live file must hold every position
+/// of the one it replaces, hide only rows of its file, and be the file's only vector.
+#[tokio::test]
+async fn a_data_increment_cannot_shrink_or_drop_a_live_deletion_vector() {
+    let WithDeletionVector {
+        table,
+        x,
+        live_vector,
+        _warehouse,
+        ..
+    } = with_deletion_vector().await;
+    let before = Unchanged::of(&table).await;
+    let deleting = bind(&table, Binding::append(USER).with_deletes()).await;
+    let x_name = x.new_files[0].file_name.as_str();
+    // X's live vector hides positions 0..5. Each case replaces (or keeps) it in the data lists.
+    let message = |drop_live: bool, vectors: &[(&str, &[u32])]| {
+        let mut message = CommitMessage::new(x.partition.clone(), x.bucket, vec![]);
+        if drop_live {
+            message.deleted_index_files = vec![live_vector.clone()];
+        }
+        if !vectors.is_empty() {
+            message.new_index_files = vec![write_deletion_vectors(&table, vectors)];
+        }
+        message
+    };
+    let cases: [(&str, CommitMessage, &str); 4] = [
+        (
+            "a smaller vector: rows 2..5 of X would come back",
+            message(true, &[(x_name, &[0, 1])]),
+            "no longer hides position 2",
+        ),
+        (
+            "other positions of the same count",
+            message(true, &[(x_name, &[5, 6, 7, 8, 9])]),
+            "no longer hides position 0",
+        ),
+        (
+            "the live vector dropped with no replacement",
+            message(true, &[]),
+            "neither deletes nor carries",
+        ),
+        (
+            "a position past X's 10 rows",
+            message(true, &[(x_name, &[0, 1, 2, 3, 4, 10])]),
+            "hides position 10 of a file of 10 rows",
+        ),
+    ];
+    for (case, bad, words) in cases {
+        let payload = [bad];
+        assert_refused_by_validate_and_commit(&deleting, &payload, 3, Rule::DeletionVectors, words)
+            .await;
+        before.assert_still(&table, case).await;
+    }
+    // A second vector for X beside the live one.
+    assert_refused_by_validate_and_commit(
+        &deleting,
+        &[message(false, &[(x_name, &[5])])],
+        3,
+        Rule::DeletionVectors,
+        "would have two deletion vectors",
+    )
+    .await;
+    before.assert_still(&table, "two vectors").await;
+
+    // The honest delete: X's vector grows by positions 5 and 7 (ids 5 and 7).
+    assert!(matches!(
+        send(
+            &deleting,
+            &[message(true, &[(x_name, &[0, 1, 2, 3, 4, 5, 7])])],
+            3
+        )
+        .await
+        .unwrap(),
+        CommitOutcome::Committed { .. }
+    ));
+    let mut rows = rows_in_a(6..20);
+    rows.retain(|row| row.0 != 7);
+    assert_eq!(read_rows(&table).await, expected(&rows));
+}
+
 // ---- 3. A primary-key compaction picks whole sorted runs from the newest down --------------
 
-/// Writes `rows` of partition `a` (value `value` for each) through a new writer and commits
-/// them; returns the message of the bucket of id 0.
-async fn commit_pk_rows(table: &Table, ids: &[i32], value: &str, identifier: i64) -> CommitMessage {
+/// Writes ids `ids` of partition `a`, each with `value`, through a new writer of `table`, and
+/// returns its prepared messages (not committed).
+async fn write_pk_rows(table: &Table, ids: &[i32], value: &str) -> Vec<CommitMessage> {
     let rows: Vec<(i32, &str, String)> = ids.iter().map(|id| (*id, "a", value.into())).collect();
     let mut write = table
         .new_write_builder()
@@ -317,7 +398,13 @@ async fn commit_pk_rows(table: &Table, ids: &[i32], value: &str, identifier: i64
         .write_arrow_batch(&batch_with_values(&rows))
         .await
         .unwrap();
-    let messages = write.prepare_commit().await.unwrap();
+    write.prepare_commit().await.unwrap()
+}
+
+/// Writes ids `ids` of partition `a` (value `value` for each) through a new writer and
+/// commits them; returns the message of the bucket of id 0.
+async fn commit_pk_rows(table: &Table, ids: &[i32], value: &str, identifier: i64) -> CommitMessage {
+    let messages = write_pk_rows(table, ids, value).await;
     send(&append_coordinator(table).await, &messages, identifier)
         .await
         .unwrap();
@@ -342,22 +429,9 @@ async fn pk_result(
     ids: &[i32],
     level: i32,
 ) -> DataFileMeta {
-    let rows: Vec<(i32, &str, String)> = ids.iter().map(|id| (*id, "a", "merged".into())).collect();
-    let mut write = table
-        .new_write_builder()
-        .with_commit_user(USER)
-        .unwrap()
-        .new_write()
-        .unwrap();
-    write
-        .write_arrow_batch(&batch_with_values(&rows))
-        .await
-        .unwrap();
     let bucket = inputs[0];
-    let mut result = write
-        .prepare_commit()
+    let mut result = write_pk_rows(table, ids, "merged")
         .await
-        .unwrap()
         .into_iter()
         .flat_map(|m| m.new_files)
         .find(|f| f.row_count > 0 && bucket.schema_id == f.schema_id)
@@ -644,18 +718,7 @@ async fn verified_compaction_keeps_every_keys_winner_with_its_sequence_number() 
     let twin = warehouse
         .create_with_options("twin", Kind::FixedBucketPk, &[("bucket", "1")])
         .await;
-    let rows: Vec<(i32, &str, String)> = ids.iter().map(|id| (*id, "a", "new".into())).collect();
-    let mut write = twin
-        .new_write_builder()
-        .with_commit_user(USER)
-        .unwrap()
-        .new_write()
-        .unwrap();
-    write
-        .write_arrow_batch(&batch_with_values(&rows))
-        .await
-        .unwrap();
-    let mut result = write.prepare_commit().await.unwrap()[0].new_files[0].clone();
+    let mut result = write_pk_rows(&twin, &ids, "new").await[0].new_files[0].clone();
     let local = |t: &Table| std::path::PathBuf::from(t.location().trim_start_matches("file:"));
     let from = super::support::find_files(&local(&twin), &result.file_name).remove(0);
     let bucket_dir = super::support::find_files(&local(&table), &a.new_files[0].file_name)
