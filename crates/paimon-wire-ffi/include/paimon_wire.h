@@ -107,6 +107,11 @@ struct ArrowArray {
 // `partial-update` or `aggregation` merge engine.
 #define PAIMON_WIRE_BINDING_VERIFY_COMPACTION 4
 
+// The HASH index budget table options start with: 1 GiB, the core's
+// `DEFAULT_HASH_INDEX_BUDGET` (the keys of about 89 million rows, 12 bytes a key). A
+// `uint64_t`, so multiples of it do not overflow.
+#define PAIMON_WIRE_DEFAULT_HASH_INDEX_BUDGET (uint64_t)1073741824
+
 // Major version of this library (the crate's version, `MAJOR.MINOR.PATCH`).
 #define PAIMON_WIRE_VERSION_MAJOR 0
 
@@ -264,12 +269,12 @@ typedef struct paimon_wire_table paimon_wire_table;
 // Read-only after creation: it may be passed to several threads at once.
 typedef struct paimon_wire_table_commit paimon_wire_table_commit;
 
-// Settings for `paimon_wire_table_open_with_options`: decode limits, table-option overrides,
-// the runtime's threads and Arrow validation. Created by `paimon_wire_table_options_new` with
-// every setting at its default, changed by the `paimon_wire_table_options_set_*` functions,
-// freed by `paimon_wire_table_options_free`. The table copies the settings when it is opened,
-// so the options may be freed (or reused for another table) right after. Not thread-safe
-// while it is being changed.
+// Settings for `paimon_wire_table_open_with_options`: decode limits, the HASH index budget,
+// table-option overrides, the runtime's threads and Arrow validation. Created by
+// `paimon_wire_table_options_new` with every setting at its default, changed by the
+// `paimon_wire_table_options_set_*` functions, freed by `paimon_wire_table_options_free`. The
+// table copies the settings when it is opened, so the options may be freed (or reused for
+// another table) right after. Not thread-safe while it is being changed.
 typedef struct paimon_wire_table_options paimon_wire_table_options;
 
 // A writer of data files for one worker. Created by `paimon_wire_write_builder_new_write`, freed
@@ -601,8 +606,10 @@ struct paimon_wire_result_commit_messages paimon_wire_table_commit_merge(const s
 // `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND` for the arguments,
 // `PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES`, `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (the
 // rules checked against the table's current state: files already live or not live,
-// compaction, sequence bounds), `PAIMON_WIRE_ERROR_CODE_COMMIT_CONFLICT` (commit again with
-// the same identifier), `PAIMON_WIRE_ERROR_CODE_IDENTIFIER_SUPERSEDED`,
+// compaction, sequence bounds; rule `bounds` also for HASH index checks over the budget of
+// `paimon_wire_table_options_set_hash_index_budget`),
+// `PAIMON_WIRE_ERROR_CODE_COMMIT_CONFLICT` (commit again with the same identifier),
+// `PAIMON_WIRE_ERROR_CODE_IDENTIFIER_SUPERSEDED`,
 // `PAIMON_WIRE_ERROR_CODE_IDENTIFIER_REUSED`, `PAIMON_WIRE_ERROR_CODE_IO` and
 // `PAIMON_WIRE_ERROR_CODE_PAIMON` (storage and the table engine; when the outcome is unknown,
 // call this again with the same identifier).
@@ -766,7 +773,8 @@ void paimon_wire_commit_messages_free(struct paimon_wire_commit_messages *messag
 void paimon_wire_bytes_free(struct paimon_wire_bytes bytes);
 
 // Creates table options with every setting at its default: the default decode limits (64 MiB,
-// 100,000 messages and 1,000,000 files per payload), no table-option override, a
+// 100,000 messages and 1,000,000 files per payload), a HASH index budget of
+// `PAIMON_WIRE_DEFAULT_HASH_INDEX_BUDGET` (1 GiB), no table-option override, a
 // current-thread runtime with tokio's default blocking pool, and full Arrow validation.
 // Never returns NULL (an allocation failure aborts, as everywhere in this library).
 struct paimon_wire_table_options *paimon_wire_table_options_new(void);
@@ -788,6 +796,24 @@ struct paimon_wire_error *paimon_wire_table_options_set_decode_limits(struct pai
                                                                       size_t max_payload_bytes,
                                                                       size_t max_messages,
                                                                       size_t max_files);
+
+// Sets the most bytes of memory one commit's HASH index checks may hold, for the table
+// commits made from the table (default `PAIMON_WIRE_DEFAULT_HASH_INDEX_BUDGET`, 1 GiB). On a
+// dynamic-bucket primary-key table (`'bucket' = '-1'`) the coordinator reads the HASH index
+// files a commit adds or replaces and the live ones of the partitions whose indexes it
+// changes, 12 bytes of memory for each of their keys, plus a 1 MiB read buffer. A commit that
+// would need more is refused by `paimon_wire_table_commit_commit` before any index is read,
+// with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (rule `bounds`, naming the budget), so a
+// payload of a few hundred bytes cannot make the coordinator read gigabytes of index. Raise
+// it when the table's partitions really hold more keys. Tables of other kinds have no HASH
+// index and ignore it. Returns NULL on success, or `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT`
+// for 0, which would refuse every commit that checks a HASH index (give
+// `PAIMON_WIRE_DEFAULT_HASH_INDEX_BUDGET` for the default).
+//
+// # Safety
+// `options` is NULL or a handle from this library.
+struct paimon_wire_error *paimon_wire_table_options_set_hash_index_budget(struct paimon_wire_table_options *options,
+                                                                          uint64_t bytes);
 
 // Overrides one of the table's own options (`file.format`, `file.compression`,
 // `target-file-size`, `commit.max-retries`, ...) for this process's use of the table, as a
@@ -1003,9 +1029,9 @@ struct paimon_wire_result_table paimon_wire_table_open(const char *warehouse,
 // `paimon_wire_table_open` with the settings in `options` (from `paimon_wire_table_options_new`;
 // NULL means the defaults, exactly `paimon_wire_table_open`). The settings are copied: the
 // table keeps them for its lifetime, and the handles made from it use them (a table commit
-// its decode limits, a writer its Arrow validation, all of them the table's runtime). Table
-// options set with `paimon_wire_table_options_set_table_option` override the table's own
-// options, as if the table had been created with them.
+// its decode limits and HASH index budget, a writer its Arrow validation, all of them the
+// table's runtime). Table options set with `paimon_wire_table_options_set_table_option`
+// override the table's own options, as if the table had been created with them.
 //
 // Errors: those of `paimon_wire_table_open`, and `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND`
 // when `options` is another kind of handle.

@@ -434,9 +434,9 @@ class COptions {
 
 }  // namespace detail
 
-/// Settings of an opened table (paimon_wire_table_options): decode limits, table-option
-/// overrides, the runtime's threads and their names, Arrow validation. Every setter returns
-/// the object, so calls chain; Table::open copies the settings.
+/// Settings of an opened table (paimon_wire_table_options): decode limits, the HASH index
+/// budget, table-option overrides, the runtime's threads and their names, Arrow validation.
+/// Every setter returns the object, so calls chain; Table::open copies the settings.
 class TableOptions {
  public:
   /// Every setting at its default.
@@ -446,6 +446,12 @@ class TableOptions {
   TableOptions &decode_limits(size_t max_payload_bytes, size_t max_messages, size_t max_files) {
     detail::throw_if_error(paimon_wire_table_options_set_decode_limits(
         handle_.get(), max_payload_bytes, max_messages, max_files));
+    return *this;
+  }
+  /// The most bytes of memory one commit's HASH index checks may hold (dynamic-bucket
+  /// tables; default PAIMON_WIRE_DEFAULT_HASH_INDEX_BUDGET, 1 GiB; not 0).
+  TableOptions &hash_index_budget(uint64_t bytes) {
+    detail::throw_if_error(paimon_wire_table_options_set_hash_index_budget(handle_.get(), bytes));
     return *this;
   }
   /// Overrides one of the table's own options for this process (e.g. `file.compression`).

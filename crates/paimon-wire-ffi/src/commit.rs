@@ -453,7 +453,8 @@ unsafe fn table_commit_new(
         let coordinator = table
             .runtime
             .block_on(Coordinator::bind(table.table.clone(), binding))?
-            .with_decode_limits(table.settings.decode_limits);
+            .with_decode_limits(table.settings.decode_limits)
+            .with_hash_index_budget(table.settings.hash_index_budget);
         Ok(handle::into_raw::<paimon_wire_table_commit>(
             TableCommitHandle {
                 coordinator,
@@ -539,8 +540,10 @@ pub unsafe extern "C" fn paimon_wire_table_commit_merge(
 /// `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND` for the arguments,
 /// `PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES`, `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (the
 /// rules checked against the table's current state: files already live or not live,
-/// compaction, sequence bounds), `PAIMON_WIRE_ERROR_CODE_COMMIT_CONFLICT` (commit again with
-/// the same identifier), `PAIMON_WIRE_ERROR_CODE_IDENTIFIER_SUPERSEDED`,
+/// compaction, sequence bounds; rule `bounds` also for HASH index checks over the budget of
+/// `paimon_wire_table_options_set_hash_index_budget`),
+/// `PAIMON_WIRE_ERROR_CODE_COMMIT_CONFLICT` (commit again with the same identifier),
+/// `PAIMON_WIRE_ERROR_CODE_IDENTIFIER_SUPERSEDED`,
 /// `PAIMON_WIRE_ERROR_CODE_IDENTIFIER_REUSED`, `PAIMON_WIRE_ERROR_CODE_IO` and
 /// `PAIMON_WIRE_ERROR_CODE_PAIMON` (storage and the table engine; when the outcome is unknown,
 /// call this again with the same identifier).

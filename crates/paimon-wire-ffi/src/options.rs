@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::ffi::c_char;
 
+use paimon_wire_core::coordinator::DEFAULT_HASH_INDEX_BUDGET;
 use paimon_wire_core::DecodeLimits;
 
 use crate::args::c_str;
@@ -15,12 +16,12 @@ use crate::error::{paimon_wire_error, FfiError};
 use crate::handle::{self, HandleDescriptor, HandleKind};
 use crate::result::{function_name, guard, guard_void};
 
-/// Settings for `paimon_wire_table_open_with_options`: decode limits, table-option overrides,
-/// the runtime's threads and Arrow validation. Created by `paimon_wire_table_options_new` with
-/// every setting at its default, changed by the `paimon_wire_table_options_set_*` functions,
-/// freed by `paimon_wire_table_options_free`. The table copies the settings when it is opened,
-/// so the options may be freed (or reused for another table) right after. Not thread-safe
-/// while it is being changed.
+/// Settings for `paimon_wire_table_open_with_options`: decode limits, the HASH index budget,
+/// table-option overrides, the runtime's threads and Arrow validation. Created by
+/// `paimon_wire_table_options_new` with every setting at its default, changed by the
+/// `paimon_wire_table_options_set_*` functions, freed by `paimon_wire_table_options_free`. The
+/// table copies the settings when it is opened, so the options may be freed (or reused for
+/// another table) right after. Not thread-safe while it is being changed.
 #[allow(non_camel_case_types)]
 pub struct paimon_wire_table_options {
     _private: [u8; 0],
@@ -41,6 +42,9 @@ pub(crate) struct RuntimeSettings {
 #[derive(Debug, Clone)]
 pub(crate) struct TableSettings {
     pub(crate) decode_limits: DecodeLimits,
+    /// The most bytes of memory one commit's HASH index checks may hold
+    /// (`Coordinator::with_hash_index_budget`).
+    pub(crate) hash_index_budget: u64,
     pub(crate) table_options: HashMap<String, String>,
     pub(crate) runtime: RuntimeSettings,
     pub(crate) validate_arrow: bool,
@@ -50,6 +54,7 @@ impl Default for TableSettings {
     fn default() -> Self {
         Self {
             decode_limits: DecodeLimits::default(),
+            hash_index_budget: DEFAULT_HASH_INDEX_BUDGET,
             table_options: HashMap::new(),
             runtime: RuntimeSettings::default(),
             validate_arrow: true,
@@ -63,7 +68,8 @@ impl HandleDescriptor for paimon_wire_table_options {
 }
 
 /// Creates table options with every setting at its default: the default decode limits (64 MiB,
-/// 100,000 messages and 1,000,000 files per payload), no table-option override, a
+/// 100,000 messages and 1,000,000 files per payload), a HASH index budget of
+/// `PAIMON_WIRE_DEFAULT_HASH_INDEX_BUDGET` (1 GiB), no table-option override, a
 /// current-thread runtime with tokio's default blocking pool, and full Arrow validation.
 /// Never returns NULL (an allocation failure aborts, as everywhere in this library).
 #[no_mangle]
@@ -103,6 +109,48 @@ pub unsafe extern "C" fn paimon_wire_table_options_set_decode_limits(
             max_messages,
             max_files,
         };
+        Ok(())
+    })
+}
+
+/// The HASH index budget table options start with: 1 GiB, the core's
+/// `DEFAULT_HASH_INDEX_BUDGET` (the keys of about 89 million rows, 12 bytes a key). A
+/// `uint64_t`, so multiples of it do not overflow.
+#[allow(clippy::unnecessary_cast)] // the cast makes the header's macro a uint64_t
+pub const PAIMON_WIRE_DEFAULT_HASH_INDEX_BUDGET: u64 = 1_073_741_824 as u64;
+
+const _: () = assert!(PAIMON_WIRE_DEFAULT_HASH_INDEX_BUDGET == DEFAULT_HASH_INDEX_BUDGET);
+
+/// Sets the most bytes of memory one commit's HASH index checks may hold, for the table
+/// commits made from the table (default `PAIMON_WIRE_DEFAULT_HASH_INDEX_BUDGET`, 1 GiB). On a
+/// dynamic-bucket primary-key table (`'bucket' = '-1'`) the coordinator reads the HASH index
+/// files a commit adds or replaces and the live ones of the partitions whose indexes it
+/// changes, 12 bytes of memory for each of their keys, plus a 1 MiB read buffer. A commit that
+/// would need more is refused by `paimon_wire_table_commit_commit` before any index is read,
+/// with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (rule `bounds`, naming the budget), so a
+/// payload of a few hundred bytes cannot make the coordinator read gigabytes of index. Raise
+/// it when the table's partitions really hold more keys. Tables of other kinds have no HASH
+/// index and ignore it. Returns NULL on success, or `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT`
+/// for 0, which would refuse every commit that checks a HASH index (give
+/// `PAIMON_WIRE_DEFAULT_HASH_INDEX_BUDGET` for the default).
+///
+/// # Safety
+/// `options` is NULL or a handle from this library.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_wire_table_options_set_hash_index_budget(
+    options: *mut paimon_wire_table_options,
+    bytes: u64,
+) -> *mut paimon_wire_error {
+    guard(function_name!(), || {
+        // SAFETY: forwarded from the caller.
+        let settings = unsafe { handle::borrow_mut(options, "options")? };
+        if bytes == 0 {
+            return Err(FfiError::invalid_argument(
+                "argument `bytes` is 0, which would refuse every commit that checks a HASH \
+                 index; give PAIMON_WIRE_DEFAULT_HASH_INDEX_BUDGET for the default",
+            ));
+        }
+        settings.hash_index_budget = bytes;
         Ok(())
     })
 }

@@ -114,9 +114,9 @@ pub unsafe extern "C" fn paimon_wire_table_open(
 /// `paimon_wire_table_open` with the settings in `options` (from `paimon_wire_table_options_new`;
 /// NULL means the defaults, exactly `paimon_wire_table_open`). The settings are copied: the
 /// table keeps them for its lifetime, and the handles made from it use them (a table commit
-/// its decode limits, a writer its Arrow validation, all of them the table's runtime). Table
-/// options set with `paimon_wire_table_options_set_table_option` override the table's own
-/// options, as if the table had been created with them.
+/// its decode limits and HASH index budget, a writer its Arrow validation, all of them the
+/// table's runtime). Table options set with `paimon_wire_table_options_set_table_option`
+/// override the table's own options, as if the table had been created with them.
 ///
 /// Errors: those of `paimon_wire_table_open`, and `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND`
 /// when `options` is another kind of handle.

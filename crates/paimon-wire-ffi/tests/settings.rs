@@ -23,6 +23,16 @@ fn run_settings(what: &str) -> (Warehouse, String) {
     (warehouse, stdout)
 }
 
+/// Runs `settings hash WAREHOUSE` on a fresh warehouse holding `db.orders` with dynamic
+/// buckets (HASH indexes).
+fn run_hash_budget() -> (Warehouse, String) {
+    let warehouse = Warehouse::new();
+    warehouse.create_orders("orders", Layout::PrimaryKeyDynamicBuckets);
+    let stdout = run_ok(&c_program("settings"), &["hash", warehouse.path()]);
+    println!("settings hash:\n{stdout}");
+    (warehouse, stdout)
+}
+
 /// The header's value of an error-code constant.
 fn error_code(name: &str) -> String {
     let constant = format!("PAIMON_WIRE_ERROR_CODE_{name}");
@@ -137,4 +147,49 @@ fn turning_arrow_validation_off_skips_the_full_check() {
         "{stdout}"
     );
     assert_eq!(value(&stdout, "unvalidated_code"), "0", "{stdout}");
+}
+
+#[test]
+fn a_hash_index_budget_below_a_commits_hash_index_checks_refuses_it_before_publishing() {
+    let (warehouse, stdout) = run_hash_budget();
+    assert_eq!(
+        value(&stdout, "default_budget"),
+        paimon_wire_core::coordinator::DEFAULT_HASH_INDEX_BUDGET.to_string()
+    );
+    assert_eq!(
+        value(&stdout, "zero_budget_code"),
+        error_code("INVALID_ARGUMENT"),
+        "{stdout}"
+    );
+    assert!(
+        value(&stdout, "zero_budget_message").contains("`bytes` is 0"),
+        "{stdout}"
+    );
+    // 1 KiB: the first commit and, with a live index to check against, the next are refused
+    // by rule `bounds`, naming the budget.
+    for label in ["tiny", "tiny_again"] {
+        assert_eq!(
+            value(&stdout, &format!("{label}_code")),
+            error_code("VALIDATION_FAILED"),
+            "{stdout}"
+        );
+        let message = value(&stdout, &format!("{label}_message"));
+        assert!(message.contains("rule bounds broken"), "{message}");
+        assert!(
+            message.contains("above the HASH index budget of 1024 bytes"),
+            "{message}"
+        );
+    }
+    // The default budget commits the payload the tiny one refused, a budget of 2 MiB the next.
+    assert_eq!(value(&stdout, "default_code"), "0", "{stdout}");
+    assert_eq!(value(&stdout, "default_snapshot"), "1", "{stdout}");
+    assert_eq!(value(&stdout, "roomy_code"), "0", "{stdout}");
+    assert_eq!(value(&stdout, "roomy_snapshot"), "2", "{stdout}");
+    // Nothing of the refused commits was published: two snapshots, the two committed
+    // payloads' rows.
+    assert_eq!(warehouse.snapshots("orders").len(), 2);
+    assert_eq!(
+        warehouse.rows("orders"),
+        expected_rows(0, 20, &["2024-01-01", "2024-01-02"])
+    );
 }

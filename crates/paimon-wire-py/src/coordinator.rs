@@ -4,7 +4,7 @@
 
 use paimon_wire::coordinator::{
     Binding, BoundMessages as CoreBoundMessages, CommitOutcome as CoreCommitOutcome,
-    Coordinator as CoreCoordinator, PayloadPart,
+    Coordinator as CoreCoordinator, PayloadPart, DEFAULT_HASH_INDEX_BUDGET,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -33,7 +33,8 @@ impl Coordinator {
     /// Binds the core coordinator. `verify_compaction` implies `allow_compaction`
     /// (`Binding::with_verified_compaction`). `refuse_compaction` is the deprecated Python
     /// keyword, ignored (refusing compaction results is the default) unless it contradicts
-    /// `allow_compaction` or `verify_compaction`.
+    /// `allow_compaction` or `verify_compaction`. `hash_index_budget` is
+    /// `Coordinator::with_hash_index_budget`'s; 0 raises `ValueError`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn bind(
         py: Python<'_>,
@@ -45,7 +46,14 @@ impl Coordinator {
         allow_compaction: bool,
         verify_compaction: bool,
         refuse_compaction: bool,
+        hash_index_budget: u64,
     ) -> PyResult<Self> {
+        if hash_index_budget == 0 {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "hash_index_budget=0 would refuse every commit that checks a HASH index; give \
+                 a number of bytes, or leave it at DEFAULT_HASH_INDEX_BUDGET",
+            ));
+        }
         if refuse_compaction && (allow_compaction || verify_compaction) {
             let taking = if verify_compaction {
                 "verify_compaction"
@@ -83,7 +91,8 @@ impl Coordinator {
         };
         let inner = table.inner().clone();
         let coordinator = runtime::block_on(py, move || CoreCoordinator::bind(inner, binding))?
-            .map_err(Error::from)?;
+            .map_err(Error::from)?
+            .with_hash_index_budget(hash_index_budget);
         Ok(Self {
             coordinator,
             table_name: table.table_name().to_string(),
@@ -146,12 +155,18 @@ impl Coordinator {
     /// `bucket = -2`; primary-key tables with the `partial-update` or `aggregation` merge
     /// engine). `refuse_compaction` is deprecated and ignored (refusing is the default);
     /// `refuse_compaction=True` together with `allow_compaction=True` or
-    /// `verify_compaction=True` raises `ValueError`. Raises `UnsupportedError` for tables or
-    /// bindings the coordinator cannot commit.
+    /// `verify_compaction=True` raises `ValueError`. `hash_index_budget` is the most bytes of
+    /// memory one commit's HASH index checks (dynamic-bucket tables) may hold, 12 a key of the
+    /// indexes the commit adds, replaces or checks against plus a 1 MiB read buffer (default
+    /// `DEFAULT_HASH_INDEX_BUDGET`, 1 GiB): a commit that would need more raises
+    /// `ValidationError` (rule `bounds`, naming the budget) before any index is read; 0 raises
+    /// `ValueError`. Raises `UnsupportedError` for tables or bindings the coordinator cannot
+    /// commit.
     #[new]
     #[pyo3(signature = (
         table, commit_user, *, overwrite=false, postpone_fixed_bucket=false, allow_deletes=false,
-        allow_compaction=false, verify_compaction=false, refuse_compaction=false
+        allow_compaction=false, verify_compaction=false, refuse_compaction=false,
+        hash_index_budget=DEFAULT_HASH_INDEX_BUDGET
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -164,6 +179,7 @@ impl Coordinator {
         allow_compaction: bool,
         verify_compaction: bool,
         refuse_compaction: bool,
+        hash_index_budget: u64,
     ) -> PyResult<Self> {
         Self::bind(
             py,
@@ -175,6 +191,7 @@ impl Coordinator {
             allow_compaction,
             verify_compaction,
             refuse_compaction,
+            hash_index_budget,
         )
     }
 
@@ -339,6 +356,13 @@ impl Coordinator {
     #[getter]
     fn verify_compaction(&self) -> bool {
         self.coordinator.binding().verify_compaction
+    }
+
+    /// The most bytes of memory one commit's HASH index checks may hold
+    /// (`hash_index_budget=`, default `DEFAULT_HASH_INDEX_BUDGET`).
+    #[getter]
+    fn hash_index_budget(&self) -> u64 {
+        self.coordinator.hash_index_budget()
     }
 
     fn __repr__(&self) -> String {

@@ -35,6 +35,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "CURRENT_SERIALIZER_VERSION",
         SerializerVersion::CURRENT.as_i32(),
     )?;
+    m.add(
+        "DEFAULT_HASH_INDEX_BUDGET",
+        paimon_wire::coordinator::DEFAULT_HASH_INDEX_BUDGET,
+    )?;
     m.add_function(wrap_pyfunction!(table::open_table, m)?)?;
     m.add_function(wrap_pyfunction!(table::create_table, m)?)?;
     m.add_function(wrap_pyfunction!(payload::inspect, m)?)?;

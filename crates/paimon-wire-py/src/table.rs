@@ -280,10 +280,11 @@ impl Table {
     /// The coordinator of one commit job on this table; see `Coordinator` (compaction
     /// results are refused unless `allow_compaction=True`; `verify_compaction=True` takes
     /// them too and verifies each by reading its inputs and results; `refuse_compaction` is
-    /// deprecated and ignored).
+    /// deprecated and ignored; `hash_index_budget` bounds one commit's HASH index checks).
     #[pyo3(signature = (
         commit_user, *, overwrite=false, postpone_fixed_bucket=false, allow_deletes=false,
-        allow_compaction=false, verify_compaction=false, refuse_compaction=false
+        allow_compaction=false, verify_compaction=false, refuse_compaction=false,
+        hash_index_budget=paimon_wire::coordinator::DEFAULT_HASH_INDEX_BUDGET
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new_coordinator(
@@ -295,6 +296,7 @@ impl Table {
         allow_compaction: bool,
         verify_compaction: bool,
         refuse_compaction: bool,
+        hash_index_budget: u64,
     ) -> PyResult<Coordinator> {
         Coordinator::bind(
             slf.py(),
@@ -306,6 +308,7 @@ impl Table {
             allow_compaction,
             verify_compaction,
             refuse_compaction,
+            hash_index_budget,
         )
     }
 

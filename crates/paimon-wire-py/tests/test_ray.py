@@ -493,6 +493,17 @@ def test_the_sink_passes_allow_compaction_to_its_coordinator(warehouse):
     assert sink._coordinator().allow_compaction
 
 
+def test_the_sink_passes_hash_index_budget_to_its_coordinator(warehouse):
+    create_orders(warehouse)
+    default = PaimonDatasink(warehouse, "db.orders")
+    assert default._coordinator().hash_index_budget == pw.DEFAULT_HASH_INDEX_BUDGET
+    sink = PaimonDatasink(warehouse, "db.orders", hash_index_budget=8 << 20)
+    assert sink.hash_index_budget == 8 << 20
+    assert pickle.loads(pickle.dumps(sink))._coordinator().hash_index_budget == 8 << 20
+    with pytest.raises(ValueError, match="hash_index_budget must be at least 1"):
+        PaimonDatasink(warehouse, "db.orders", hash_index_budget=0)
+
+
 def test_the_sink_refuses_a_missing_table(warehouse):
     create_orders(warehouse)
     with pytest.raises(pw.TableNotFoundError):

@@ -101,6 +101,13 @@ def test_doc_CURRENT_SERIALIZER_VERSION_is_the_newest_written_and_prepare_commit
             writer.prepare_commit(newest + 1)
 
 
+def test_doc_DEFAULT_HASH_INDEX_BUDGET_is_one_gib_and_a_coordinators_default(warehouse):
+    assert pw.DEFAULT_HASH_INDEX_BUDGET == 1 << 30
+    table = pk_table(warehouse, bucket="-1", name="db.dynamic")
+    assert pw.Coordinator(table, "job-1").hash_index_budget == pw.DEFAULT_HASH_INDEX_BUDGET
+    assert table.new_coordinator("job-1").hash_index_budget == pw.DEFAULT_HASH_INDEX_BUDGET
+
+
 def test_doc_open_table_opens_database_dot_table_from_a_path_or_a_uri(warehouse):
     created = create_orders(warehouse)
     for where in (warehouse, pathlib.Path(warehouse), "file:" + warehouse):
@@ -554,6 +561,20 @@ def test_doc_Table_new_coordinator_verify_compaction_verifies_by_reading(java_co
     assert raised.value.rule == "compact-content"
 
 
+def test_doc_Table_new_coordinator_hash_index_budget_bounds_one_commits_hash_index_checks(
+    warehouse,
+):
+    table = pk_table(warehouse, bucket="-1", name="db.dynamic")
+    payload = write(table, rows(range(10)).cast(PK_SCHEMA))
+    with pytest.raises(pw.ValidationError) as raised:
+        table.new_coordinator("job-1", hash_index_budget=1024).commit_payloads([payload], 1)
+    assert raised.value.rule == "bounds"
+    assert table.latest_snapshot() is None
+    roomy = table.new_coordinator("job-1", hash_index_budget=2 << 20)
+    assert roomy.hash_index_budget == 2 << 20
+    assert roomy.commit_payloads([payload], 1).status == "committed"
+
+
 def test_doc_Table_new_coordinator_refuse_compaction_is_deprecated_and_ignored(warehouse):
     table = create_orders(warehouse)
     refusing = table.new_coordinator("job-1", refuse_compaction=True)
@@ -750,6 +771,41 @@ def test_doc_Coordinator_new_refuse_compaction_is_ignored_and_contradictions_rai
     for taking in ("allow_compaction", "verify_compaction"):
         with pytest.raises(ValueError, match=f"refuse_compaction=True contradicts {taking}=True"):
             pw.Coordinator(table, "job-1", refuse_compaction=True, **{taking: True})
+
+
+def test_doc_Coordinator_new_hash_index_budget_refuses_a_commit_whose_checks_need_more(warehouse):
+    # 10 keys: 12 bytes each plus the 1 MiB read buffer, above a budget of 1 KiB.
+    table = pk_table(warehouse, bucket="-1", name="db.dynamic")
+    payload = write(table, rows(range(10)).cast(PK_SCHEMA))
+    tiny = pw.Coordinator(table, "job-1", hash_index_budget=1024)
+    bound = tiny.deserialize(*payload)  # the budget is charged at the commit, against the table
+    with pytest.raises(pw.ValidationError, match="above the HASH index budget of 1024 bytes") as raised:
+        tiny.commit(bound, 1)
+    assert raised.value.rule == "bounds"
+    assert raised.value.field.startswith("new_index_files[")
+    assert table.latest_snapshot() is None
+    # The default budget commits the same payload.
+    outcome = pw.Coordinator(table, "job-1").commit_payloads([payload], 1)
+    assert (outcome.status, outcome.rows) == ("committed", 10)
+    assert sorted_ids(table.read()) == list(range(10))
+
+
+def test_doc_Coordinator_new_hash_index_budget_of_0_raises_ValueError(warehouse):
+    table = pk_table(warehouse, bucket="-1", name="db.dynamic")
+    with pytest.raises(ValueError, match="hash_index_budget=0"):
+        pw.Coordinator(table, "job-1", hash_index_budget=0)
+    with pytest.raises(ValueError, match="hash_index_budget=0"):
+        table.new_coordinator("job-1", hash_index_budget=0)
+
+
+def test_doc_Coordinator_hash_index_budget_is_the_budget_given_or_the_default(warehouse):
+    table = create_orders(warehouse)
+    assert pw.Coordinator(table, "job-1").hash_index_budget == pw.DEFAULT_HASH_INDEX_BUDGET
+    given = pw.Coordinator(table, "job-1", hash_index_budget=8 << 20)
+    assert given.hash_index_budget == 8 << 20
+    # A table without HASH indexes ignores it: a tiny budget commits.
+    tiny = pw.Coordinator(table, "job-1", hash_index_budget=1)
+    assert tiny.commit_payloads([prepare(table, range(10))], 1).status == "committed"
 
 
 def test_doc_Coordinator_allow_compaction_is_set_by_allow_or_verify_compaction(warehouse):

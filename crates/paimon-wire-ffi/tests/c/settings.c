@@ -2,8 +2,9 @@
  * The settings of paimon_wire_table_options and the log hook, each shown to have an effect.
  * Prints `key=value` lines for tests/settings.rs to check.
  *
- * usage: settings limit|threads|log|format|validation WAREHOUSE
- *   (the warehouse holds db.orders: append, partitioned by dt)
+ * usage: settings limit|threads|log|format|validation|hash WAREHOUSE
+ *   (the warehouse holds db.orders: append, partitioned by dt; for `hash` a primary-key table
+ *   with dynamic buckets, bucket = -1, partitioned by dt)
  */
 #include <dirent.h>
 #include <pthread.h>
@@ -59,6 +60,61 @@ static void limit(const char *warehouse) {
   decode(plain, "limit", payload, "default", 0);
   paimon_wire_bytes_free(payload);
   paimon_wire_table_free(limited);
+  paimon_wire_table_free(plain);
+}
+
+/* Commits `payload` under `commit_id` through a new table commit of `table`; prints
+ * `<label>_code=` (0 when committed) and `<label>_message=`, or `<label>_snapshot=`. */
+static void commit_payload(const paimon_wire_table *table, const char *user, paimon_wire_bytes payload,
+                           const char *label, int64_t commit_id) {
+  paimon_wire_result_table_commit commit =
+      paimon_wire_table_commit_new(table, user, false, PAIMON_WIRE_WRITE_KIND_STANDARD);
+  check(commit.error, "paimon_wire_table_commit_new");
+  paimon_wire_result_commit_messages decoded = paimon_wire_commit_messages_deserialize(
+      commit.commit, payload.data, payload.len, paimon_wire_commit_messages_serializer_version());
+  check(decoded.error, "paimon_wire_commit_messages_deserialize");
+  paimon_wire_result_commit done =
+      paimon_wire_table_commit_commit(commit.commit, decoded.messages, commit_id);
+  if (done.error != NULL) {
+    printf("%s_code=%d\n%s_message=%s\n", label, (int)done.error->code, label,
+           done.error->message);
+    paimon_wire_error_free(done.error);
+  } else {
+    printf("%s_code=0\n%s_status=%d\n%s_snapshot=%lld\n", label, label, (int)done.outcome.status,
+           label, (long long)done.outcome.snapshot_id);
+  }
+  paimon_wire_commit_messages_free(decoded.messages);
+  paimon_wire_table_commit_free(commit.commit);
+}
+
+/* The HASH index budget on a dynamic-bucket table: 0 is refused; a commit's HASH index
+ * checks need 12 bytes a key plus a 1 MiB read buffer, so a budget of 1 KiB refuses the first
+ * commit (before anything is read or published), the default budget commits the same payload,
+ * and a budget of 2 MiB commits the next one (its keys and the live index's). */
+static void hash_budget(const char *warehouse) {
+  printf("default_budget=%llu\n", (unsigned long long)PAIMON_WIRE_DEFAULT_HASH_INDEX_BUDGET);
+  paimon_wire_table_options *options = paimon_wire_table_options_new();
+  paimon_wire_error *refused = paimon_wire_table_options_set_hash_index_budget(options, 0);
+  printf("zero_budget_code=%d\n", refused == NULL ? 0 : (int)refused->code);
+  if (refused != NULL) printf("zero_budget_message=%s\n", refused->message);
+  paimon_wire_error_free(refused);
+  check(paimon_wire_table_options_set_hash_index_budget(options, 1024), "set_hash_index_budget");
+  paimon_wire_table *tiny = open_with(warehouse, options);
+  check(paimon_wire_table_options_set_hash_index_budget(options, 2 << 20), "set_hash_index_budget");
+  paimon_wire_table *roomy = open_with(warehouse, options);
+  paimon_wire_table_options_free(options);
+  paimon_wire_table *plain = open_with(warehouse, NULL);
+
+  paimon_wire_bytes first = write_payload(plain, "hash", PAIMON_WIRE_WRITE_KIND_STANDARD, 0, 10, PARTS, NULL);
+  commit_payload(tiny, "hash", first, "tiny", 1);
+  commit_payload(plain, "hash", first, "default", 1);
+  paimon_wire_bytes_free(first);
+  paimon_wire_bytes second = write_payload(plain, "hash", PAIMON_WIRE_WRITE_KIND_STANDARD, 10, 10, PARTS, NULL);
+  commit_payload(tiny, "hash", second, "tiny_again", 2);
+  commit_payload(roomy, "hash", second, "roomy", 2);
+  paimon_wire_bytes_free(second);
+  paimon_wire_table_free(tiny);
+  paimon_wire_table_free(roomy);
   paimon_wire_table_free(plain);
 }
 
@@ -194,7 +250,7 @@ static void validation(const char *warehouse) {
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: %s limit|threads|log|format|validation WAREHOUSE\n", argv[0]);
+    fprintf(stderr, "usage: %s limit|threads|log|format|validation|hash WAREHOUSE\n", argv[0]);
     return 2;
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -204,6 +260,7 @@ int main(int argc, char **argv) {
   else if (strcmp(what, "log") == 0) log_records(argv[2]);
   else if (strcmp(what, "format") == 0) format(argv[2]);
   else if (strcmp(what, "validation") == 0) validation(argv[2]);
+  else if (strcmp(what, "hash") == 0) hash_budget(argv[2]);
   else return 2;
   return 0;
 }

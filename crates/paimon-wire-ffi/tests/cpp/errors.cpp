@@ -149,6 +149,8 @@ int main(int argc, char **argv) {
                [&] { paimon_wire::TableOptions().thread_name_prefix(""); });
   expect_error("an empty table option key", PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "",
                [&] { paimon_wire::TableOptions().table_option("", "zstd"); });
+  expect_error("a HASH index budget of 0", PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "`bytes` is 0",
+               [&] { paimon_wire::TableOptions().hash_index_budget(0); });
   expect_error("a log level above TRACE", PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "",
                [&] { paimon_wire::set_log_callback(nullptr, nullptr, 6); });
   expect_error("a payload beyond the decode limit", PAIMON_WIRE_ERROR_CODE_LIMIT_EXCEEDED, "", [&] {

@@ -24,6 +24,7 @@ Every error is a :class:`PaimonWireError`; its message is the Rust library's.
 
 from paimon_wire._native import (
     CURRENT_SERIALIZER_VERSION,
+    DEFAULT_HASH_INDEX_BUDGET,
     ArrowError,
     BoundMessages,
     CodecError,
@@ -61,6 +62,7 @@ from paimon_wire._native import (
 
 __all__ = [
     "CURRENT_SERIALIZER_VERSION",
+    "DEFAULT_HASH_INDEX_BUDGET",
     "ArrowError",
     "BoundMessages",
     "CodecError",

@@ -10,6 +10,7 @@ import pyarrow
 __all__ = [
     "__version__",
     "CURRENT_SERIALIZER_VERSION",
+    "DEFAULT_HASH_INDEX_BUDGET",
     "open_table",
     "create_table",
     "inspect",
@@ -48,6 +49,9 @@ __version__: str
 CURRENT_SERIALIZER_VERSION: int
 """The newest serializer version (Paimon Java's ``CommitMessageSerializer``) this library
 writes; ``Writer.prepare_commit()`` uses it by default."""
+DEFAULT_HASH_INDEX_BUDGET: int
+"""The ``hash_index_budget`` a ``Coordinator`` has unless given another: 1 GiB (``1 << 30``
+bytes), the keys of about 89 million rows (12 bytes a key)."""
 
 _BytesLike = Union[bytes, bytearray, memoryview]
 _Payload = Union[tuple[_BytesLike, int], _BytesLike]
@@ -270,12 +274,15 @@ class Table:
         allow_compaction: bool = False,
         verify_compaction: bool = False,
         refuse_compaction: bool = False,
+        hash_index_budget: int = ...,
     ) -> Coordinator:
         """The coordinator of the job ``commit_user`` on this table. Compaction results are
         refused (``ValidationError``, rule ``compact-increment``) unless
         ``allow_compaction=True``, or ``verify_compaction=True`` which also verifies each
         compaction by reading its inputs and results (see ``Coordinator``);
-        ``refuse_compaction`` is deprecated and ignored."""
+        ``refuse_compaction`` is deprecated and ignored. ``hash_index_budget`` (bytes,
+        default ``DEFAULT_HASH_INDEX_BUDGET``) bounds the memory of one commit's HASH index
+        checks, as for ``Coordinator``."""
 
 @final
 class Writer:
@@ -326,6 +333,7 @@ class Coordinator:
         allow_compaction: bool = False,
         verify_compaction: bool = False,
         refuse_compaction: bool = False,
+        hash_index_budget: int = ...,
     ) -> Coordinator:
         """Binds a coordinator. ``allow_compaction=True`` takes messages carrying compaction
         results (writers that compact, such as Java writers with ``write-only = false``),
@@ -338,7 +346,13 @@ class Coordinator:
         ``partial-update`` or ``aggregation`` merge engine).
         ``refuse_compaction`` is deprecated and ignored (refusing is the default); together
         with ``allow_compaction=True`` or ``verify_compaction=True`` it raises
-        ``ValueError``."""
+        ``ValueError``.
+        ``hash_index_budget`` is the most bytes of memory one commit's HASH index checks
+        (dynamic-bucket tables, ``bucket = -1``) may hold: 12 for each key of the indexes the
+        commit adds, replaces or checks against, plus a 1 MiB read buffer (default
+        ``DEFAULT_HASH_INDEX_BUDGET``, 1 GiB). A commit that would need more raises
+        ``ValidationError`` (rule ``bounds``, naming the budget) before any index is read and
+        commits nothing; 0 raises ``ValueError``."""
     @property
     def commit_user(self) -> str: ...
     @property
@@ -353,6 +367,10 @@ class Coordinator:
     def verify_compaction(self) -> bool:
         """Whether each compaction is verified by reading its inputs and results (rule
         ``compact-content``)."""
+    @property
+    def hash_index_budget(self) -> int:
+        """The most bytes of memory one commit's HASH index checks may hold
+        (``hash_index_budget=``, default ``DEFAULT_HASH_INDEX_BUDGET``)."""
     def deserialize(self, payload: _BytesLike, version: Optional[int] = None) -> BoundMessages:
         """Decodes and validates one payload (without ``version``: a PWIR envelope)."""
     def deserialize_parts(

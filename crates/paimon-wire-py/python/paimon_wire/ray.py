@@ -112,6 +112,7 @@ from ray.data.datasource.datasink import Datasink, WriteResult
 from ray.experimental import internal_kv
 
 from paimon_wire._native import (
+    DEFAULT_HASH_INDEX_BUDGET,
     BoundMessages,
     CommitOutcome,
     Coordinator,
@@ -454,6 +455,12 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
             whose compactions cannot be verified (postpone tables, ``bucket = -2``;
             primary-key tables with the ``partial-update`` or ``aggregation`` merge engine)
             raise ``UnsupportedError`` here, before anything is written.
+        hash_index_budget: The most bytes of memory the sink's coordinator gives one
+            commit's HASH index checks (dynamic-bucket tables;
+            ``Coordinator(..., hash_index_budget=...)``, default
+            ``DEFAULT_HASH_INDEX_BUDGET``, 1 GiB). A commit that would need more is refused
+            (``ValidationError``, rule ``bounds``) and nothing is committed; raise it for
+            tables whose partitions hold more keys. 0 raises ``ValueError`` here.
         max_payload_bytes: Split each task's payload into payloads of at most this many bytes
             (``split_payload``; at least 256), carried to the driver as one set and decoded
             there as the one payload it was split from. For engines whose transport has a
@@ -477,10 +484,13 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         catalog_options: Optional[Mapping[str, str]] = None,
         allow_compaction: bool = False,
         verify_compaction: bool = False,
+        hash_index_budget: int = DEFAULT_HASH_INDEX_BUDGET,
         max_payload_bytes: Optional[int] = None,
     ) -> None:
         if max_payload_bytes is not None and max_payload_bytes < 256:
             raise ValueError(f"max_payload_bytes must be at least 256, got {max_payload_bytes}")
+        if hash_index_budget < 1:
+            raise ValueError(f"hash_index_budget must be at least 1 byte, got {hash_index_budget}")
         self._catalog_options = dict(catalog_options or {})
         opened = open_table(warehouse, table, catalog_options=self._catalog_options)
         kind, buckets = opened.routing()
@@ -504,6 +514,7 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         self.overwrite = overwrite
         self.allow_compaction = allow_compaction or verify_compaction
         self.verify_compaction = verify_compaction
+        self.hash_index_budget = hash_index_budget
         self.max_payload_bytes = max_payload_bytes
         self.commit_identifier: Optional[int] = None
         self.outcome: Optional[CommitOutcome] = None
@@ -595,6 +606,7 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
             overwrite=self.overwrite,
             allow_compaction=self.allow_compaction,
             verify_compaction=self.verify_compaction,
+            hash_index_budget=self.hash_index_budget,
         )
 
     def _start_job(self) -> None:
