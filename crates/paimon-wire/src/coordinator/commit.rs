@@ -27,8 +27,8 @@ use super::digest::{
     added_file_fingerprint, commit_digest, CommitIdentity, Lists, COMMIT_DIGEST_PROPERTY,
 };
 use super::error::{CoordinatorError, CoordinatorResult};
-use super::table_state::partition_key;
-use super::validate::has_compaction;
+use super::rules::shared::check::has_compaction;
+use super::rules::shared::state::partition_key;
 use super::{CommitMode, Coordinator};
 
 /// What [`Coordinator::commit`] did.
@@ -430,7 +430,7 @@ pub(crate) async fn commit_once(
             message.new_index_files.clear();
             message.deleted_index_files.clear();
         }
-        match super::table_state::check(coordinator, &messages).await {
+        match super::rules::check_against_table(coordinator.context(), &messages).await {
             Ok(()) => {}
             // A commit since the APPEND snapshot removed some of the compaction's input
             // files (another job compacted or overwrote them; or this identifier's own
@@ -464,7 +464,9 @@ pub(crate) async fn commit_once(
         }
         return Ok(CommitOutcome::AlreadyCommitted { snapshot_id });
     } else {
-        if let Err(refusal) = super::table_state::check(coordinator, &messages).await {
+        if let Err(refusal) =
+            super::rules::check_against_table(coordinator.context(), &messages).await
+        {
             // A racing coordinator with this commit user and identifier may have published
             // this very commit since the status was read (its files are then live, and the
             // check refuses them): that is this commit, committed.
@@ -587,11 +589,12 @@ pub(crate) async fn abort(
     coordinator: &Coordinator,
     messages: &[CommitMessage],
 ) -> CoordinatorResult<AbortReport> {
-    let referenced = super::table_state::referenced_files(coordinator, messages).await?;
+    let referenced =
+        super::rules::shared::state::referenced_files(coordinator.context(), messages).await?;
     let mut report = AbortReport::default();
     let mut deletable = Vec::with_capacity(messages.len());
     for message in messages {
-        let key = super::table_state::message_bucket_key(coordinator, message);
+        let key = super::rules::shared::state::message_bucket_key(coordinator.context(), message);
         let mut keep = |name: &str, index_file: bool| {
             let is_referenced = if index_file {
                 referenced.index.contains(name)

@@ -20,8 +20,10 @@ use paimon::spec::{DataFileMeta, IndexFileMeta};
 use paimon::table::CommitMessage;
 use sha2::{Digest, Sha256};
 
-use super::fields::{COMPACT_BEFORE, COMPACT_NEW_INDEX_FILES, DATA_LISTS, INDEX_LISTS};
-use super::table_state::partition_key;
+use super::rules::shared::fields::{
+    COMPACT_BEFORE, COMPACT_NEW_INDEX_FILES, DATA_LISTS, INDEX_LISTS,
+};
+use super::rules::shared::state::partition_key;
 
 /// The snapshot property holding the digest of the commit that made the snapshot.
 pub(crate) const COMMIT_DIGEST_PROPERTY: &str = "paimon-wire.commit-digest";
@@ -216,7 +218,7 @@ impl CommitIdentity {
             m.deleted_files.is_empty()
                 && m.new_index_files.is_empty()
                 && m.deleted_index_files.is_empty()
-                && !super::validate::has_compaction(m)
+                && !super::rules::shared::check::has_compaction(m)
         });
         Self {
             digest: commit_digest(messages, partitioned, Lists::All),

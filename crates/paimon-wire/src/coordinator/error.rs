@@ -121,15 +121,15 @@ pub enum Rule {
 }
 
 impl Rule {
-    /// Every rule, in the order of the catalogue ([`super::registry::REGISTRY`]), which is the
+    /// Every rule, in the order of the catalogue ([`super::rules::registry::REGISTRY`]), which is the
     /// order the coordinator applies them: those checked on each message when a payload is
     /// decoded, then those checked against the table's state, then the outcome of publishing
     /// (see [`Rule::stage`]).
-    pub const ALL: [Rule; super::registry::REGISTRY.len()] = {
-        let mut all = [Rule::Partition; super::registry::REGISTRY.len()];
+    pub const ALL: [Rule; super::rules::registry::REGISTRY.len()] = {
+        let mut all = [Rule::Partition; super::rules::registry::REGISTRY.len()];
         let mut i = 0;
         while i < all.len() {
-            all[i] = super::registry::REGISTRY[i].rule;
+            all[i] = super::rules::registry::REGISTRY[i].rule;
             i += 1;
         }
         all
@@ -139,22 +139,22 @@ impl Rule {
     /// checked when the coordinator commits (and by `Coordinator::check_against_table`), not
     /// when a payload is decoded. `bounds` is checked at both.
     pub fn needs_table_state(self) -> bool {
-        self.stage() == super::registry::Stage::TableState
+        self.stage() == super::rules::registry::Stage::TableState
     }
 
-    /// When the rule is checked ([`super::registry::REGISTRY`]).
-    pub fn stage(self) -> super::registry::Stage {
-        super::registry::entry(self).stage
+    /// When the rule is checked ([`super::rules::registry::REGISTRY`]).
+    pub fn stage(self) -> super::rules::registry::Stage {
+        super::rules::registry::entry(self).stage
     }
 
     /// The stable name of the rule, e.g. `plain-file-name`.
     pub fn name(self) -> &'static str {
-        super::registry::entry(self).name
+        super::rules::registry::entry(self).name
     }
 
     /// The rule's catalogue entry: what it protects, the lists it reads, its tests.
-    pub fn entry(self) -> &'static super::registry::RuleEntry {
-        super::registry::entry(self)
+    pub fn entry(self) -> &'static super::rules::registry::RuleEntry {
+        super::rules::registry::entry(self)
     }
 }
 
@@ -294,7 +294,7 @@ pub enum CoordinatorError {
     Merge(MergeConflict),
     /// Two payloads write new files into one bucket of a primary-key table. Nothing was
     /// committed.
-    SharedBucket(super::one_writer::SharedBucket),
+    SharedBucket(SharedBucket),
     /// The payloads of one worker's split set are not one whole set (one is missing, or
     /// delivered twice with different bytes). Nothing was committed.
     Parts(super::parts::PartsError),
@@ -623,6 +623,41 @@ fn without_context(text: &str) -> std::borrow::Cow<'_, str> {
         .unwrap_or_default();
     format!("{}{uri}{}", &text[..start], &rest[end..]).into()
 }
+
+/// Two payloads wrote new files or compaction results into the same bucket of a primary-key
+/// table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharedBucket {
+    /// The partition, as `key=value/...` (empty for an unpartitioned table).
+    pub partition: String,
+    /// The bucket.
+    pub bucket: i32,
+    /// The first payload that writes it.
+    pub first: MessageOrigin,
+    /// Another payload that writes it too.
+    pub second: MessageOrigin,
+}
+
+impl fmt::Display for SharedBucket {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let partition = if self.partition.is_empty() {
+            String::new()
+        } else {
+            format!(" of partition {}", self.partition)
+        };
+        write!(
+            f,
+            "bucket {}{partition} of a primary-key table is written by two writers ({} and \
+             {} both add new files or compaction results); rows of one key from two writers \
+             overlap in sequence numbers and which one wins is arbitrary. Route each (partition, bucket) to one \
+             writer (paimon_wire::BucketRouter computes the bucket), or use a postpone-bucket \
+             table (bucket = -2) to write one bucket from many writers",
+            self.bucket, self.first, self.second
+        )
+    }
+}
+
+impl std::error::Error for SharedBucket {}
 
 #[cfg(test)]
 mod tests {

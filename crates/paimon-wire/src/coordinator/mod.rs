@@ -153,188 +153,40 @@
 //! [`Coordinator::abort`] messages whose commit outcome is unknown: commit them again with
 //! the same identifier instead.
 
+mod binding;
 mod commit;
-mod compaction;
-mod deletion_vectors;
 mod digest;
 mod error;
-mod fields;
-mod hash_index;
-mod history;
-mod keys;
-mod merge;
-mod one_writer;
 pub mod parts;
-pub mod registry;
-mod sorted_runs;
+pub mod rules;
 pub mod table;
-mod table_state;
-pub mod validate;
-mod verify;
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use paimon::table::{CommitMessage, Table};
 
+pub use binding::{Binding, CommitMode, WriteKind};
 pub use commit::{AbortReport, CommitOutcome, SkippedFile};
 pub use error::{
     without_secrets, CoordinatorError, CoordinatorResult, MergeConflict, MessageOrigin,
-    PlainPaimonError, Rule, ValidationError,
+    PlainPaimonError, Rule, SharedBucket, ValidationError,
 };
-pub use hash_index::{DEFAULT_HASH_INDEX_BUDGET, HASH_INDEX_READ_CHUNK, MAX_HASH_INDEX_BYTES};
-pub use one_writer::SharedBucket;
 pub use parts::{PartsError, PayloadPart};
-pub use registry::{RuleEntry, Stage, REGISTRY};
+pub use rules::hash_index::{
+    DEFAULT_HASH_INDEX_BUDGET, HASH_INDEX_READ_CHUNK, MAX_HASH_INDEX_BYTES,
+};
+pub use rules::registry::{self, RuleEntry, Stage, REGISTRY};
+pub use rules::shared::limits::BucketMode;
+pub use rules::validate;
 pub use table::{
     create_table_with_options, is_fixed_table_option, open_table, open_table_with_options,
     parse_table_name, TableDefinition,
 };
-pub use validate::BucketMode;
 
-use validate::TableRules;
-
-/// Append new files, or overwrite the partitions the messages touch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CommitMode {
-    /// Add the files to the table (`INSERT INTO`).
-    Append,
-    /// Replace the partitions the messages write (`INSERT OVERWRITE`, dynamic partitions).
-    /// On an unpartitioned table this replaces the whole table — even with no messages:
-    /// an empty overwrite of an unpartitioned table empties it, as in Java. On a partitioned
-    /// table an empty overwrite touches nothing.
-    Overwrite,
-}
-
-impl fmt::Display for CommitMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            CommitMode::Append => "append",
-            CommitMode::Overwrite => "overwrite",
-        })
-    }
-}
-
-/// Which writer produced the messages. Only matters for postpone tables (`bucket = -2`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum WriteKind {
-    /// `Table::new_write_builder` (or Java's writers): the table's own bucket layout.
-    #[default]
-    Standard,
-    /// `Table::new_postpone_fixed_bucket_write_builder`: a postpone table written into
-    /// fixed buckets, each message carrying `total_buckets`.
-    PostponeFixedBucket,
-}
-
-impl fmt::Display for WriteKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            WriteKind::Standard => "standard",
-            WriteKind::PostponeFixedBucket => "postpone-fixed-bucket",
-        })
-    }
-}
-
-/// What the coordinator commits as: the parts of a commit the payload never decides.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Binding {
-    /// The commit user recorded in snapshots. Workers and coordinator of one job share it,
-    /// and commit identifiers are checked per user.
-    pub commit_user: String,
-    /// Append or overwrite.
-    pub mode: CommitMode,
-    /// Standard or postpone fixed-bucket messages.
-    pub write_kind: WriteKind,
-    /// Whether messages may delete: name deleted data files, carry deletion-vector index
-    /// files, or delete index files (other than a HASH index the same message replaces).
-    /// `false` by default, so a payload cannot turn an append job into one that removes
-    /// rows; a job that deletes rows or maintains deletion vectors opts in with
-    /// [`Binding::with_deletes`].
-    pub allow_deletes: bool,
-    /// Whether messages may carry compaction results (`compact_before`, `compact_after`,
-    /// compact changelog and index files), committed as a COMPACT snapshot after the
-    /// APPEND snapshot of the new files, as Java's committer does. `false` by default: a
-    /// compaction replaces rows with rows the coordinator cannot read, so a payload that
-    /// carries one could erase, hide or bring back rows. A job whose writers compact (Java
-    /// writers with `write-only = false`, the default) opts in with
-    /// [`Binding::with_compaction`]; the compaction rules (`crate::coordinator::compaction`)
-    /// then check everything the metadata can show.
-    pub allow_compaction: bool,
-    /// Whether the coordinator reads every compaction's inputs and results and refuses one
-    /// whose rows differ (rule `compact-content`; implies [`Binding::allow_compaction`]).
-    /// `false` by default: it costs a read of every compacted byte, twice.
-    pub verify_compaction: bool,
-}
-
-impl Binding {
-    /// Append standard messages as `commit_user`.
-    pub fn append(commit_user: impl Into<String>) -> Self {
-        Self {
-            commit_user: commit_user.into(),
-            mode: CommitMode::Append,
-            write_kind: WriteKind::Standard,
-            allow_deletes: false,
-            allow_compaction: false,
-            verify_compaction: false,
-        }
-    }
-
-    /// Overwrite with standard messages as `commit_user`.
-    pub fn overwrite(commit_user: impl Into<String>) -> Self {
-        Self {
-            commit_user: commit_user.into(),
-            mode: CommitMode::Overwrite,
-            write_kind: WriteKind::Standard,
-            allow_deletes: false,
-            allow_compaction: false,
-            verify_compaction: false,
-        }
-    }
-
-    /// The same binding for postpone fixed-bucket messages.
-    pub fn postpone_fixed_bucket(mut self) -> Self {
-        self.write_kind = WriteKind::PostponeFixedBucket;
-        self
-    }
-
-    /// The same binding, allowing messages that delete (see [`Binding::allow_deletes`]):
-    /// for jobs that do row-level deletes or maintain deletion vectors.
-    pub fn with_deletes(mut self) -> Self {
-        self.allow_deletes = true;
-        self
-    }
-
-    /// The same binding, taking messages that carry compaction results (see
-    /// [`Binding::allow_compaction`]): for jobs whose writers compact, such as Java writers
-    /// with `write-only = false`. The compaction rules still refuse what the metadata shows
-    /// to be wrong (inputs not live, rows appearing or vanishing on an append table, key or
-    /// sequence ranges outside the inputs', deletion vectors of files the compaction does
-    /// not touch).
-    pub fn with_compaction(mut self) -> Self {
-        self.allow_compaction = true;
-        self
-    }
-
-    /// The same binding, taking compaction results and verifying each by reading its inputs
-    /// and results (see [`Binding::verify_compaction`]): append tables must keep the
-    /// multiset of rows, primary-key tables (merge engines `deduplicate` and `first-row`)
-    /// the merged rows. Binding refuses tables whose compactions cannot be verified (other
-    /// merge engines, postpone tables).
-    pub fn with_verified_compaction(mut self) -> Self {
-        self.allow_compaction = true;
-        self.verify_compaction = true;
-        self
-    }
-
-    /// The same binding, refusing compaction results: the default since compaction became
-    /// opt-in, kept so older callers compile. Equivalent to setting
-    /// [`Binding::allow_compaction`] to `false`.
-    #[deprecated(note = "compaction is refused by default; use Binding::with_compaction to opt in")]
-    pub fn without_compaction(mut self) -> Self {
-        self.allow_compaction = false;
-        self
-    }
-}
+use rules::shared::state::TableContext;
+use rules::shared::table_rules::TableRules;
+use rules::{merge, one_writer, verify};
 
 /// A process-unique number for one [`Coordinator`], carried by every [`BoundMessages`] it
 /// makes.
@@ -494,6 +346,16 @@ impl Coordinator {
     /// The bound table.
     pub fn table(&self) -> &Table {
         &self.table
+    }
+
+    /// What the table-state rules read of this coordinator.
+    pub(crate) fn context(&self) -> TableContext<'_> {
+        TableContext {
+            table: &self.table,
+            rules: &self.rules,
+            binding: &self.binding,
+            hash_index_budget: self.hash_index_budget,
+        }
     }
 
     /// The binding (commit user, mode, write kind).
@@ -714,7 +576,7 @@ impl Coordinator {
     /// Commits nothing. A `commit` runs this check itself.
     pub async fn check_against_table(&self, messages: &BoundMessages) -> CoordinatorResult<()> {
         self.check_owner(messages)?;
-        table_state::check(self, &messages.messages).await
+        rules::check_against_table(self.context(), &messages.messages).await
     }
 
     /// Whether `identifier` is already committed for this commit user:

@@ -97,3 +97,94 @@ fn security_md_shows_the_catalogue_and_the_stages_come_in_order() {
     }
     assert_eq!(Rule::ALL.len(), REGISTRY.len());
 }
+
+/// The directory of the rules (`paimon_wire::coordinator::rules`).
+fn rules_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/coordinator/rules")
+}
+
+/// The module paths a source file imports from this crate: every `super::…` and
+/// `crate::…` path in its code (comments left out), cut at the first `::{` or item.
+fn crate_paths(source: &str) -> Vec<String> {
+    let mut paths = Vec::new();
+    for line in source.lines() {
+        let code = line.split("//").next().unwrap_or_default();
+        for start in ["super::", "crate::"] {
+            let mut rest = code;
+            while let Some(at) = rest.find(start) {
+                let path: String = rest[at..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                    .collect();
+                paths.push(path.trim_end_matches(':').to_string());
+                rest = &rest[at + start.len()..];
+            }
+        }
+    }
+    paths
+}
+
+/// The layering of `coordinator::rules` (its module docs): a family imports only `shared`
+/// and the leaf types (`coordinator::error`, `coordinator::binding`), never a sibling family
+/// or anything above the rules; `shared` imports only itself and the leaf types. Unit tests
+/// inside a file (`mod tests`, which `use super::*`) are left out.
+#[test]
+fn rule_families_import_only_what_lies_below_them() {
+    let leaf = |path: &str| {
+        path.starts_with("crate::coordinator::error")
+            || path.starts_with("crate::coordinator::binding")
+            || !path.starts_with("crate::coordinator")
+    };
+    let check = |file: &std::path::Path, allowed: &dyn Fn(&str) -> bool| {
+        let source = std::fs::read_to_string(file).unwrap();
+        let code = source.split("#[cfg(test)]").next().unwrap();
+        for path in crate_paths(code) {
+            assert!(
+                allowed(&path),
+                "{} imports {path}, which is not below it",
+                file.display()
+            );
+        }
+    };
+    let mut families = 0;
+    for entry in std::fs::read_dir(rules_dir()).unwrap() {
+        let file = entry.unwrap().path();
+        let name = file.file_name().unwrap().to_str().unwrap().to_string();
+        if name == "mod.rs" || !name.ends_with(".rs") {
+            continue;
+        }
+        families += 1;
+        check(&file, &|path| {
+            path.starts_with("super::shared") || (path.starts_with("crate::") && leaf(path))
+        });
+    }
+    assert!(families >= 9, "{families} families found");
+    for entry in std::fs::read_dir(rules_dir().join("shared")).unwrap() {
+        let file = entry.unwrap().path();
+        check(&file, &|path| {
+            (path.starts_with("super::") && !path.starts_with("super::super"))
+                || (path.starts_with("crate::") && leaf(path))
+        });
+    }
+}
+
+/// Every module the catalogue names is a family of `coordinator::rules`, except the
+/// publication stage's, which the publication itself judges (`coordinator/commit.rs`).
+#[test]
+fn every_module_the_catalogue_names_is_a_rule_family() {
+    for entry in &REGISTRY {
+        for module in entry.module.split(", ") {
+            let file = if entry.stage == Stage::Publication {
+                rules_dir().join(format!("../{module}.rs"))
+            } else {
+                rules_dir().join(format!("{module}.rs"))
+            };
+            assert!(
+                file.is_file(),
+                "rule {}: module {module} is not {}",
+                entry.name,
+                file.display()
+            );
+        }
+    }
+}

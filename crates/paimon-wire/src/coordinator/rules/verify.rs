@@ -31,9 +31,11 @@ use futures::TryStreamExt;
 use paimon::spec::{BinaryRow, DataFileMeta, IndexFileMeta, MergeEngine};
 use paimon::table::{CommitMessage, DataSplit, DeletionFile, Table, TableCommit};
 
-use super::error::{CoordinatorError, CoordinatorResult, Rule};
-use super::table_state::{bucket_key, refuse, BucketKey, TableState};
-use super::validate::{BucketMode, TableRules, DELETION_VECTORS_INDEX_TYPE};
+use super::shared::limits::BucketMode;
+use super::shared::paths::deletion_file;
+use super::shared::state::{bucket_key, refuse, BucketKey, TableState};
+use super::shared::table_rules::TableRules;
+use crate::coordinator::error::{CoordinatorError, CoordinatorResult, Rule};
 
 /// Why a table's compactions cannot be verified, or `None` if they can.
 pub(crate) fn unverifiable(table: &Table, rules: &TableRules) -> Option<String> {
@@ -56,50 +58,6 @@ pub(crate) fn unverifiable(table: &Table, rules: &TableRules) -> Option<String> 
              supports deduplicate and first-row)"
         )),
         Err(e) => Some(format!("the merge engine cannot be read: {e}")),
-    }
-}
-
-/// The deletion file of data file `name` in `vectors` (a deletion-vector index file), where
-/// the table keeps index files.
-fn deletion_file(
-    table: &Table,
-    bucket_path: &str,
-    index_file: &IndexFileMeta,
-    name: &str,
-) -> Option<DeletionFile> {
-    if index_file.index_type != DELETION_VECTORS_INDEX_TYPE {
-        return None;
-    }
-    let range = index_file.deletion_vectors_ranges.as_ref()?.get(name)?;
-    let path = index_file_path(table, bucket_path, index_file);
-    Some(DeletionFile::new(
-        path,
-        i64::from(range.offset),
-        i64::from(range.length),
-        range.cardinality,
-    ))
-}
-
-/// Where the table keeps `index_file` of the bucket at `bucket_path`: its external path, the
-/// bucket's directory (`index-file-in-data-file-dir`), or `<table>/index/`.
-pub(crate) fn index_file_path(
-    table: &Table,
-    bucket_path: &str,
-    index_file: &IndexFileMeta,
-) -> String {
-    let in_data_dir = table
-        .schema()
-        .options()
-        .get("index-file-in-data-file-dir")
-        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
-    match &index_file.external_path {
-        Some(external) => external.clone(),
-        None if in_data_dir => format!("{bucket_path}/{}", index_file.file_name),
-        None => format!(
-            "{}/index/{}",
-            table.location().trim_end_matches('/'),
-            index_file.file_name
-        ),
     }
 }
 

@@ -32,7 +32,7 @@ use paimon::spec::{
 };
 use paimon::table::{BranchManager, SnapshotManager, Table, TagManager};
 
-use super::table_state::{bucket_key, partition_key, BucketKey};
+use super::state::{bucket_key, partition_key, BucketKey};
 
 /// The files the retained history references.
 #[derive(Debug, Default)]

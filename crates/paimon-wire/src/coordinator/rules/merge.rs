@@ -24,15 +24,16 @@ use std::collections::{HashMap, HashSet};
 
 use paimon::table::CommitMessage;
 
-use super::error::{
-    CoordinatorError, CoordinatorResult, MergeConflict, MessageOrigin, Rule, ValidationError,
-};
-use super::fields::{
+use super::shared::check::has_compaction;
+use super::shared::fields::{
     DataFileFields, IndexFileFields, MessageFields, DATA_LISTS, DELETED_FILES, DELETED_INDEX_FILES,
     INDEX_LISTS, NEW_CHANGELOG_FILES, NEW_FILES, NEW_INDEX_FILES,
 };
-use super::validate::TableRules;
-use super::WriteKind;
+use super::shared::table_rules::TableRules;
+use crate::coordinator::binding::WriteKind;
+use crate::coordinator::error::{
+    CoordinatorError, CoordinatorResult, MergeConflict, MessageOrigin, Rule, ValidationError,
+};
 
 /// Where a file was first seen and what it looked like there.
 struct FirstSeen<'a, M, F> {
@@ -177,7 +178,7 @@ pub(crate) fn drop_empty(
                 || [NEW_INDEX_FILES, DELETED_INDEX_FILES]
                     .into_iter()
                     .any(|slot| message.index_file_count(slot) > 0)
-                || super::validate::has_compaction(message)
+                || has_compaction(message)
         })
         .unzip()
 }

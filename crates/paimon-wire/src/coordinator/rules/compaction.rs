@@ -27,14 +27,15 @@ use std::collections::HashMap;
 use paimon::spec::DataFileMeta;
 use paimon::table::CommitMessage;
 
-use super::error::{CoordinatorResult, Rule};
-use super::fields::{
+use super::shared::check::{compaction_lists, Check};
+use super::shared::fields::{
     metadata_difference, DataFileFields, MessageFields, COMPACT_AFTER, COMPACT_BEFORE,
 };
-use super::keys::{compare, Key};
-use super::table_state::{bucket_key, refuse, BucketKey, TableState};
-use super::validate::{compaction_lists, BucketMode, Check, TableRules};
-use super::ValidationError;
+use super::shared::keys::{compare, Key};
+use super::shared::limits::BucketMode;
+use super::shared::state::{bucket_key, refuse, BucketKey, TableState};
+use super::shared::table_rules::TableRules;
+use crate::coordinator::error::{CoordinatorResult, Rule, ValidationError};
 
 /// Checks the compaction lists of one message against themselves and the table's options
 /// (`compact-inputs`, `compact-levels`, `compact-ranges`). Runs at deserialization, on views

@@ -29,14 +29,16 @@ use paimon::io::FileRead;
 use paimon::spec::IndexFileMeta;
 use paimon::table::{CommitMessage, TableCommit};
 
-use super::error::{CoordinatorError, CoordinatorResult, Rule, ValidationError};
-use super::fields::{
+use super::shared::check::Check;
+use super::shared::fields::{
     IndexFileFields, MessageFields, COMPACT_DELETED_INDEX_FILES, COMPACT_NEW_INDEX_FILES,
     DELETED_INDEX_FILES, INDEX_LISTS, NEW_INDEX_FILES,
 };
-use super::table_state::{bucket_key, refuse, BucketKey, TableState};
-use super::validate::{BucketMode, Check, HASH_INDEX_TYPE};
-use super::{CommitMode, Coordinator};
+use super::shared::limits::{BucketMode, HASH_INDEX_TYPE};
+use super::shared::paths::index_file_path;
+use super::shared::state::{bucket_key, refuse, BucketKey, TableContext, TableState};
+use crate::coordinator::binding::CommitMode;
+use crate::coordinator::error::{CoordinatorError, CoordinatorResult, Rule, ValidationError};
 
 /// The largest HASH index file the coordinator reads: 128 Mi keys, 64 times Paimon's default
 /// `dynamic-bucket.target-row-num` (2,000,000) per bucket.
@@ -98,14 +100,14 @@ pub(crate) fn check_message<M: MessageFields>(
 
 /// Checks the rules of this family for `messages` about to be committed.
 pub(crate) async fn check_against_table(
-    coordinator: &Coordinator,
+    context: TableContext<'_>,
     messages: &[CommitMessage],
     state: &TableState,
 ) -> CoordinatorResult<()> {
-    if coordinator.rules.bucket_mode() != BucketMode::Dynamic {
+    if context.rules.bucket_mode() != BucketMode::Dynamic {
         return Ok(());
     }
-    let overwrite = coordinator.binding.mode == CommitMode::Overwrite;
+    let overwrite = context.binding.mode == CommitMode::Overwrite;
     let mut new_indexes: HashMap<BucketKey, IndexAt> = HashMap::new();
     for (index, message) in messages.iter().enumerate() {
         // A HASH index in either new list (the data increment's, where writers put it, or the
@@ -156,7 +158,7 @@ pub(crate) async fn check_against_table(
     if new_indexes.is_empty() {
         return Ok(());
     }
-    check_keys(coordinator, state, new_indexes, overwrite).await
+    check_keys(context, state, new_indexes, overwrite).await
 }
 
 /// `hash-index-coverage`: every bucket with new data files has an index after the commit.
@@ -203,7 +205,7 @@ fn check_coverage(
 /// ([`super::Coordinator::with_hash_index_budget`]) from the files' declared sizes before
 /// anything is read, and each file's size in storage must be the declared one.
 async fn check_keys(
-    coordinator: &Coordinator,
+    context: TableContext<'_>,
     state: &TableState,
     new_indexes: HashMap<BucketKey, IndexAt<'_>>,
     overwrite: bool,
@@ -238,7 +240,7 @@ async fn check_keys(
             }
         }
     }
-    charge_budget(coordinator, &sources)?;
+    charge_budget(context, &sources)?;
     for partition in &partitions {
         let in_partition: Vec<usize> = (0..sources.len())
             .filter(|&i| sources[i].0.partition == partition.as_slice())
@@ -250,7 +252,7 @@ async fn check_keys(
         let mut entries: Vec<KeyEntry> = Vec::with_capacity(keys);
         for &source in &in_partition {
             let at = &sources[source].0;
-            read_hashes(coordinator, at, |hash| {
+            read_hashes(context, at, |hash| {
                 entries.push(KeyEntry {
                     hash,
                     bucket: at.bucket,
@@ -300,7 +302,7 @@ fn declared_keys(file: &IndexFileMeta) -> usize {
 
 /// Refuses a commit whose HASH index checks would hold more than the coordinator's budget:
 /// the files' declared sizes, before anything is read (rule `bounds`).
-fn charge_budget(coordinator: &Coordinator, sources: &[(IndexAt, Role)]) -> CoordinatorResult<()> {
+fn charge_budget(context: TableContext<'_>, sources: &[(IndexAt, Role)]) -> CoordinatorResult<()> {
     let mut keys: u64 = 0;
     for (at, _) in sources {
         let message = at.message.unwrap_or_default();
@@ -317,7 +319,7 @@ fn charge_budget(coordinator: &Coordinator, sources: &[(IndexAt, Role)]) -> Coor
         }
         keys = keys.saturating_add(at.file.file_size as u64 / 4);
     }
-    let budget = coordinator.hash_index_budget;
+    let budget = context.hash_index_budget;
     let needed = keys
         .saturating_mul(BYTES_PER_KEY)
         .saturating_add(HASH_INDEX_READ_CHUNK);
@@ -422,11 +424,11 @@ fn check_key(group: &[KeyEntry], sources: &[(IndexAt, Role)]) -> CoordinatorResu
 /// Reads the key hashes of one HASH index file in chunks, handing each to `key`, after
 /// checking its size in storage against its metadata.
 async fn read_hashes(
-    coordinator: &Coordinator,
+    context: TableContext<'_>,
     at: &IndexAt<'_>,
     mut key: impl FnMut(i32),
 ) -> CoordinatorResult<()> {
-    let table = coordinator.table();
+    let table = context.table;
     let message = at.message.unwrap_or_default();
     // A live file's partition is the normalized key: empty for an unpartitioned table.
     let partition: &[u8] = if at.partition.is_empty() {
@@ -437,7 +439,7 @@ async fn read_hashes(
     let bucket_path = TableCommit::new(table.clone(), String::new())
         .bucket_path(partition, at.bucket)
         .map_err(|e| CoordinatorError::paimon("locating a HASH index", e))?;
-    let path = super::verify::index_file_path(table, &bucket_path, at.file);
+    let path = index_file_path(table, &bucket_path, at.file);
     let during = || format!("reading HASH index {path}");
     let input = table
         .file_io()

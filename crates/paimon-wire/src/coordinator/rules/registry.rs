@@ -2,15 +2,16 @@
 //! what it protects, the lists of a message it reads, where it is checked and the tests that
 //! show it refusing. One table, read by [`Rule::name`], [`Rule::needs_table_state`],
 //! [`Rule::ALL`], `paimon-wire validate`'s "rules checked" line and the tests that keep the
-//! catalogue, SECURITY.md and the test sources in step (`tests/rule_registry.rs`).
+//! catalogue, SECURITY.md, the test sources and the families of [`super`] in step
+//! (`tests/coordinator/registry.rs`).
 //!
 //! `validate` (`Coordinator::deserialize` + `Coordinator::check_against_table`) and `commit`
 //! run the same stages: [`Stage::Message`] rules on every message as its payload is decoded,
 //! [`Stage::TableState`] rules in the one table-state check both call; [`Stage::Publication`]
 //! rules judge the outcome of publishing, so only `commit` meets them.
 
-use super::error::Rule;
-use super::fields::{DATA_LISTS, INDEX_LISTS};
+use super::shared::fields::{DATA_LISTS, INDEX_LISTS};
+use crate::coordinator::error::Rule;
 
 /// When a rule is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

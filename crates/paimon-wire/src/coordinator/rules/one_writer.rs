@@ -17,49 +17,15 @@
 //! until compaction assigns one. Messages of one payload may share a bucket (one writer).
 
 use std::collections::HashMap;
-use std::fmt;
 
 use paimon::spec::{BinaryRow, DataField};
 use paimon::table::CommitMessage;
 
-use super::error::{CoordinatorError, CoordinatorResult, MessageOrigin};
-use super::table_state::partition_key;
-use super::validate::{has_compaction, BucketMode, TableRules};
-
-/// Two payloads wrote new files or compaction results into the same bucket of a primary-key
-/// table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SharedBucket {
-    /// The partition, as `key=value/...` (empty for an unpartitioned table).
-    pub partition: String,
-    /// The bucket.
-    pub bucket: i32,
-    /// The first payload that writes it.
-    pub first: MessageOrigin,
-    /// Another payload that writes it too.
-    pub second: MessageOrigin,
-}
-
-impl fmt::Display for SharedBucket {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let partition = if self.partition.is_empty() {
-            String::new()
-        } else {
-            format!(" of partition {}", self.partition)
-        };
-        write!(
-            f,
-            "bucket {}{partition} of a primary-key table is written by two writers ({} and \
-             {} both add new files or compaction results); rows of one key from two writers \
-             overlap in sequence numbers and which one wins is arbitrary. Route each (partition, bucket) to one \
-             writer (paimon_wire::BucketRouter computes the bucket), or use a postpone-bucket \
-             table (bucket = -2) to write one bucket from many writers",
-            self.bucket, self.first, self.second
-        )
-    }
-}
-
-impl std::error::Error for SharedBucket {}
+use super::shared::check::has_compaction;
+use super::shared::limits::BucketMode;
+use super::shared::state::partition_key;
+use super::shared::table_rules::TableRules;
+use crate::coordinator::error::{CoordinatorError, CoordinatorResult, MessageOrigin, SharedBucket};
 
 /// Refuses messages in which two payloads (`origins[i].part`) write one (partition, bucket)
 /// of a primary-key table: new files at any level, or compaction results.

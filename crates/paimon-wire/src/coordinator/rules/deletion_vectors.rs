@@ -26,9 +26,10 @@ use paimon::spec::IndexFileMeta;
 use paimon::table::{CommitMessage, DeletionFile, TableCommit};
 use paimon::{DeletionVector, DeletionVectorFactory};
 
-use super::error::{CoordinatorError, CoordinatorResult, Rule};
-use super::table_state::{bucket_key, bucket_name, refuse, BucketKey, TableState};
-use super::validate::DELETION_VECTORS_INDEX_TYPE;
+use super::shared::limits::DELETION_VECTORS_INDEX_TYPE;
+use super::shared::paths::{bucket_path, index_file_path};
+use super::shared::state::{bucket_key, bucket_name, refuse, BucketKey, TableContext, TableState};
+use crate::coordinator::error::{CoordinatorError, CoordinatorResult, Rule};
 
 fn is_deletion_vectors(file: &IndexFileMeta) -> bool {
     file.index_type == DELETION_VECTORS_INDEX_TYPE
@@ -133,7 +134,7 @@ struct StepLists<'m> {
 /// table, by content (see the module docs). Reads each vector the commit changes, and the
 /// live vector it replaces, once.
 pub(crate) async fn check_against_table(
-    coordinator: &super::Coordinator,
+    context: TableContext<'_>,
     messages: &[CommitMessage],
     state: &TableState,
 ) -> CoordinatorResult<()> {
@@ -151,7 +152,7 @@ pub(crate) async fn check_against_table(
     if !messages.iter().any(touches_vectors) {
         return Ok(());
     }
-    let table = coordinator.table();
+    let table = context.table;
     let paths = TableCommit::new(table.clone(), String::new());
     let mut live = Point::default();
     let touched: HashSet<BucketKey> = messages
@@ -470,18 +471,6 @@ fn check_targets_live(messages: &[CommitMessage], state: &TableState) -> Coordin
     Ok(())
 }
 
-/// The directory of `bucket` in `partition`.
-fn bucket_path(paths: &TableCommit, partition: &[u8], bucket: i32) -> CoordinatorResult<String> {
-    let partition: &[u8] = if partition.is_empty() {
-        &paimon::spec::EMPTY_SERIALIZED_ROW
-    } else {
-        partition
-    };
-    paths
-        .bucket_path(partition, bucket)
-        .map_err(|e| CoordinatorError::paimon("computing a bucket directory", e))
-}
-
 /// The deletion vector of data file `name` in deletion-vector file `index_file` of the bucket
 /// at `bucket_path`. A vector that does not decode is refused (rule `deletion-vectors`).
 async fn read_vector(
@@ -490,7 +479,7 @@ async fn read_vector(
     index_file: &IndexFileMeta,
     name: &str,
 ) -> CoordinatorResult<DeletionVector> {
-    let path = super::verify::index_file_path(table, bucket_path, index_file);
+    let path = index_file_path(table, bucket_path, index_file);
     let Some(range) = (index_file.deletion_vectors_ranges.as_ref()).and_then(|r| r.get(name))
     else {
         return Err(CoordinatorError::paimon(

@@ -6,95 +6,20 @@
 //! public helpers here ([`plain_file_name_problem`], [`is_known_index_type`],
 //! [`BucketMode`]) are the rules' building blocks, for callers that want to explain them.
 
-use std::collections::BTreeSet;
-use std::fmt;
+use paimon::spec::{BinaryRow, DataField, DataType, Datum, EMPTY_SERIALIZED_ROW};
+use paimon::table::normalize_global_index_type_for_drop;
 
-use paimon::spec::{BinaryRow, CoreOptions, DataField, DataType, Datum, EMPTY_SERIALIZED_ROW};
-use paimon::table::{normalize_global_index_type_for_drop, CommitMessage, Table};
-
-use super::error::{CoordinatorError, CoordinatorResult, Rule, ValidationError};
-use super::fields::{
-    DataFileFields, IndexFileFields, MessageFields, COMPACT_BEFORE, COMPACT_NEW_INDEX_FILES,
-    DATA_LISTS, DELETED_FILES, DELETED_INDEX_FILES, INDEX_LISTS, NEW_FILES, NEW_INDEX_FILES,
+use super::shared::check::{Check, ListElement};
+use super::shared::fields::{
+    DataFileFields, IndexFileFields, MessageFields, DELETED_FILES, DELETED_INDEX_FILES,
+    INDEX_LISTS, NEW_INDEX_FILES,
 };
-use super::keys::{compare, KeyType};
-use super::{Binding, CommitMode, WriteKind};
+use super::shared::keys::compare;
+use super::shared::paths::{canonical_path, canonical_root};
+use crate::coordinator::binding::WriteKind;
+use crate::coordinator::error::{Rule, ValidationError};
 
-/// Index type of deletion-vector index files (Java `DeletionVectorsIndexFile.DELETION_VECTORS_INDEX`).
-pub const DELETION_VECTORS_INDEX_TYPE: &str = "DELETION_VECTORS";
-/// Index type of dynamic-bucket hash index files (Java `HashIndexFile.HASH_INDEX`).
-pub const HASH_INDEX_TYPE: &str = "HASH";
-
-/// Table option listing the roots data files may be written under outside the table.
-pub const DATA_EXTERNAL_PATHS_OPTION: &str = "data-file.external-paths";
-/// Table option naming the root global index files may be written under.
-pub const GLOBAL_INDEX_EXTERNAL_PATH_OPTION: &str = "global-index.external-path";
-/// Table option choosing how writers spread files over the external roots; with
-/// `entropy-inject` four hash directory levels sit between the bucket path and the file.
-pub const DATA_EXTERNAL_PATHS_STRATEGY_OPTION: &str = "data-file.external-paths.strategy";
-
-/// Largest row count one file may claim (2^48, about 2.8 * 10^14 rows). With at most
-/// 2^14 such files the sum still fits the commit's `i64` arithmetic; sums over a whole
-/// commit are checked separately at commit time.
-pub const MAX_FILE_ROW_COUNT: i64 = 1 << 48;
-/// Largest size in bytes one file may claim (2^50 bytes, 1 PiB).
-pub const MAX_FILE_SIZE: i64 = 1 << 50;
-/// Largest absolute sequence number, and largest row id (`first_row_id + row_count`, a
-/// global index row range end): 2^62, so one more addition of a bounded count cannot
-/// overflow `i64`.
-pub const MAX_SEQUENCE_OR_ROW_ID: i64 = 1 << 62;
-/// Largest amount one commit may raise a bucket's sequence numbers above its live files
-/// (2^40): see rule **bounds** in the [coordinator](crate::coordinator) docs.
-pub const MAX_SEQUENCE_STEP: i64 = 1 << 40;
-/// Largest `total_buckets` a postpone fixed-bucket message may set for its partition.
-pub const MAX_TOTAL_BUCKETS: i32 = 1 << 16;
-/// Number of bucket ids a dynamic-bucket table has: `0..=32767`. Java keeps a key's bucket
-/// as a `short` (`PartitionIndex.toBucketShort`, `MAX_DYNAMIC_BUCKETS`), and its assigners,
-/// pypaimon's and the paimon crate's refuse to restore a partition whose HASH index names a
-/// higher bucket: one such bucket would stop every later writer of the partition.
-pub const MAX_DYNAMIC_BUCKETS: i32 = 1 << 15;
-
-/// How a table spreads rows over buckets, which decides the buckets a message may name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum BucketMode {
-    /// `bucket = n >= 1`: buckets `0..n-1`.
-    Fixed {
-        /// The table's bucket count.
-        buckets: i32,
-    },
-    /// Primary-key table with `bucket = -1`: buckets assigned at write time,
-    /// `0..32767` ([`MAX_DYNAMIC_BUCKETS`]).
-    Dynamic,
-    /// Append table with `bucket = -1`: every file in bucket 0.
-    Unaware,
-    /// `bucket = -2`: files land in bucket -2 until compaction assigns buckets.
-    Postpone,
-}
-
-impl BucketMode {
-    /// The bucket mode of a table with `bucket` option `bucket`, or `None` for a value Paimon
-    /// does not define (0, or below -2).
-    pub fn from_table_option(bucket: i32, has_primary_keys: bool) -> Option<Self> {
-        match bucket {
-            n if n >= 1 => Some(BucketMode::Fixed { buckets: n }),
-            -1 if has_primary_keys => Some(BucketMode::Dynamic),
-            -1 => Some(BucketMode::Unaware),
-            -2 => Some(BucketMode::Postpone),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for BucketMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BucketMode::Fixed { buckets } => write!(f, "fixed ({buckets} buckets)"),
-            BucketMode::Dynamic => f.write_str("dynamic (bucket = -1, primary key)"),
-            BucketMode::Unaware => f.write_str("bucket-unaware (bucket = -1, append)"),
-            BucketMode::Postpone => f.write_str("postpone (bucket = -2)"),
-        }
-    }
-}
+pub use super::shared::limits::*;
 
 /// Whether `index_type` is an index type Paimon defines, spelled as Paimon writes it:
 /// `DELETION_VECTORS`, `HASH`, or a global index type the paimon crate knows, in lower case
@@ -105,42 +30,6 @@ pub fn is_known_index_type(index_type: &str) -> bool {
         || index_type == HASH_INDEX_TYPE
         || (!index_type.bytes().any(|b| b.is_ascii_uppercase())
             && normalize_global_index_type_for_drop(index_type).is_some())
-}
-
-/// A path in the one spelling the coordinator compares: a local `file:///x` URI is written
-/// `file:/x` (the form Java's `Path` prints; the paimon crate's reader strips `file:/` from
-/// both). Nothing else is rewritten: the reader treats the scheme case-sensitively and does
-/// not resolve `.`, `..` or doubled slashes, so neither does the comparison.
-fn canonical_path(path: &str) -> std::borrow::Cow<'_, str> {
-    match path.strip_prefix("file:///") {
-        Some(rest) => format!("file:/{rest}").into(),
-        None => path.into(),
-    }
-}
-
-/// A configured root in the spelling the writers use: [`canonical_path`], with runs of `/`
-/// in its path collapsed as the writers' path resolution does (the scheme's `//` and the
-/// authority are kept).
-fn canonical_root(root: &str) -> String {
-    let root = canonical_path(root);
-    let path_start = match root.find("://") {
-        Some(i) => root[i + 3..].find('/').map_or(root.len(), |j| i + 3 + j),
-        None => root
-            .find(':')
-            .filter(|i| !root[..*i].contains('/'))
-            .map_or(0, |i| i + 1),
-    };
-    let (head, path) = root.split_at(path_start);
-    let mut out = String::with_capacity(root.len());
-    out.push_str(head);
-    let mut previous_slash = false;
-    for c in path.chars() {
-        if !(c == '/' && previous_slash) {
-            out.push(c);
-        }
-        previous_slash = c == '/';
-    }
-    out
 }
 
 /// Whether `segment` is one of the four entropy directories `entropy-inject` puts between
@@ -168,345 +57,8 @@ pub fn plain_file_name_problem(name: &str) -> Option<&'static str> {
     }
 }
 
-fn configured_roots(options: &std::collections::HashMap<String, String>, key: &str) -> Vec<String> {
-    options
-        .get(key)
-        .map(|value| {
-            value
-                .split(',')
-                .map(str::trim)
-                .filter(|root| !root.is_empty())
-                .map(|root| root.trim_end_matches('/').to_string())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Refuses an external root that another table could share (rule `external-path`, at bind).
-///
-/// Writers put an external file at `<root>/<partition>/bucket-<n>/<file>`: nothing in that
-/// path names the table. Two tables configured with one root write into the same
-/// directories, so a coordinator of one could not tell the other's files from its own — it
-/// would accept the other table's messages, and its abort would delete the other table's
-/// live files. Detecting a shared root would mean reading every table of every catalog that
-/// can reach the store, which no coordinator can; instead every root must name its table: it
-/// ends with `<database>/<table>` or `<database>.db/<table>`, or lies inside the table's own
-/// directory.
-fn check_table_unique_root(table: &Table, option: &str, root: &str) -> CoordinatorResult<()> {
-    let identifier = table.identifier();
-    let (database, name) = (identifier.database(), identifier.object());
-    let canonical = canonical_root(root);
-    let trimmed = canonical.trim_end_matches('/');
-    let location = canonical_root(table.location());
-    let location = location.trim_end_matches('/');
-    let inside_table = trimmed == location || trimmed.starts_with(&format!("{location}/"));
-    let names_table = [
-        format!("/{database}/{name}"),
-        format!("/{database}.db/{name}"),
-    ]
-    .iter()
-    .any(|suffix| trimmed.ends_with(suffix.as_str()));
-    if inside_table || names_table {
-        return Ok(());
-    }
-    Err(CoordinatorError::Unsupported {
-        reason: format!(
-            "table {database}.{name} sets {option} to root {root:?}, which does not name the \
-             table; another table could share it, and a coordinator could then not tell that \
-             table's external files from this one's (rule external-path). Give every table its \
-             own root ending in /{database}.db/{name} (or /{database}/{name}), or one inside \
-             the table's directory"
-        ),
-    })
-}
-
-/// What the coordinator knows about its table, read once when it is bound.
-#[derive(Debug, Clone)]
-pub(crate) struct TableRules {
-    table: Table,
-    table_name: String,
-    partition_fields: Vec<DataField>,
-    field_ids: BTreeSet<i32>,
-    bucket_option: i32,
-    bucket_mode: BucketMode,
-    write_kind: WriteKind,
-    allow_deletes: bool,
-    allow_compaction: bool,
-    primary_keys: bool,
-    /// Whether the table orders rows by `sequence.field` rather than by sequence number.
-    sequence_field: bool,
-    schema_ids: BTreeSet<i64>,
-    data_external_roots: Vec<String>,
-    global_index_external_root: Option<String>,
-    entropy_inject: bool,
-    /// The table's key type (empty without a primary key).
-    key_type: KeyType,
-    /// The table's number of LSM levels (Java `CoreOptions#numLevels`).
-    num_levels: i32,
-}
-
-/// Java `CoreOptions#numLevels`: `num-levels`, else `num-sorted-run.compaction-trigger` + 1
-/// (the trigger defaults to 5).
-fn num_levels(options: &std::collections::HashMap<String, String>) -> i32 {
-    let parse = |key: &str| options.get(key).and_then(|v| v.trim().parse::<i32>().ok());
-    parse("num-levels")
-        .unwrap_or_else(|| {
-            parse("num-sorted-run.compaction-trigger")
-                .unwrap_or(5)
-                .saturating_add(1)
-        })
-        .max(1)
-}
-
-impl TableRules {
-    /// Reads the rules of `table` for messages committed under `binding`.
-    pub(crate) async fn load(table: &Table, binding: &Binding) -> CoordinatorResult<Self> {
-        let write_kind = binding.write_kind;
-        let schema = table.schema();
-        let table_name = table.identifier().full_name();
-        let options = CoreOptions::new(schema.options());
-        if options.is_format_table() {
-            return Err(CoordinatorError::Unsupported {
-                reason: format!(
-                    "table {table_name} is a format table; its messages use Java's \
-                     TwoPhaseCommitMessage, not CommitMessageSerializer"
-                ),
-            });
-        }
-        let bucket_option = options.bucket();
-        let bucket_mode =
-            BucketMode::from_table_option(bucket_option, !schema.primary_keys().is_empty())
-                .ok_or_else(|| CoordinatorError::Unsupported {
-                    reason: format!(
-                "table {table_name} has bucket = {bucket_option}, which Paimon does not define"
-            ),
-                })?;
-        if write_kind == WriteKind::PostponeFixedBucket && bucket_mode != BucketMode::Postpone {
-            return Err(CoordinatorError::Unsupported {
-                reason: format!(
-                    "a postpone fixed-bucket coordinator needs a postpone table (bucket = -2), \
-                     but table {table_name} is {bucket_mode}; bind a standard coordinator"
-                ),
-            });
-        }
-        let mut schema_ids: BTreeSet<i64> = table
-            .schema_manager()
-            .list_all_ids()
-            .await
-            .map_err(|e| {
-                CoordinatorError::paimon(format!("listing the schemas of table {table_name}"), e)
-            })?
-            .into_iter()
-            .collect();
-        schema_ids.insert(schema.id());
-        let data_external_roots = configured_roots(schema.options(), DATA_EXTERNAL_PATHS_OPTION);
-        let global_index_external_root =
-            configured_roots(schema.options(), GLOBAL_INDEX_EXTERNAL_PATH_OPTION)
-                .into_iter()
-                .next();
-        for (option, root) in data_external_roots
-            .iter()
-            .map(|r| (DATA_EXTERNAL_PATHS_OPTION, r))
-            .chain(
-                global_index_external_root
-                    .iter()
-                    .map(|r| (GLOBAL_INDEX_EXTERNAL_PATH_OPTION, r)),
-            )
-        {
-            check_table_unique_root(table, option, root)?;
-        }
-        let entropy_inject = schema
-            .options()
-            .get(DATA_EXTERNAL_PATHS_STRATEGY_OPTION)
-            .is_some_and(|s| s.trim().eq_ignore_ascii_case("entropy-inject"));
-        Ok(Self {
-            table: table.clone(),
-            table_name,
-            partition_fields: schema.partition_fields(),
-            field_ids: schema.fields().iter().map(DataField::id).collect(),
-            bucket_option,
-            bucket_mode,
-            write_kind,
-            allow_deletes: binding.allow_deletes,
-            allow_compaction: binding.allow_compaction,
-            primary_keys: !schema.primary_keys().is_empty(),
-            sequence_field: !options.sequence_fields().is_empty(),
-            schema_ids,
-            data_external_roots,
-            global_index_external_root,
-            entropy_inject,
-            key_type: KeyType::new(schema.fields(), &schema.trimmed_primary_keys()),
-            num_levels: num_levels(schema.options()),
-        })
-    }
-
-    /// The table's key type (empty without a primary key).
-    pub(crate) fn key_type(&self) -> &KeyType {
-        &self.key_type
-    }
-
-    /// The table's number of LSM levels; compaction results lie below it.
-    pub(crate) fn num_levels(&self) -> i32 {
-        self.num_levels
-    }
-
-    pub(crate) fn table_name(&self) -> &str {
-        &self.table_name
-    }
-
-    pub(crate) fn bucket_mode(&self) -> BucketMode {
-        self.bucket_mode
-    }
-
-    pub(crate) fn has_primary_keys(&self) -> bool {
-        self.primary_keys
-    }
-
-    /// Whether rows of one key are ordered by sequence number: a primary-key table without
-    /// `sequence.field`, whose buckets are written by one writer each (not postpone).
-    pub(crate) fn orders_by_sequence_number(&self) -> bool {
-        self.primary_keys
-            && !self.sequence_field
-            && self.bucket_mode != BucketMode::Postpone
-            && self.write_kind == WriteKind::Standard
-    }
-
-    pub(crate) fn partition_fields(&self) -> &[DataField] {
-        &self.partition_fields
-    }
-
-    pub(crate) fn write_kind(&self) -> WriteKind {
-        self.write_kind
-    }
-
-    /// The directory of `bucket` in `partition`, relative to the table's root, as the
-    /// writers' external path provider appends it to an external root
-    /// (`pt=a/bucket-0`; `data/pt=a/bucket-0` with `data-file.path-directory = data`).
-    /// `None` when the data directory is not under the table (an absolute
-    /// `data-file.path-directory`), where no external path can be checked.
-    fn relative_bucket_path(&self, partition: &[u8], bucket: i32) -> Option<String> {
-        let absolute = paimon::table::TableCommit::new(self.table.clone(), String::new())
-            .bucket_path(partition, bucket)
-            .ok()?;
-        let root = format!("{}/", self.table.location().trim_end_matches('/'));
-        absolute.strip_prefix(&root).map(str::to_string)
-    }
-
-    /// Checks message `index` against every rule, then applies the binding (see
-    /// [`Self::apply`]).
-    pub(crate) fn validate_and_apply(
-        &self,
-        index: usize,
-        mut message: CommitMessage,
-        mode: CommitMode,
-    ) -> Result<CommitMessage, ValidationError> {
-        self.validate(index, &message, mode)?;
-        self.apply(&mut message, mode);
-        Ok(message)
-    }
-
-    /// Checks message `index` (owned, or a view over payload bytes) against every rule.
-    pub(crate) fn validate<M: MessageFields>(
-        &self,
-        index: usize,
-        message: &M,
-        mode: CommitMode,
-    ) -> Result<(), ValidationError> {
-        let check = Check {
-            rules: self,
-            message_index: index,
-            relative_bucket_path: std::cell::OnceCell::new(),
-            partition: message.partition(),
-            bucket: message.bucket(),
-        };
-        check.partition(message.partition())?;
-        check.bucket(message.bucket(), message.total_buckets())?;
-        if let Some(snapshot) = message.check_from_snapshot() {
-            check.non_negative(|| "check_from_snapshot".into(), snapshot)?;
-        }
-        if let Some((list, files)) = compaction_lists(message).find(|(_, n)| *n > 0) {
-            let refusal = if !self.allow_compaction {
-                Some(
-                    "compaction is opt-in: a compaction replaces rows with rows the coordinator \
-                     cannot read, so the binding refuses it unless the job's writers compact \
-                     (Binding::with_compaction, C paimon_wire_table_commit_new_with_compaction, \
-                     CLI --allow-compaction, Python allow_compaction=True)",
-                )
-            } else if mode == CommitMode::Overwrite {
-                Some("an overwrite commit does not take compaction results; commit them in append mode")
-            } else {
-                None
-            };
-            if let Some(refusal) = refusal {
-                return Err(check.fail(
-                    list.to_string(),
-                    Rule::CompactIncrement,
-                    format!("{files} compaction file(s): {refusal}"),
-                ));
-            }
-        }
-        for (slot, list) in DATA_LISTS.into_iter().enumerate() {
-            for (i, file) in message.data_files(slot).enumerate() {
-                check.data_file(&ListElement(list, i), file)?;
-                if slot == NEW_FILES {
-                    check.new_file_level(&ListElement(list, i), file)?;
-                }
-            }
-        }
-        for (slot, list) in INDEX_LISTS.into_iter().enumerate() {
-            for (i, file) in message.index_files(slot).enumerate() {
-                check.index_file(&ListElement(list, i), file)?;
-            }
-        }
-        super::hash_index::check_message(&check, message)?;
-        check.change_kinds(message)?;
-        super::compaction::check_message(&check, message)?;
-        Ok(())
-    }
-
-    /// Applies the binding to a validated message: the table-level `total_buckets` of a
-    /// standard message is dropped (the commit fills in the table's own), and a postpone
-    /// fixed-bucket message is marked for the overwrite path in overwrite mode.
-    pub(crate) fn apply(&self, message: &mut CommitMessage, mode: CommitMode) {
-        match self.write_kind {
-            WriteKind::Standard => message.total_buckets = None,
-            WriteKind::PostponeFixedBucket => {
-                if mode == CommitMode::Overwrite {
-                    message.mark_fixed_bucket_overwrite();
-                }
-            }
-        }
-    }
-}
-
-/// The checks of one message, carrying where the message is for error reports.
-pub(crate) struct Check<'a> {
-    rules: &'a TableRules,
-    message_index: usize,
-    /// The message's partition and bucket, which fix where its files may be.
-    partition: &'a [u8],
-    bucket: i32,
-    /// [`TableRules::relative_bucket_path`] of the message, computed on first use.
-    relative_bucket_path: std::cell::OnceCell<Option<String>>,
-}
-
 impl Check<'_> {
-    /// The rules of the table the message is checked against.
-    pub(crate) fn rules(&self) -> &TableRules {
-        self.rules
-    }
-
-    /// A refusal of this message under `rule`.
-    pub(crate) fn fail(&self, field: String, rule: Rule, reason: String) -> ValidationError {
-        ValidationError {
-            message_index: self.message_index,
-            field,
-            rule,
-            reason,
-        }
-    }
-
-    fn partition(&self, bytes: &[u8]) -> Result<(), ValidationError> {
+    pub(super) fn partition(&self, bytes: &[u8]) -> Result<(), ValidationError> {
         let fields = &self.rules.partition_fields;
         let fail = |reason: String| self.fail("partition".into(), Rule::Partition, reason);
         if bytes.is_empty() {
@@ -576,7 +128,11 @@ impl Check<'_> {
         )))
     }
 
-    fn bucket(&self, bucket: i32, total_buckets: Option<i32>) -> Result<(), ValidationError> {
+    pub(super) fn bucket(
+        &self,
+        bucket: i32,
+        total_buckets: Option<i32>,
+    ) -> Result<(), ValidationError> {
         let rules = self.rules;
         let bucket_fail = |reason: String| self.fail("bucket".into(), Rule::Bucket, reason);
         let total_fail =
@@ -667,7 +223,7 @@ impl Check<'_> {
         }
     }
 
-    fn non_negative(
+    pub(super) fn non_negative(
         &self,
         field: impl FnOnce() -> String,
         value: i64,
@@ -704,7 +260,10 @@ impl Check<'_> {
     /// dropping one brings deleted rows back), and deleted index files other than a HASH
     /// index the same message replaces (dynamic-bucket writers rewrite their bucket's hash
     /// index on every commit).
-    fn change_kinds<M: MessageFields>(&self, message: &M) -> Result<(), ValidationError> {
+    pub(super) fn change_kinds<M: MessageFields>(
+        &self,
+        message: &M,
+    ) -> Result<(), ValidationError> {
         if self.rules.allow_deletes {
             return Ok(());
         }
@@ -768,7 +327,7 @@ impl Check<'_> {
     /// results the compaction rules check. A new file at a higher level would skip the
     /// one-writer and sequence checks readers rely on (files of one level above 0 must not
     /// overlap). Postpone tables are exempt.
-    fn new_file_level<'m>(
+    pub(super) fn new_file_level<'m>(
         &self,
         at: &ListElement<'_>,
         file: impl DataFileFields<'m>,
@@ -907,7 +466,7 @@ impl Check<'_> {
         )))
     }
 
-    fn data_file<'m>(
+    pub(super) fn data_file<'m>(
         &self,
         at: &ListElement<'_>,
         file: impl DataFileFields<'m>,
@@ -986,7 +545,7 @@ impl Check<'_> {
         Ok(())
     }
 
-    fn index_file<'m>(
+    pub(super) fn index_file<'m>(
         &self,
         at: &ListElement<'_>,
         file: impl IndexFileFields<'m>,
@@ -1202,32 +761,6 @@ fn key_names(fields: &[DataField]) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     }
-}
-
-/// The path of one file in a message's list (`new_files[3]`), formatted only when a check
-/// fails: validation runs for every file of every payload, and almost all pass.
-struct ListElement<'a>(&'a str, usize);
-
-impl std::fmt::Display for ListElement<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}[{}]", self.0, self.1)
-    }
-}
-
-/// The compaction lists of `message` with their lengths, in wire order.
-pub(crate) fn compaction_lists<M: MessageFields>(
-    message: &M,
-) -> impl Iterator<Item = (&'static str, usize)> + '_ {
-    let data = (COMPACT_BEFORE..DATA_LISTS.len())
-        .map(|slot| (DATA_LISTS[slot], message.data_file_count(slot)));
-    let index = (COMPACT_NEW_INDEX_FILES..INDEX_LISTS.len())
-        .map(|slot| (INDEX_LISTS[slot], message.index_file_count(slot)));
-    data.chain(index)
-}
-
-/// Whether `message` carries a compaction result.
-pub(crate) fn has_compaction<M: MessageFields>(message: &M) -> bool {
-    compaction_lists(message).any(|(_, n)| n > 0)
 }
 
 #[cfg(test)]

@@ -39,10 +39,11 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use paimon::spec::DataFileMeta;
 use paimon::table::CommitMessage;
 
-use super::error::{CoordinatorResult, Rule};
-use super::keys::{compare, Key, KeyType};
-use super::table_state::{bucket_key, bucket_name, refuse, BucketKey, TableState};
-use super::validate::{BucketMode, TableRules};
+use super::shared::keys::{compare, Key, KeyType};
+use super::shared::limits::BucketMode;
+use super::shared::state::{bucket_key, bucket_name, refuse, BucketKey, TableState};
+use super::shared::table_rules::TableRules;
+use crate::coordinator::error::{CoordinatorResult, Rule};
 
 /// What one bucket's compactions in the commit take and write.
 struct BucketCompaction<'m> {

@@ -21,189 +21,17 @@
 
 use std::collections::{HashMap, HashSet};
 
+use paimon::spec::Snapshot;
 use paimon::spec::{DataFileMeta, IndexFileMeta};
-use paimon::spec::{FileKind, Snapshot};
 use paimon::table::CommitMessage;
 
-use super::error::{CoordinatorError, CoordinatorResult, Rule, ValidationError};
-use super::fields::{metadata_difference, MessageFields, DATA_LISTS};
-use super::history::Referenced;
-use super::validate::{
-    has_compaction, DELETION_VECTORS_INDEX_TYPE, MAX_SEQUENCE_OR_ROW_ID, MAX_SEQUENCE_STEP,
-};
-use super::Coordinator;
-
-/// A partition and bucket, with every spelling of the empty partition as one key.
-pub(crate) type BucketKey = (Vec<u8>, i32);
-
-/// What the checks know of the table when a commit starts.
-pub(crate) struct TableState {
-    /// The latest snapshot, if any.
-    pub(crate) snapshot: Option<Snapshot>,
-    /// Whether the table is partitioned.
-    pub(crate) partitioned: bool,
-    /// Data files live in the latest snapshot, in the touched buckets: bucket → file name →
-    /// the live entries, one per level, sorted by level.
-    pub(crate) data: HashMap<BucketKey, HashMap<String, Vec<DataFileMeta>>>,
-    /// Index files live in the latest snapshot, anywhere in the table: file name → bucket
-    /// and entry.
-    pub(crate) index: HashMap<String, (BucketKey, IndexFileMeta)>,
-    /// The highest sequence number of a live data file, per touched bucket.
-    pub(crate) max_sequence: HashMap<BucketKey, i64>,
-    /// What every retained snapshot, tag and branch references.
-    pub(crate) history: Referenced,
-}
-
-impl TableState {
-    /// The live entries of data file `name` in `bucket` (one per level), if it is live.
-    pub(crate) fn live_data(&self, bucket: &BucketKey, name: &str) -> Option<&[DataFileMeta]> {
-        self.data
-            .get(bucket)
-            .and_then(|files| files.get(name))
-            .map(Vec::as_slice)
-    }
-
-    /// The live deletion vectors of the table: (bucket, data file name) → how many rows each
-    /// hides (`None` where its writer did not record it).
-    pub(crate) fn live_deletion_vectors(&self) -> HashMap<(&BucketKey, &str), Option<i64>> {
-        let mut vectors = HashMap::new();
-        for (key, file) in self.index.values() {
-            if file.index_type != DELETION_VECTORS_INDEX_TYPE {
-                continue;
-            }
-            for (name, range) in file.deletion_vectors_ranges.iter().flatten() {
-                vectors.insert((key, name.as_str()), range.cardinality);
-            }
-        }
-        vectors
-    }
-
-    /// The deletion vectors the messages' compactions add (compact_new_index_files), per
-    /// (bucket, data file name): their cardinality.
-    pub(crate) fn new_compact_deletion_vectors<'m>(
-        &self,
-        messages: &'m [CommitMessage],
-    ) -> HashMap<(BucketKey, &'m str), Option<i64>> {
-        let mut vectors = HashMap::new();
-        for message in messages {
-            let key = bucket_key(self.partitioned, &message.partition, message.bucket);
-            for file in &message.compact_new_index_files {
-                if file.index_type != DELETION_VECTORS_INDEX_TYPE {
-                    continue;
-                }
-                for (name, range) in file.deletion_vectors_ranges.iter().flatten() {
-                    vectors.insert((key.clone(), name.as_str()), range.cardinality);
-                }
-            }
-        }
-        vectors
-    }
-}
-
-pub(crate) fn bucket_key(partitioned: bool, partition: &[u8], bucket: i32) -> BucketKey {
-    (partition_key(partitioned, partition).to_vec(), bucket)
-}
-
-/// The partition bytes that identify a message's partition: an unpartitioned table's
-/// partition is written as empty bytes by some writers and as the empty binary row by
-/// others; both are the one partition (empty).
-pub(crate) fn partition_key(partitioned: bool, partition: &[u8]) -> &[u8] {
-    if partitioned {
-        partition
-    } else {
-        &[]
-    }
-}
-
-/// `bucket B of its partition` (or `of the table`), for error messages.
-pub(crate) fn bucket_name(partitioned: bool, bucket: i32) -> String {
-    if partitioned {
-        format!("bucket {bucket} of its partition")
-    } else {
-        format!("bucket {bucket} of the table")
-    }
-}
-
-pub(crate) fn refuse(
-    message_index: usize,
-    field: String,
-    rule: Rule,
-    reason: String,
-) -> CoordinatorError {
-    CoordinatorError::Validation(ValidationError {
-        message_index,
-        field,
-        rule,
-        reason,
-    })
-}
-
-/// Checks `messages` (merged, about to be committed) against the latest snapshot of the
-/// coordinator's table and its retained history. `message_index` in an error is the
-/// message's position in the merged set; the field names the list, position and file.
-pub(crate) async fn check(
-    coordinator: &Coordinator,
-    messages: &[CommitMessage],
-) -> CoordinatorResult<()> {
-    check_roles(messages)?;
-    let state = read_state(coordinator, messages).await?;
-    check_sums(messages, state.snapshot.as_ref())?;
-    check_sequence_numbers(coordinator, messages, &state)?;
-    check_sequence_headroom(messages, &state)?;
-    check_added_files_are_new(messages, &state)?;
-    check_deleted_files_are_live(messages, &state)?;
-    super::compaction::check_against_table(&coordinator.rules, messages, &state)?;
-    super::sorted_runs::check_against_table(&coordinator.rules, messages, &state)?;
-    super::deletion_vectors::check_against_table(coordinator, messages, &state).await?;
-    super::hash_index::check_against_table(coordinator, messages, &state).await?;
-    check_added_files_exist(coordinator, messages).await?;
-    if coordinator.binding.verify_compaction && messages.iter().any(has_compaction) {
-        super::verify::verify_compactions(
-            coordinator.table(),
-            coordinator.rules.table_name(),
-            coordinator.rules.has_primary_keys(),
-            messages,
-            &state,
-        )
-        .await?;
-    }
-    Ok(())
-}
-
-/// Reads the latest snapshot's live files of the touched buckets, its index files and what
-/// the retained history references.
-async fn read_state(
-    coordinator: &Coordinator,
-    messages: &[CommitMessage],
-) -> CoordinatorResult<TableState> {
-    let table = coordinator.table();
-    let table_name = coordinator.rules.table_name();
-    let partitioned = !table.schema().partition_keys().is_empty();
-    let reading = || format!("reading the manifests of table {table_name} to check the commit");
-    let snapshot = table
-        .snapshot_manager()
-        .get_latest_snapshot()
-        .await
-        .map_err(|e| CoordinatorError::paimon(reading(), e))?;
-    let touched: HashSet<BucketKey> = messages
-        .iter()
-        .map(|m| bucket_key(partitioned, &m.partition, m.bucket))
-        .collect();
-    let (history, latest) = super::history::scan(table, &touched, snapshot.as_ref())
-        .await
-        .map_err(|e| CoordinatorError::paimon(reading(), e))?;
-    let mut state = TableState {
-        snapshot: None,
-        partitioned,
-        data: HashMap::new(),
-        index: HashMap::new(),
-        max_sequence: HashMap::new(),
-        history,
-    };
-    live_files(latest, &mut state);
-    state.snapshot = snapshot;
-    Ok(state)
-}
+use super::shared::check::has_compaction;
+use super::shared::fields::{metadata_difference, MessageFields, DATA_LISTS};
+use super::shared::limits::{MAX_SEQUENCE_OR_ROW_ID, MAX_SEQUENCE_STEP};
+use super::shared::paths::index_file_path;
+use super::shared::state::{bucket_key, bucket_name, refuse, BucketKey, TableContext, TableState};
+use crate::coordinator::binding::CommitMode;
+use crate::coordinator::error::{CoordinatorError, CoordinatorResult, Rule};
 
 /// Rule `already-live`: a file the messages add is new — not live in the latest snapshot
 /// (a data file in its bucket at any level, an index file anywhere in the table), and not
@@ -211,7 +39,7 @@ async fn read_state(
 /// keys on the level, so a committed file sent again at another level would be committed
 /// twice; a committed data file sent as a changelog file would be deleted by changelog
 /// expiry; a file a compaction removed would come back while older snapshots still hold it.
-fn check_added_files_are_new(
+pub(super) fn check_added_files_are_new(
     messages: &[CommitMessage],
     state: &TableState,
 ) -> CoordinatorResult<()> {
@@ -346,7 +174,7 @@ fn live_index_difference(sent: &IndexFileMeta, live: &IndexFileMeta) -> Option<&
 /// first). A deleted index file is live in the message's bucket, identical to the live entry
 /// (or, for the compaction, added by this commit). Checking identity here means the paimon
 /// crate's own delete check cannot fail after the APPEND snapshot is published.
-fn check_deleted_files_are_live(
+pub(super) fn check_deleted_files_are_live(
     messages: &[CommitMessage],
     state: &TableState,
 ) -> CoordinatorResult<()> {
@@ -489,7 +317,7 @@ fn check_deleted_files_are_live(
 /// room and every later commit to the bucket would be refused; with the step bound an
 /// attacker needs 2^22 accepted commits to get there, while an honest writer never writes
 /// 2^40 rows into one bucket in one commit.
-fn check_sequence_headroom(
+pub(super) fn check_sequence_headroom(
     messages: &[CommitMessage],
     state: &TableState,
 ) -> CoordinatorResult<()> {
@@ -548,12 +376,12 @@ struct AddedFile<'m> {
 /// directory holding many of them, the rest concurrently); the refusal names the first
 /// missing file in message and list order. A file upgraded in place by a compaction is live
 /// and exists like any other.
-async fn check_added_files_exist(
-    coordinator: &Coordinator,
+pub(super) async fn check_added_files_exist(
+    context: TableContext<'_>,
     messages: &[CommitMessage],
 ) -> CoordinatorResult<()> {
-    let table = coordinator.table();
-    let table_name = coordinator.rules.table_name();
+    let table = context.table;
+    let table_name = context.rules.table_name();
     let paths = paimon::table::TableCommit::new(table.clone(), String::new());
     let mut added: Vec<(String, AddedFile)> = Vec::new();
     for (index, message) in messages.iter().enumerate() {
@@ -594,10 +422,7 @@ async fn check_added_files_exist(
                     position,
                     file_name: &file.file_name,
                 };
-                added.push((
-                    super::verify::index_file_path(table, &bucket_path, file),
-                    at,
-                ));
+                added.push((index_file_path(table, &bucket_path, file), at));
             }
         }
     }
@@ -645,7 +470,7 @@ async fn check_added_files_exist(
 /// `compact_before`), a file upgraded in place (`compact_before` and `compact_after`, also
 /// with `new_files`), and an index file added and replaced by the compaction
 /// (`new_index_files` and `compact_deleted_index_files`).
-fn check_roles(messages: &[CommitMessage]) -> CoordinatorResult<()> {
+pub(super) fn check_roles(messages: &[CommitMessage]) -> CoordinatorResult<()> {
     const DATA_ROLE_SETS: [&[&str]; 3] = [
         &["new_files", "compact_before"],
         &["compact_before", "compact_after"],
@@ -771,7 +596,10 @@ impl<'a> Roles<'a> {
 
 /// The snapshot's record count and next row id plus every row the messages add must stay
 /// within [`MAX_SEQUENCE_OR_ROW_ID`]; every step is checked, so nothing can overflow.
-fn check_sums(messages: &[CommitMessage], snapshot: Option<&Snapshot>) -> CoordinatorResult<()> {
+pub(super) fn check_sums(
+    messages: &[CommitMessage],
+    snapshot: Option<&Snapshot>,
+) -> CoordinatorResult<()> {
     let base_records = snapshot.and_then(Snapshot::total_record_count).unwrap_or(0);
     let base_row_id = snapshot.and_then(Snapshot::next_row_id).unwrap_or(0);
     let mut added: i64 = 0;
@@ -816,17 +644,17 @@ fn check_sums(messages: &[CommitMessage], snapshot: Option<&Snapshot>) -> Coordi
 /// new files of an append commit start above every live file of their bucket, and those of
 /// an overwrite commit start at 0 (see [`Rule::SequenceNumbers`]). The payload does not say
 /// how its writer was made; the sequence numbers do.
-fn check_sequence_numbers(
-    coordinator: &Coordinator,
+pub(super) fn check_sequence_numbers(
+    context: TableContext<'_>,
     messages: &[CommitMessage],
     live: &TableState,
 ) -> CoordinatorResult<()> {
     let partitioned = live.partitioned;
-    if !coordinator.rules.orders_by_sequence_number() {
+    if !context.rules.orders_by_sequence_number() {
         return Ok(());
     }
-    match coordinator.binding.mode {
-        super::CommitMode::Append => {
+    match context.binding.mode {
+        CommitMode::Append => {
             for (index, message) in messages.iter().enumerate() {
                 let key = bucket_key(partitioned, &message.partition, message.bucket);
                 let Some(&highest) = live.max_sequence.get(&key) else {
@@ -854,7 +682,7 @@ fn check_sequence_numbers(
                 }
             }
         }
-        super::CommitMode::Overwrite => {
+        CommitMode::Overwrite => {
             // An overwrite writer's files start each bucket at 0: refuse the first file that
             // is the lowest of its bucket and starts above 0.
             let mut lowest: HashMap<BucketKey, i64> = HashMap::new();
@@ -892,75 +720,4 @@ fn check_sequence_numbers(
         }
     }
     Ok(())
-}
-
-/// Computes from the latest snapshot's entries the live data files of the touched buckets,
-/// the highest sequence number per bucket, and every live index file of the table.
-fn live_files(latest: super::history::LatestEntries, state: &mut TableState) {
-    let partitioned = state.partitioned;
-    let net = latest.data;
-    for ((key, _, name), (count, file)) in net {
-        let Some(file) = file.filter(|_| count > 0) else {
-            // Named by the latest snapshot's manifests but not live (added and deleted in
-            // manifests not merged yet): still a reference.
-            state.history.add_data(key, name);
-            continue;
-        };
-        let highest = state
-            .max_sequence
-            .entry(key.clone())
-            .or_insert(file.max_sequence_number);
-        *highest = (*highest).max(file.max_sequence_number);
-        state
-            .data
-            .entry(key)
-            .or_default()
-            .entry(name)
-            .or_default()
-            .push(file);
-    }
-    for files in state.data.values_mut().flat_map(HashMap::values_mut) {
-        files.sort_unstable_by_key(|f| f.level);
-    }
-    for entry in latest.index {
-        if entry.kind == FileKind::Add {
-            let key = bucket_key(partitioned, &entry.partition, entry.bucket);
-            state
-                .index
-                .insert(entry.index_file.file_name.clone(), (key, entry.index_file));
-        }
-    }
-}
-
-/// What abort may not delete: every file any retained snapshot, tag or branch references
-/// (data files in the messages' buckets, index files anywhere in the table).
-pub(crate) async fn referenced_files(
-    coordinator: &Coordinator,
-    messages: &[CommitMessage],
-) -> CoordinatorResult<Referenced> {
-    let table = coordinator.table();
-    let table_name = coordinator.rules.table_name();
-    let partitioned = !table.schema().partition_keys().is_empty();
-    let touched: HashSet<BucketKey> = messages
-        .iter()
-        .map(|m| bucket_key(partitioned, &m.partition, m.bucket))
-        .collect();
-    super::history::scan(table, &touched, None)
-        .await
-        .map(|(referenced, _)| referenced)
-        .map_err(|e| {
-            CoordinatorError::paimon(
-                format!(
-                    "reading the snapshots, tags and branches of table {table_name} to check \
-                     what abort may delete"
-                ),
-                e,
-            )
-        })
-}
-
-/// The bucket key of a message, for looking up [`referenced_files`].
-pub(crate) fn message_bucket_key(coordinator: &Coordinator, message: &CommitMessage) -> BucketKey {
-    let partitioned = !coordinator.table().schema().partition_keys().is_empty();
-    bucket_key(partitioned, &message.partition, message.bucket)
 }

@@ -1,0 +1,175 @@
+//! The coordinator's rules: everything it checks before it publishes, one family per module,
+//! catalogued in [`registry::REGISTRY`] (name, stage, module, what each rule protects, the
+//! lists it reads, its tests) and run through the two entry points here, which `validate` and
+//! `commit` share: [`TableRules::validate`] for each message, [`check_against_table`] for a
+//! merged commit against the table.
+//!
+//! ```text
+//! coordinator API (mod.rs, commit.rs)
+//!     │ calls
+//!     ▼
+//! rules (this module): the stages' entry points, running the families in registry order
+//!     │
+//!     ▼
+//! families: validate · table_state · compaction · sorted_runs · deletion_vectors
+//!           · hash_index · verify · merge · one_writer
+//!           (each imports shared/ only: never a sibling, never anything above)
+//!     │
+//!     ▼
+//! shared/: fields · keys · limits · paths · table_rules · check · state · history
+//!     │
+//!     ▼
+//! leaf types: coordinator::error, coordinator::binding, rules::registry (the catalogue)
+//! ```
+//!
+//! The stages ([`registry::Stage`]):
+//! - **message**, on each message as its payload is decoded: [`TableRules::validate`] runs
+//!   the per-message rules of [`validate`], then those of [`hash_index`] and [`compaction`]
+//!   that need one message only;
+//! - **table state**, against the latest snapshot, its history and storage, before anything
+//!   is published: [`check_against_table`] reads the state once ([`shared::state`]) and runs
+//!   [`table_state`], [`compaction`], [`sorted_runs`], [`deletion_vectors`], [`hash_index`]
+//!   and, with verification, [`verify`];
+//! - **merge**, across payloads (`Coordinator::merge`): [`merge`] (one file, one entry) and
+//!   [`one_writer`] (one writer per primary-key bucket);
+//! - **publication**, when `commit` reports its outcome: rule `identifier-owner`, judged by
+//!   the publication itself (`coordinator::commit`), the only code that sees the snapshot the
+//!   commit's identifier landed in.
+//!
+//! `tests/coordinator/registry.rs` keeps this layering: a family imports nothing from another
+//! family or from above the rules, and every module the registry names is a file here.
+
+pub(crate) mod compaction;
+pub(crate) mod deletion_vectors;
+pub(crate) mod hash_index;
+pub(crate) mod merge;
+pub(crate) mod one_writer;
+pub mod registry;
+pub mod shared;
+pub(crate) mod sorted_runs;
+pub(crate) mod table_state;
+pub mod validate;
+pub(crate) mod verify;
+
+use paimon::table::CommitMessage;
+
+use crate::coordinator::binding::{CommitMode, WriteKind};
+use crate::coordinator::error::{CoordinatorResult, Rule, ValidationError};
+use shared::check::{compaction_lists, has_compaction, Check, ListElement};
+use shared::fields::{MessageFields, DATA_LISTS, INDEX_LISTS, NEW_FILES};
+use shared::state::{read_state, TableContext};
+use shared::table_rules::TableRules;
+
+impl TableRules {
+    /// Checks message `index` against every rule, then applies the binding (see
+    /// [`Self::apply`]).
+    pub(crate) fn validate_and_apply(
+        &self,
+        index: usize,
+        mut message: CommitMessage,
+        mode: CommitMode,
+    ) -> Result<CommitMessage, ValidationError> {
+        self.validate(index, &message, mode)?;
+        self.apply(&mut message, mode);
+        Ok(message)
+    }
+
+    /// Checks message `index` (owned, or a view over payload bytes) against every rule.
+    pub(crate) fn validate<M: MessageFields>(
+        &self,
+        index: usize,
+        message: &M,
+        mode: CommitMode,
+    ) -> Result<(), ValidationError> {
+        let check = Check::new(self, index, message.partition(), message.bucket());
+        check.partition(message.partition())?;
+        check.bucket(message.bucket(), message.total_buckets())?;
+        if let Some(snapshot) = message.check_from_snapshot() {
+            check.non_negative(|| "check_from_snapshot".into(), snapshot)?;
+        }
+        if let Some((list, files)) = compaction_lists(message).find(|(_, n)| *n > 0) {
+            let refusal = if !self.allow_compaction {
+                Some(
+                    "compaction is opt-in: a compaction replaces rows with rows the coordinator \
+                     cannot read, so the binding refuses it unless the job's writers compact \
+                     (Binding::with_compaction, C paimon_wire_table_commit_new_with_compaction, \
+                     CLI --allow-compaction, Python allow_compaction=True)",
+                )
+            } else if mode == CommitMode::Overwrite {
+                Some("an overwrite commit does not take compaction results; commit them in append mode")
+            } else {
+                None
+            };
+            if let Some(refusal) = refusal {
+                return Err(check.fail(
+                    list.to_string(),
+                    Rule::CompactIncrement,
+                    format!("{files} compaction file(s): {refusal}"),
+                ));
+            }
+        }
+        for (slot, list) in DATA_LISTS.into_iter().enumerate() {
+            for (i, file) in message.data_files(slot).enumerate() {
+                check.data_file(&ListElement(list, i), file)?;
+                if slot == NEW_FILES {
+                    check.new_file_level(&ListElement(list, i), file)?;
+                }
+            }
+        }
+        for (slot, list) in INDEX_LISTS.into_iter().enumerate() {
+            for (i, file) in message.index_files(slot).enumerate() {
+                check.index_file(&ListElement(list, i), file)?;
+            }
+        }
+        hash_index::check_message(&check, message)?;
+        check.change_kinds(message)?;
+        compaction::check_message(&check, message)?;
+        Ok(())
+    }
+
+    /// Applies the binding to a validated message: the table-level `total_buckets` of a
+    /// standard message is dropped (the commit fills in the table's own), and a postpone
+    /// fixed-bucket message is marked for the overwrite path in overwrite mode.
+    pub(crate) fn apply(&self, message: &mut CommitMessage, mode: CommitMode) {
+        match self.write_kind {
+            WriteKind::Standard => message.total_buckets = None,
+            WriteKind::PostponeFixedBucket => {
+                if mode == CommitMode::Overwrite {
+                    message.mark_fixed_bucket_overwrite();
+                }
+            }
+        }
+    }
+}
+
+/// Checks `messages` (merged, about to be committed) against the latest snapshot of the
+/// coordinator's table and its retained history. `message_index` in an error is the
+/// message's position in the merged set; the field names the list, position and file.
+pub(crate) async fn check_against_table(
+    context: TableContext<'_>,
+    messages: &[CommitMessage],
+) -> CoordinatorResult<()> {
+    table_state::check_roles(messages)?;
+    let state = read_state(context, messages).await?;
+    table_state::check_sums(messages, state.snapshot.as_ref())?;
+    table_state::check_sequence_numbers(context, messages, &state)?;
+    table_state::check_sequence_headroom(messages, &state)?;
+    table_state::check_added_files_are_new(messages, &state)?;
+    table_state::check_deleted_files_are_live(messages, &state)?;
+    compaction::check_against_table(context.rules, messages, &state)?;
+    sorted_runs::check_against_table(context.rules, messages, &state)?;
+    deletion_vectors::check_against_table(context, messages, &state).await?;
+    hash_index::check_against_table(context, messages, &state).await?;
+    table_state::check_added_files_exist(context, messages).await?;
+    if context.binding.verify_compaction && messages.iter().any(has_compaction) {
+        verify::verify_compactions(
+            context.table,
+            context.rules.table_name(),
+            context.rules.has_primary_keys(),
+            messages,
+            &state,
+        )
+        .await?;
+    }
+    Ok(())
+}
