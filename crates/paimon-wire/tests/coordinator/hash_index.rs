@@ -4,34 +4,18 @@
 use std::collections::BTreeMap;
 
 use arrow_array::RecordBatch;
-use paimon::table::{AssignerShare, CommitMessage, Table};
-use paimon_wire::coordinator::{CommitOutcome, Coordinator, CoordinatorError, Rule};
-use paimon_wire::{serialize_list, AssignerRouter, SerializerVersion};
+use paimon::table::{AssignerShare, CommitMessage};
+use paimon_wire::coordinator::{CommitOutcome, CoordinatorError, Rule};
+use paimon_wire::AssignerRouter;
 
 use super::support::{
-    append_coordinator, batch, batch_with_values, read_rows, rule_of, send, Kind, Unchanged,
-    Warehouse, USER,
+    append_coordinator, batch, batch_with_values, commit_payloads, read_hash_index, read_rows,
+    rule_of, send, Kind, Unchanged, Warehouse, SMALL_BUCKETS, USER,
 };
 
-const V: SerializerVersion = SerializerVersion::CURRENT;
-
-/// Small buckets, so a few keys fill several buckets per assigner.
-const SMALL_BUCKETS: &[(&str, &str)] = &[("dynamic-bucket.target-row-num", "4")];
-
-/// The messages of a worker that is `share` and writes `batch`.
-pub async fn assigner_messages(
-    table: &Table,
-    share: AssignerShare,
-    batch: &RecordBatch,
-) -> Result<Vec<CommitMessage>, paimon::Error> {
-    let builder = table
-        .new_write_builder()
-        .with_commit_user(USER)?
-        .with_dynamic_bucket_share(share);
-    let mut write = builder.new_write()?;
-    write.write_arrow_batch(batch).await?;
-    write.prepare_commit().await
-}
+// The dynamic-bucket helpers live in `support.rs`, shared with `tests/stateful_model.rs`;
+// `hostile_round_4` takes these two from here.
+pub use super::support::{assigner_messages, write_hash_index};
 
 /// The batch of the rows whose assigner is `assigner`.
 fn rows_of(rows: &[(i32, &str, String)], assigners: &[i32], assigner: i32) -> RecordBatch {
@@ -42,20 +26,6 @@ fn rows_of(rows: &[(i32, &str, String)], assigners: &[i32], assigner: i32) -> Re
         .map(|(row, _)| row.clone())
         .collect();
     batch_with_values(&mine)
-}
-
-/// Deserializes each worker's messages as one payload, merges and commits them.
-async fn commit_payloads(
-    coordinator: &Coordinator,
-    payloads: &[Vec<CommitMessage>],
-    identifier: i64,
-) -> Result<CommitOutcome, CoordinatorError> {
-    let mut parts = Vec::new();
-    for messages in payloads {
-        parts.push(coordinator.deserialize(V, &serialize_list(messages, V)?)?);
-    }
-    let merged = coordinator.merge(parts)?;
-    coordinator.commit(merged, identifier).await
 }
 
 fn assert_refused(result: Result<CommitOutcome, CoordinatorError>, rule: Rule, words: &str) {
@@ -224,41 +194,6 @@ async fn a_new_bucket_holding_a_key_another_bucket_holds_is_refused() {
     before
         .assert_still(&table, "a key moved to a new bucket")
         .await;
-}
-
-/// The table's index directory, where HASH index files live by default.
-fn index_dir(table: &Table) -> String {
-    let root = table.location();
-    format!(
-        "{}/index",
-        root.trim_start_matches("file:").trim_end_matches('/')
-    )
-}
-
-/// Writes `hashes` as a HASH index file named `name` in the table's index directory.
-pub fn write_hash_index(table: &Table, name: &str, hashes: &[i32]) -> paimon::spec::IndexFileMeta {
-    let dir = index_dir(table);
-    std::fs::create_dir_all(&dir).unwrap();
-    let bytes: Vec<u8> = hashes.iter().flat_map(|h| h.to_be_bytes()).collect();
-    std::fs::write(format!("{dir}/{name}"), &bytes).unwrap();
-    paimon::spec::IndexFileMeta {
-        index_type: "HASH".into(),
-        file_name: name.into(),
-        file_size: bytes.len() as i64,
-        row_count: hashes.len() as i64,
-        deletion_vectors_ranges: None,
-        external_path: None,
-        global_index_meta: None,
-    }
-}
-
-/// The key hashes a HASH index file of `table` lists.
-fn read_hash_index(table: &Table, name: &str) -> Vec<i32> {
-    std::fs::read(format!("{}/{name}", index_dir(table)))
-        .unwrap()
-        .chunks_exact(4)
-        .map(|c| i32::from_be_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
 }
 
 #[tokio::test]

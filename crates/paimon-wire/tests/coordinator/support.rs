@@ -10,7 +10,7 @@ use futures::TryStreamExt;
 use paimon::catalog::{Catalog, Identifier};
 use paimon::spec::IndexFileMeta;
 use paimon::spec::{DataType, IntType, Schema, VarCharType};
-use paimon::table::{CommitMessage, Table};
+use paimon::table::{AssignerShare, CommitMessage, Table};
 use paimon::{CatalogOptions, FileSystemCatalog, Options};
 use paimon_wire::coordinator::{
     open_table, Binding, CommitOutcome, Coordinator, CoordinatorError, Rule,
@@ -335,6 +335,75 @@ pub async fn send(
     const V: SerializerVersion = SerializerVersion::CURRENT;
     let bound = coordinator.deserialize(V, &serialize_list(messages, V)?)?;
     coordinator.commit(bound, identifier).await
+}
+
+/// Deserializes each worker's messages as one payload, merges and commits them.
+pub async fn commit_payloads(
+    coordinator: &Coordinator,
+    payloads: &[Vec<CommitMessage>],
+    identifier: i64,
+) -> Result<CommitOutcome, CoordinatorError> {
+    const V: SerializerVersion = SerializerVersion::CURRENT;
+    let mut parts = Vec::new();
+    for messages in payloads {
+        parts.push(coordinator.deserialize(V, &serialize_list(messages, V)?)?);
+    }
+    let merged = coordinator.merge(parts)?;
+    coordinator.commit(merged, identifier).await
+}
+
+/// Small buckets for [`Kind::DynamicBucketPk`] tables, so a few keys fill several buckets per
+/// assigner.
+pub const SMALL_BUCKETS: &[(&str, &str)] = &[("dynamic-bucket.target-row-num", "4")];
+
+/// The messages of a dynamic-bucket worker that is assigner `share` and writes `batch`.
+pub async fn assigner_messages(
+    table: &Table,
+    share: AssignerShare,
+    batch: &RecordBatch,
+) -> Result<Vec<CommitMessage>, paimon::Error> {
+    let builder = table
+        .new_write_builder()
+        .with_commit_user(USER)?
+        .with_dynamic_bucket_share(share);
+    let mut write = builder.new_write()?;
+    write.write_arrow_batch(batch).await?;
+    write.prepare_commit().await
+}
+
+/// The table's index directory, where HASH index files live by default.
+fn index_dir(table: &Table) -> String {
+    let root = table.location();
+    format!(
+        "{}/index",
+        root.trim_start_matches("file:").trim_end_matches('/')
+    )
+}
+
+/// Writes `hashes` as a HASH index file named `name` in the table's index directory.
+pub fn write_hash_index(table: &Table, name: &str, hashes: &[i32]) -> IndexFileMeta {
+    let dir = index_dir(table);
+    std::fs::create_dir_all(&dir).unwrap();
+    let bytes: Vec<u8> = hashes.iter().flat_map(|h| h.to_be_bytes()).collect();
+    std::fs::write(format!("{dir}/{name}"), &bytes).unwrap();
+    IndexFileMeta {
+        index_type: "HASH".into(),
+        file_name: name.into(),
+        file_size: bytes.len() as i64,
+        row_count: hashes.len() as i64,
+        deletion_vectors_ranges: None,
+        external_path: None,
+        global_index_meta: None,
+    }
+}
+
+/// The key hashes a HASH index file of `table` lists, in file order.
+pub fn read_hash_index(table: &Table, name: &str) -> Vec<i32> {
+    std::fs::read(format!("{}/{name}", index_dir(table)))
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| i32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 /// Writes a deletion-vector index file (Java's `DeletionVectorsIndexFile` layout, version 1:
