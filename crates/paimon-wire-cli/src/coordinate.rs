@@ -63,8 +63,10 @@ pub struct PayloadFiles {
     #[arg(long, value_name = "N", default_value_t = DecodeLimits::DEFAULT_MAX_FILES)]
     pub max_files: usize,
     /// Refuse a commit whose HASH index checks (dynamic-bucket tables) would hold more than
-    /// this many bytes: 12 per key of the indexes it adds, replaces or checks against.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_HASH_INDEX_BUDGET)]
+    /// this many bytes: 12 per key of the indexes it adds, replaces or checks against
+    /// (at least 1; 0 would refuse every such commit).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_HASH_INDEX_BUDGET,
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub hash_index_budget: u64,
     /// The payload files (one per worker), or `-` for one payload on stdin. A directory is
     /// one worker's split set, as `paimon-wire split` writes it (`part-<index>-of-<count>.bin`,

@@ -77,7 +77,10 @@ fn render_table(
     let _ = writeln!(
         out,
         "{source}: {}serializer version {}, {size} bytes, {count} message{}",
-        if payload.enveloped { "envelope, " } else { "" },
+        payload
+            .framed_as
+            .map(|frame| format!("{frame}, "))
+            .unwrap_or_default(),
         view.version(),
         if count == 1 { "" } else { "s" }
     );

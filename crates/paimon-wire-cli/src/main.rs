@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use paimon_wire::{envelope, LossyField, SerializerVersion};
+use paimon_wire::{dpcm, envelope, LossyField, SerializerVersion};
 
 use crate::coordinate::{CommitOptions, PayloadFiles};
 use crate::error::{CliError, CliResult, EXIT_PANIC, EXIT_USAGE};
@@ -40,7 +40,8 @@ const PROGRAM: &str = "paimon-wire";
     about = "Inspect, convert, validate and commit Apache Paimon commit-message payloads",
     long_about = "Inspect, convert, validate and commit Apache Paimon commit-message payloads: \
                   the bytes of Paimon Java's CommitMessageSerializer (versions 1 to 14), raw or \
-                  in a paimon-wire envelope (detected by its magic, PWIR)."
+                  in a paimon-wire envelope or an Apache Doris DPCM frame (each detected by its \
+                  magic, PWIR or DPCM)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -92,7 +93,8 @@ enum Command {
 
 #[derive(Debug, Args)]
 struct InspectArgs {
-    /// Serializer version of a raw payload (1 to 14); an envelope carries its own.
+    /// Serializer version of a raw payload (1 to 14); an envelope or a DPCM frame carries
+    /// its own.
     #[arg(long = "version", value_name = "N", value_parser = parse_version)]
     version: Option<SerializerVersion>,
     /// Require the input to be an envelope (otherwise detected by its magic).
@@ -121,7 +123,8 @@ struct SplitArgs {
     /// The largest payload to write, in bytes (at least 256).
     #[arg(long, value_name = "N")]
     max_bytes: usize,
-    /// Serializer version of a raw input payload (1 to 14); an envelope carries its own.
+    /// Serializer version of a raw input payload (1 to 14); an envelope or a DPCM frame
+    /// carries its own.
     #[arg(long = "version", value_name = "N", value_parser = parse_version)]
     version: Option<SerializerVersion>,
     /// Serializer version to write (default: the input's).
@@ -141,9 +144,21 @@ struct SplitArgs {
     out_dir: PathBuf,
 }
 
+/// How `convert` frames its output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum OutputFrame {
+    /// The raw payload (Java's `serializeList` bytes); the version travels beside it.
+    Raw,
+    /// A paimon-wire envelope (`PWIR`: version, length, CRC32C).
+    Envelope,
+    /// An Apache Doris frame (`DPCM`: version, length).
+    Dpcm,
+}
+
 #[derive(Debug, Args)]
 struct ConvertArgs {
-    /// Serializer version of a raw input payload (1 to 14); an envelope carries its own.
+    /// Serializer version of a raw input payload (1 to 14); an envelope or a DPCM frame
+    /// carries its own.
     #[arg(long, value_name = "N", value_parser = parse_version)]
     from_version: Option<SerializerVersion>,
     /// Serializer version to write: 2, 3, 6, 7 or 10-14 (what Paimon releases 0.5 to 2.0 write,
@@ -157,9 +172,14 @@ struct ConvertArgs {
     /// Require the input to be an envelope (otherwise detected by its magic).
     #[arg(long)]
     envelope: bool,
-    /// Write the output in an envelope (which carries the version and a checksum).
-    #[arg(long)]
+    /// Write the output in an envelope (which carries the version and a checksum); the same
+    /// as `--frame envelope`.
+    #[arg(long, conflicts_with = "frame")]
     wrap: bool,
+    /// How to frame the output: `raw` (the default), `envelope` (paimon-wire's, with the
+    /// version and a checksum) or `dpcm` (Apache Doris's: magic, version and length).
+    #[arg(long, value_name = "KIND", value_enum)]
+    frame: Option<OutputFrame>,
     /// The input payload, or `-` for stdin.
     #[arg(value_name = "IN")]
     input: PathBuf,
@@ -242,10 +262,18 @@ fn run_inspect(args: InspectArgs) -> CliResult<()> {
 
 fn run_convert(args: ConvertArgs) -> CliResult<()> {
     let decoded = payload::read_payload(&args.input, args.from_version, framing(args.envelope))?;
-    let mut bytes = convert::convert(&decoded, args.to_version, &args.drop)?;
-    if args.wrap {
-        bytes = envelope::wrap(args.to_version, &bytes);
-    }
+    let bytes = convert::convert(&decoded, args.to_version, &args.drop)?;
+    let frame = if args.wrap {
+        OutputFrame::Envelope
+    } else {
+        args.frame.unwrap_or(OutputFrame::Raw)
+    };
+    let bytes = match frame {
+        OutputFrame::Raw => bytes,
+        OutputFrame::Envelope => envelope::wrap(args.to_version, &bytes),
+        OutputFrame::Dpcm => dpcm::frame(args.to_version, &bytes)
+            .map_err(|e| CliError::input(format!("{}: {e}", args.output.display())))?,
+    };
     payload::write_output(&args.output, &bytes)
 }
 

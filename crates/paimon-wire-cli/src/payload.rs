@@ -3,7 +3,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use paimon_wire::{deserialize_list, envelope, CommitMessage, SerializerVersion};
+use paimon_wire::{deserialize_list, dpcm, envelope, CommitMessage, SerializerVersion};
 
 use crate::error::{CliError, CliResult};
 
@@ -48,7 +48,8 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> CliResult<()> {
 /// How the bytes of an input are framed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Framing {
-    /// An envelope if the bytes start with its magic (`PWIR`), a raw payload otherwise.
+    /// An envelope if the bytes start with its magic (`PWIR`), a Doris frame if they start
+    /// with `DPCM`, a raw payload otherwise.
     Detect,
     /// An envelope; anything else is an error.
     Envelope,
@@ -60,8 +61,8 @@ pub struct Unframed<'a> {
     pub raw: &'a [u8],
     /// The serializer version the raw bytes are read at.
     pub version: SerializerVersion,
-    /// Whether the input was an envelope.
-    pub enveloped: bool,
+    /// The frame the input came in (`envelope`, `DPCM frame`), `None` for a raw payload.
+    pub framed_as: Option<&'static str>,
 }
 
 /// Finds the raw payload in `bytes` read from `source`. An envelope carries its version; a
@@ -85,7 +86,22 @@ pub fn unframe<'a>(
         return Ok(Unframed {
             raw,
             version: framed_version,
-            enveloped: true,
+            framed_as: Some("envelope"),
+        });
+    }
+    if dpcm::is_frame(bytes) {
+        let (framed_version, raw) =
+            dpcm::unframe(bytes).map_err(|e| CliError::input(format!("{name}: {e}")))?;
+        if let Some(given) = version.filter(|v| *v != framed_version) {
+            return Err(CliError::input(format!(
+                "{name}: the DPCM frame says serializer version {framed_version}, but \
+                 --version {given} was given"
+            )));
+        }
+        return Ok(Unframed {
+            raw,
+            version: framed_version,
+            framed_as: Some("DPCM frame"),
         });
     }
     let version = version.ok_or_else(|| {
@@ -97,7 +113,7 @@ pub fn unframe<'a>(
     Ok(Unframed {
         raw: bytes,
         version,
-        enveloped: false,
+        framed_as: None,
     })
 }
 
@@ -109,7 +125,8 @@ pub struct DecodedPayload {
     pub version: SerializerVersion,
 }
 
-/// Reads the input at `path` (or stdin), unwraps an envelope if there is one, and decodes
+/// Reads the input at `path` (or stdin), unwraps an envelope or a DPCM frame if there is
+/// one, and decodes
 /// the messages.
 pub fn read_payload(
     path: &Path,

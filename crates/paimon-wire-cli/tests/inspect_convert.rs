@@ -255,7 +255,33 @@ fn bad_payloads_exit_1_with_one_line() {
 #[test]
 fn usage_errors_exit_2_with_one_line() {
     let payload = serialize_list(&messages_for_v7(), SerializerVersion::V14).unwrap();
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 8] = [
+        (
+            &[
+                "validate",
+                "--warehouse",
+                "w",
+                "--table",
+                "db.t",
+                "--hash-index-budget",
+                "0",
+                "-",
+            ],
+            "--hash-index-budget",
+        ),
+        (
+            &[
+                "convert",
+                "--to-version",
+                "14",
+                "--wrap",
+                "--frame",
+                "dpcm",
+                "-",
+                "-",
+            ],
+            "--frame",
+        ),
         (
             &["inspect", "--version", "15", "-"],
             "supported versions are 1 to 14",
@@ -345,4 +371,79 @@ fn a_reader_that_goes_away_ends_output_quietly() {
     assert_eq!(&first[..2], b"[\n");
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+/// Apache Doris's DPCM frames (issue 42): `convert --frame dpcm` writes one, every command
+/// that reads a payload detects it by its magic (no `--version` needed), and a bad frame is
+/// refused with one line naming what is wrong and where.
+#[test]
+fn dpcm_frames_are_written_by_convert_and_detected_on_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let messages = messages_for_v7();
+    let v14 = serialize_list(&messages, SerializerVersion::V14).unwrap();
+    let input = write(&dir, "in.bin", &v14);
+    let framed = path_in(&dir, "framed.dpcm");
+    success(&run(
+        &[
+            "convert",
+            "--from-version",
+            "14",
+            "--to-version",
+            "13",
+            "--frame",
+            "dpcm",
+            &input,
+            &framed,
+        ],
+        None,
+    ));
+    let bytes = std::fs::read(&framed).unwrap();
+    let v13 = serialize_list(&messages, SerializerVersion::V13).unwrap();
+    // The layout Doris's frontend reads: magic, big-endian version and body length, body.
+    let mut expected = b"DPCM".to_vec();
+    expected.extend_from_slice(&13i32.to_be_bytes());
+    expected.extend_from_slice(&(v13.len() as i32).to_be_bytes());
+    expected.extend_from_slice(&v13);
+    assert_eq!(bytes, expected);
+
+    // Read back without --version: detected by its magic, at the frame's version.
+    let summary = success(&run(&["inspect", "--format", "table", &framed], None));
+    assert!(
+        summary.contains("DPCM frame, serializer version 13"),
+        "{summary}"
+    );
+    let json = success(&run(&["inspect", &framed], None));
+    let printed: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(printed, messages_to_json(&messages));
+    // Converted back to a raw payload, the frame's body is the payload.
+    let raw = path_in(&dir, "raw.bin");
+    success(&run(
+        &["convert", "--to-version", "13", &framed, &raw],
+        None,
+    ));
+    assert_eq!(std::fs::read(&raw).unwrap(), v13);
+
+    // A --version that disagrees with the frame, and bad frames.
+    let line = failure(&run(&["inspect", "--version", "14", &framed], None), 1);
+    assert!(
+        line.contains("DPCM frame says serializer version 13"),
+        "{line}"
+    );
+    let truncated = write(&dir, "truncated.dpcm", &bytes[..bytes.len() - 1]);
+    let trailing = write(&dir, "trailing.dpcm", &[&bytes[..], b"x"].concat());
+    let mut negative = bytes.clone();
+    negative[8..12].copy_from_slice(&(-5i32).to_be_bytes());
+    let negative = write(&dir, "negative.dpcm", &negative);
+    let mut unknown = bytes.clone();
+    unknown[4..8].copy_from_slice(&99i32.to_be_bytes());
+    let unknown = write(&dir, "unknown.dpcm", &unknown);
+    for (file, words) in [
+        (&truncated, "DPCM frame truncated"),
+        (&trailing, "one frame is one payload"),
+        (&negative, "declares a body of -5 bytes at offset 8"),
+        (&unknown, "serializer version 99 at offset 4"),
+    ] {
+        let line = failure(&run(&["inspect", file], None), 1);
+        assert!(line.contains(words), "{file}: {words:?} not in {line}");
+    }
 }

@@ -46,6 +46,7 @@ mod binary;
 mod codec;
 pub mod conform;
 pub mod coordinator;
+pub mod dpcm;
 pub mod dump;
 pub mod envelope;
 mod error;

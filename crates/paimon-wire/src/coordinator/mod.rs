@@ -322,7 +322,8 @@ impl Coordinator {
     /// against (the live indexes of the partitions whose indexes it changes). A commit that
     /// would need more is refused before any index is read (rule `bounds`, naming the
     /// budget), so a payload of a few hundred bytes cannot make the coordinator read
-    /// gigabytes of index.
+    /// gigabytes of index. A budget of 0 refuses every commit that checks a HASH index (the
+    /// C library, Python and the CLI refuse 0 as an argument).
     pub fn with_hash_index_budget(mut self, bytes: u64) -> Self {
         self.hash_index_budget = bytes;
         self

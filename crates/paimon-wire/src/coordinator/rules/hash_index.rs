@@ -338,7 +338,8 @@ fn charge_budget(context: TableContext<'_>, sources: &[(IndexAt, Role)]) -> Coor
             "checking this commit's HASH indexes means reading {} index file(s) of {keys} keys \
              (the largest {}, {} bytes), {needed} bytes of coordinator memory, above the HASH \
              index budget of {budget} bytes; raise it (Rust \
-             Coordinator::with_hash_index_budget, CLI --hash-index-budget) if the table's \
+             Coordinator::with_hash_index_budget, C paimon_wire_table_options_set_hash_index_budget, \
+             Python hash_index_budget=, CLI --hash-index-budget) if the table's \
              partitions really hold that many keys",
             sources.len(),
             at.file.file_name,
