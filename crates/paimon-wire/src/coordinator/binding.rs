@@ -68,7 +68,7 @@ pub struct Binding {
     /// compaction replaces rows with rows the coordinator cannot read, so a payload that
     /// carries one could erase, hide or bring back rows. A job whose writers compact (Java
     /// writers with `write-only = false`, the default) opts in with
-    /// [`Binding::with_compaction`]; the compaction rules (`crate::coordinator::compaction`)
+    /// [`Binding::with_compaction`]; the compaction rules (`crate::coordinator::rules::compaction`)
     /// then check everything the metadata can show.
     pub allow_compaction: bool,
     /// Whether the coordinator reads every compaction's inputs and results and refuses one

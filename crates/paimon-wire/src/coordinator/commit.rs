@@ -27,8 +27,8 @@ use super::digest::{
     added_file_fingerprint, commit_digest, CommitIdentity, Lists, COMMIT_DIGEST_PROPERTY,
 };
 use super::error::{CoordinatorError, CoordinatorResult};
+use super::rules::shared::buckets::partition_key;
 use super::rules::shared::check::has_compaction;
-use super::rules::shared::state::partition_key;
 use super::{CommitMode, Coordinator};
 
 /// What [`Coordinator::commit`] did.

@@ -20,10 +20,10 @@ use paimon::spec::{DataFileMeta, IndexFileMeta};
 use paimon::table::CommitMessage;
 use sha2::{Digest, Sha256};
 
+use super::rules::shared::buckets::partition_key;
 use super::rules::shared::fields::{
     COMPACT_BEFORE, COMPACT_NEW_INDEX_FILES, DATA_LISTS, INDEX_LISTS,
 };
-use super::rules::shared::state::partition_key;
 
 /// The snapshot property holding the digest of the commit that made the snapshot.
 pub(crate) const COMMIT_DIGEST_PROPERTY: &str = "paimon-wire.commit-digest";

@@ -92,9 +92,11 @@ pub enum Rule {
     /// visible rows out differ from the visible rows in, on a primary-key table they exceed
     /// them.
     CompactRows,
-    /// A deletion vector is dropped or added where the commit may not (a compaction drops
-    /// only its inputs' and adds only its results'), or names a data file that is not live
-    /// in its bucket once the commit is applied.
+    /// A live file's deletion vector would lose positions (dropped or shrunk, in either
+    /// increment), a compaction would change the vector of a file it does not rewrite, a
+    /// vector would hide positions past its file's row count, a file would have two vectors,
+    /// or a vector names a data file that is not live in its bucket once the commit is
+    /// applied.
     DeletionVectors,
     /// A file the message says was written (a compaction result) is not in storage.
     MissingFile,
@@ -118,50 +120,6 @@ pub enum Rule {
     /// [`CoordinatorError::IdentifierReused`] instead. Checked when `commit` reports its
     /// outcome, not by `validate`.
     IdentifierOwner,
-}
-
-impl Rule {
-    /// Every rule, in the order of the catalogue ([`super::rules::registry::REGISTRY`]), which is the
-    /// order the coordinator applies them: those checked on each message when a payload is
-    /// decoded, then those checked against the table's state, then the outcome of publishing
-    /// (see [`Rule::stage`]).
-    pub const ALL: [Rule; super::rules::registry::REGISTRY.len()] = {
-        let mut all = [Rule::Partition; super::rules::registry::REGISTRY.len()];
-        let mut i = 0;
-        while i < all.len() {
-            all[i] = super::rules::registry::REGISTRY[i].rule;
-            i += 1;
-        }
-        all
-    };
-
-    /// Whether the rule needs the table's state (its manifests, history or files), so it is
-    /// checked when the coordinator commits (and by `Coordinator::check_against_table`), not
-    /// when a payload is decoded. `bounds` is checked at both.
-    pub fn needs_table_state(self) -> bool {
-        self.stage() == super::rules::registry::Stage::TableState
-    }
-
-    /// When the rule is checked ([`super::rules::registry::REGISTRY`]).
-    pub fn stage(self) -> super::rules::registry::Stage {
-        super::rules::registry::entry(self).stage
-    }
-
-    /// The stable name of the rule, e.g. `plain-file-name`.
-    pub fn name(self) -> &'static str {
-        super::rules::registry::entry(self).name
-    }
-
-    /// The rule's catalogue entry: what it protects, the lists it reads, its tests.
-    pub fn entry(self) -> &'static super::rules::registry::RuleEntry {
-        super::rules::registry::entry(self)
-    }
-}
-
-impl fmt::Display for Rule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
 }
 
 /// `source` unchanged if neither its text nor any cause in its chain shows a secret this

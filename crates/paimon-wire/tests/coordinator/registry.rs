@@ -159,12 +159,45 @@ fn rule_families_import_only_what_lies_below_them() {
         });
     }
     assert!(families >= 9, "{families} families found");
+    // Shared modules import each other only downwards: their imports form no cycle.
+    let mut imports: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     for entry in std::fs::read_dir(rules_dir().join("shared")).unwrap() {
         let file = entry.unwrap().path();
         check(&file, &|path| {
             (path.starts_with("super::") && !path.starts_with("super::super"))
                 || (path.starts_with("crate::") && leaf(path))
         });
+        let name = file.file_stem().unwrap().to_str().unwrap().to_string();
+        let source = std::fs::read_to_string(&file).unwrap();
+        let code = source.split("#[cfg(test)]").next().unwrap().to_string();
+        let siblings = crate_paths(&code)
+            .into_iter()
+            .filter_map(|path| {
+                let module = path
+                    .strip_prefix("super::")?
+                    .split("::")
+                    .next()?
+                    .to_string();
+                (module != name).then_some(module)
+            })
+            .collect();
+        imports.insert(name, siblings);
+    }
+    fn reaches(
+        imports: &std::collections::BTreeMap<String, Vec<String>>,
+        from: &str,
+        to: &str,
+        seen: &mut std::collections::BTreeSet<String>,
+    ) -> bool {
+        imports.get(from).into_iter().flatten().any(|next| {
+            next == to || (seen.insert(next.clone()) && reaches(imports, next, to, seen))
+        })
+    }
+    for module in imports.keys() {
+        assert!(
+            !reaches(&imports, module, module, &mut Default::default()),
+            "shared/{module}.rs imports, through its siblings, itself: a cycle"
+        );
     }
 }
 

@@ -4,7 +4,7 @@
 //!
 //! A compaction replaces rows with rows the coordinator does not read, so a payload that
 //! carries one could erase, hide or bring back rows. Compaction is therefore **opt-in**
-//! ([`super::Binding::with_compaction`]); with it, every rule below holds, each checkable
+//! ([`crate::coordinator::Binding::with_compaction`]); with it, every rule below holds, each checkable
 //! from metadata and the table's state alone.
 //!
 //! | rule | what it protects | where | tests (`tests/coordinator/`) |
@@ -27,13 +27,14 @@ use std::collections::HashMap;
 use paimon::spec::DataFileMeta;
 use paimon::table::CommitMessage;
 
+use super::shared::buckets::{bucket_key, BucketKey};
 use super::shared::check::{compaction_lists, Check};
 use super::shared::fields::{
     metadata_difference, DataFileFields, MessageFields, COMPACT_AFTER, COMPACT_BEFORE,
 };
 use super::shared::keys::{compare, Key};
 use super::shared::limits::BucketMode;
-use super::shared::state::{bucket_key, refuse, BucketKey, TableState};
+use super::shared::state::{refuse, TableState};
 use super::shared::table_rules::TableRules;
 use crate::coordinator::error::{CoordinatorResult, Rule, ValidationError};
 

@@ -4,7 +4,7 @@
 //!
 //! One invariant covers both increments of a commit. The commit is checked as the two steps
 //! it publishes — the data increment (`new_index_files`, `deleted_index_files`, the opt-in of
-//! [`super::Binding::with_deletes`]) applied to the live table, then the compaction
+//! [`crate::coordinator::Binding::with_deletes`]) applied to the live table, then the compaction
 //! (`compact_new_index_files`, `compact_deleted_index_files`) applied to the result — and at
 //! each step, for every data file live before and after it:
 //!
@@ -26,9 +26,10 @@ use paimon::spec::IndexFileMeta;
 use paimon::table::{CommitMessage, DeletionFile, TableCommit};
 use paimon::{DeletionVector, DeletionVectorFactory};
 
+use super::shared::buckets::{bucket_key, bucket_name, BucketKey};
 use super::shared::limits::DELETION_VECTORS_INDEX_TYPE;
 use super::shared::paths::{bucket_path, index_file_path};
-use super::shared::state::{bucket_key, bucket_name, refuse, BucketKey, TableContext, TableState};
+use super::shared::state::{refuse, TableContext, TableState};
 use crate::coordinator::error::{CoordinatorError, CoordinatorResult, Rule};
 
 fn is_deletion_vectors(file: &IndexFileMeta) -> bool {

@@ -18,7 +18,7 @@
 //! bytes per key, in chunks of [`HASH_INDEX_READ_CHUNK`]); other partitions are not touched.
 //! The keys are held once each, 12 bytes a key, under a budget per commit
 //! ([`DEFAULT_HASH_INDEX_BUDGET`], set with
-//! [`Coordinator::with_hash_index_budget`](super::Coordinator::with_hash_index_budget)): the
+//! [`Coordinator::with_hash_index_budget`](crate::coordinator::Coordinator::with_hash_index_budget)): the
 //! files' declared sizes are charged before anything is read and a commit over the budget is
 //! refused (rule `bounds`, naming the budget). A file is read only after its real size
 //! matches the declared one, and one larger than [`MAX_HASH_INDEX_BYTES`] is refused.
@@ -29,6 +29,7 @@ use paimon::io::FileRead;
 use paimon::spec::IndexFileMeta;
 use paimon::table::{CommitMessage, TableCommit};
 
+use super::shared::buckets::{bucket_key, BucketKey};
 use super::shared::check::Check;
 use super::shared::fields::{
     IndexFileFields, MessageFields, COMPACT_DELETED_INDEX_FILES, COMPACT_NEW_INDEX_FILES,
@@ -36,7 +37,7 @@ use super::shared::fields::{
 };
 use super::shared::limits::{BucketMode, HASH_INDEX_TYPE};
 use super::shared::paths::index_file_path;
-use super::shared::state::{bucket_key, refuse, BucketKey, TableContext, TableState};
+use super::shared::state::{refuse, TableContext, TableState};
 use crate::coordinator::binding::CommitMode;
 use crate::coordinator::error::{CoordinatorError, CoordinatorResult, Rule, ValidationError};
 
@@ -202,7 +203,7 @@ fn check_coverage(
 /// Memory: every key of the files read is held once, as one [`KeyEntry`] (12 bytes; 3 per
 /// byte of index file), and the files are read in chunks of [`HASH_INDEX_READ_CHUNK`]. The
 /// sum over the commit is checked against the coordinator's HASH index budget
-/// ([`super::Coordinator::with_hash_index_budget`]) from the files' declared sizes before
+/// ([`crate::coordinator::Coordinator::with_hash_index_budget`]) from the files' declared sizes before
 /// anything is read, and each file's size in storage must be the declared one.
 async fn check_keys(
     context: TableContext<'_>,

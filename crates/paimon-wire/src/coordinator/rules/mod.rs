@@ -1,7 +1,7 @@
 //! The coordinator's rules: everything it checks before it publishes, one family per module,
 //! catalogued in [`registry::REGISTRY`] (name, stage, module, what each rule protects, the
 //! lists it reads, its tests) and run through the two entry points here, which `validate` and
-//! `commit` share: [`TableRules::validate`] for each message, [`check_against_table`] for a
+//! `commit` share: `TableRules::validate` for each message, `check_against_table` for a
 //! merged commit against the table.
 //!
 //! ```text
@@ -16,22 +16,22 @@
 //!           (each imports shared/ only: never a sibling, never anything above)
 //!     │
 //!     ▼
-//! shared/: fields · keys · limits · paths · table_rules · check · state · history
+//! shared/: buckets · fields · keys · limits · paths · table_rules · check · state · history
 //!     │
 //!     ▼
 //! leaf types: coordinator::error, coordinator::binding, rules::registry (the catalogue)
 //! ```
 //!
 //! The stages ([`registry::Stage`]):
-//! - **message**, on each message as its payload is decoded: [`TableRules::validate`] runs
-//!   the per-message rules of [`validate`], then those of [`hash_index`] and [`compaction`]
+//! - **message**, on each message as its payload is decoded: `TableRules::validate` runs
+//!   the per-message rules of [`validate`], then those of `hash_index` and `compaction`
 //!   that need one message only;
 //! - **table state**, against the latest snapshot, its history and storage, before anything
-//!   is published: [`check_against_table`] reads the state once ([`shared::state`]) and runs
-//!   [`table_state`], [`compaction`], [`sorted_runs`], [`deletion_vectors`], [`hash_index`]
-//!   and, with verification, [`verify`];
-//! - **merge**, across payloads (`Coordinator::merge`): [`merge`] (one file, one entry) and
-//!   [`one_writer`] (one writer per primary-key bucket);
+//!   is published: `check_against_table` reads the state once (`shared::state`) and runs
+//!   `table_state`, `compaction`, `sorted_runs`, `deletion_vectors`, `hash_index` and, with
+//!   verification, `verify`;
+//! - **merge**, across payloads (`Coordinator::merge`): `merge` (one file, one entry) and
+//!   `one_writer` (one writer per primary-key bucket);
 //! - **publication**, when `commit` reports its outcome: rule `identifier-owner`, judged by
 //!   the publication itself (`coordinator::commit`), the only code that sees the snapshot the
 //!   commit's identifier landed in.
@@ -45,7 +45,7 @@ pub(crate) mod hash_index;
 pub(crate) mod merge;
 pub(crate) mod one_writer;
 pub mod registry;
-pub mod shared;
+pub(crate) mod shared;
 pub(crate) mod sorted_runs;
 pub(crate) mod table_state;
 pub mod validate;

@@ -21,9 +21,9 @@ use std::collections::HashMap;
 use paimon::spec::{BinaryRow, DataField};
 use paimon::table::CommitMessage;
 
+use super::shared::buckets::partition_key;
 use super::shared::check::has_compaction;
 use super::shared::limits::BucketMode;
-use super::shared::state::partition_key;
 use super::shared::table_rules::TableRules;
 use crate::coordinator::error::{CoordinatorError, CoordinatorResult, MessageOrigin, SharedBucket};
 

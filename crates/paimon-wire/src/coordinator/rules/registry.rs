@@ -346,6 +346,51 @@ pub fn entry(rule: Rule) -> &'static RuleEntry {
     &REGISTRY[rule as usize]
 }
 
+/// What a rule is, read from its catalogue entry: the catalogue is the one place that says.
+impl Rule {
+    /// Every rule, in the order of the catalogue ([`REGISTRY`]), which is the
+    /// order the coordinator applies them: those checked on each message when a payload is
+    /// decoded, then those checked against the table's state, then the outcome of publishing
+    /// (see [`Rule::stage`]).
+    pub const ALL: [Rule; REGISTRY.len()] = {
+        let mut all = [Rule::Partition; REGISTRY.len()];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = REGISTRY[i].rule;
+            i += 1;
+        }
+        all
+    };
+
+    /// Whether the rule needs the table's state (its manifests, history or files), so it is
+    /// checked when the coordinator commits (and by `Coordinator::check_against_table`), not
+    /// when a payload is decoded. `bounds` is checked at both.
+    pub fn needs_table_state(self) -> bool {
+        self.stage() == Stage::TableState
+    }
+
+    /// When the rule is checked ([`REGISTRY`]).
+    pub fn stage(self) -> Stage {
+        entry(self).stage
+    }
+
+    /// The stable name of the rule, e.g. `plain-file-name`.
+    pub fn name(self) -> &'static str {
+        entry(self).name
+    }
+
+    /// The rule's catalogue entry: what it protects, the lists it reads, its tests.
+    pub fn entry(self) -> &'static RuleEntry {
+        entry(self)
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

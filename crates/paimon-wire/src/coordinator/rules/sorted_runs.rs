@@ -39,9 +39,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use paimon::spec::DataFileMeta;
 use paimon::table::CommitMessage;
 
+use super::shared::buckets::{bucket_key, bucket_name, BucketKey};
 use super::shared::keys::{compare, Key, KeyType};
 use super::shared::limits::BucketMode;
-use super::shared::state::{bucket_key, bucket_name, refuse, BucketKey, TableState};
+use super::shared::state::{refuse, TableState};
 use super::shared::table_rules::TableRules;
 use crate::coordinator::error::{CoordinatorResult, Rule};
 

@@ -6,7 +6,7 @@
 //! | `two-roles` | one file has one role (added and deleted, data and changelog), except the roles a compaction gives it | `hostile::one_file_in_two_roles_is_refused` |
 //! | `bounds` | the snapshot's record count and next row id plus every added row stay within 2^62 (checked sums); a commit raises a bucket's sequence numbers by at most 2^40, so no accepted file leaves the bucket's next writers without room | `hostile::numbers_that_would_overflow_the_commit_are_refused_before_it`, `hostile_round_3::a_sequence_number_that_would_brick_the_bucket_is_refused` |
 //! | `sequence-numbers` | on a primary-key table ordered by sequence number, an append commit's new files start above every live file of their bucket and an overwrite commit's start at 0 | `writer_mode::*` |
-//! | `already-live` | an added data, changelog or index file is not live in the latest snapshot (data: its bucket, any level; index: anywhere in the table) and not referenced by any retained snapshot, tag or branch ([`super::history`]) | `hostile::committed_files_sent_again_*`, `hostile_round_3::files_removed_by_an_earlier_snapshot_do_not_come_back`, `hostile_round_3::an_index_file_live_in_another_bucket_is_refused` |
+//! | `already-live` | an added data, changelog or index file is not live in the latest snapshot (data: its bucket, any level; index: anywhere in the table) and not referenced by any retained snapshot, tag or branch ([`super::shared::history`]) | `hostile::committed_files_sent_again_*`, `hostile_round_3::files_removed_by_an_earlier_snapshot_do_not_come_back`, `hostile_round_3::an_index_file_live_in_another_bucket_is_refused` |
 //! | `not-live` | a deleted file (data or compaction input) is live at the level named in its bucket and identical to the live entry (identity as the paimon crate defines it, and the counts the rules rely on); a deleted index file is live in its bucket with the type named | `hostile::a_deleted_file_must_be_live_at_the_level_named`, `hostile_round_3::an_input_that_differs_from_the_live_entry_is_refused_before_anything_is_published` |
 //! | `compact-rows`, `deletion-vectors` | see [`super::compaction`] and [`super::deletion_vectors`] | |
 //! | `hash-index-keys`, `hash-index-coverage` | see [`super::hash_index`] | |
@@ -25,11 +25,12 @@ use paimon::spec::Snapshot;
 use paimon::spec::{DataFileMeta, IndexFileMeta};
 use paimon::table::CommitMessage;
 
+use super::shared::buckets::{bucket_key, bucket_name, BucketKey};
 use super::shared::check::has_compaction;
 use super::shared::fields::{metadata_difference, MessageFields, DATA_LISTS};
 use super::shared::limits::{MAX_SEQUENCE_OR_ROW_ID, MAX_SEQUENCE_STEP};
 use super::shared::paths::index_file_path;
-use super::shared::state::{bucket_key, bucket_name, refuse, BucketKey, TableContext, TableState};
+use super::shared::state::{refuse, TableContext, TableState};
 use crate::coordinator::binding::CommitMode;
 use crate::coordinator::error::{CoordinatorError, CoordinatorResult, Rule};
 

@@ -1,5 +1,5 @@
 //! Validation of untrusted messages against the bound table (the rules are listed in the
-//! [module docs of the coordinator](super#trust-model)).
+//! [module docs of the coordinator](crate::coordinator#trust-model)).
 //!
 //! The coordinator reads what it needs of its table once, at bind time (partition key types,
 //! bucket option, schema ids, external roots), and checks each message against it. The

@@ -1,4 +1,4 @@
-//! Rule `compact-content` (opt-in, [`super::Binding::with_verified_compaction`]): the
+//! Rule `compact-content` (opt-in, [`crate::coordinator::Binding::with_verified_compaction`]): the
 //! coordinator reads each compaction's inputs and results and compares what a reader sees.
 //!
 //! The metadata rules ([`super::compaction`]) cannot tell that a compaction kept the table's
@@ -31,9 +31,10 @@ use futures::TryStreamExt;
 use paimon::spec::{BinaryRow, DataFileMeta, IndexFileMeta, MergeEngine};
 use paimon::table::{CommitMessage, DataSplit, DeletionFile, Table, TableCommit};
 
+use super::shared::buckets::{bucket_key, BucketKey};
 use super::shared::limits::BucketMode;
 use super::shared::paths::deletion_file;
-use super::shared::state::{bucket_key, refuse, BucketKey, TableState};
+use super::shared::state::{refuse, TableState};
 use super::shared::table_rules::TableRules;
 use crate::coordinator::error::{CoordinatorError, CoordinatorResult, Rule};
 

@@ -1,10 +1,10 @@
 //! What the coordinator's checks read of a message, as traits that both an owned
 //! `CommitMessage` and a [`MessageView`] over payload bytes implement.
 //!
-//! Validation ([`super::validate`]) and duplicate detection ([`super::merge`]) are written once
-//! against these traits: [`super::Coordinator::deserialize`] runs them on views, before any
+//! Validation ([`crate::coordinator::rules::validate`]) and duplicate detection ([`crate::coordinator::rules::merge`]) are written once
+//! against these traits: [`crate::coordinator::Coordinator::deserialize`] runs them on views, before any
 //! owned value exists (a refused payload costs no copy of its files), and
-//! [`super::Coordinator::bind_messages`] and [`super::Coordinator::merge`] run the same code on
+//! [`crate::coordinator::Coordinator::bind_messages`] and [`crate::coordinator::Coordinator::merge`] run the same code on
 //! owned messages.
 //!
 //! Lists are named by their slot in [`DATA_LISTS`] and [`INDEX_LISTS`] (wire order).

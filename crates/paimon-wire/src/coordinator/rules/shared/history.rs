@@ -1,6 +1,6 @@
 //! What the table's retained history references: every file an entry of any snapshot still
 //! on disk, of any tag, or of any branch (and its tags) names — and, in the same pass, the
-//! entries of the latest snapshot, from which [`super::table_state`] computes what is live.
+//! entries of the latest snapshot, from which [`crate::coordinator::rules::table_state`] computes what is live.
 //!
 //! "Live" for the coordinator's safety rules means live in any of them, not only in the
 //! latest snapshot:
@@ -32,7 +32,7 @@ use paimon::spec::{
 };
 use paimon::table::{BranchManager, SnapshotManager, Table, TagManager};
 
-use super::state::{bucket_key, partition_key, BucketKey};
+use super::buckets::{bucket_key, partition_key, BucketKey};
 
 /// The files the retained history references.
 #[derive(Debug, Default)]

@@ -5,7 +5,7 @@
 //! their claimed ranges and merge only files whose ranges overlap. A key row of the wrong
 //! arity or type, or a range whose minimum lies above its maximum, is refused (rule
 //! `key-range`); compaction results must lie within their inputs' range (rule
-//! `compact-ranges`, [`super::compaction`]). That a file's keys really lie in its range can
+//! `compact-ranges`, [`crate::coordinator::rules::compaction`]). That a file's keys really lie in its range can
 //! only be seen by reading it.
 
 use std::cmp::Ordering;

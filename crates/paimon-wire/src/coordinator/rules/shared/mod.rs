@@ -2,6 +2,7 @@
 //! table's rules, the per-message check context and the table state. Nothing here imports a
 //! family or anything above the rules.
 
+pub(crate) mod buckets;
 pub(crate) mod check;
 pub(crate) mod fields;
 pub(crate) mod history;

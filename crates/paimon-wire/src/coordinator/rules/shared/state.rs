@@ -8,6 +8,7 @@ use paimon::spec::{DataFileMeta, IndexFileMeta};
 use paimon::spec::{FileKind, Snapshot};
 use paimon::table::{CommitMessage, Table};
 
+use super::buckets::{bucket_key, BucketKey};
 use super::history::Referenced;
 use super::limits::DELETION_VECTORS_INDEX_TYPE;
 use super::table_rules::TableRules;
@@ -28,9 +29,6 @@ pub(crate) struct TableContext<'a> {
     /// The bytes one commit's HASH index checks may hold.
     pub(crate) hash_index_budget: u64,
 }
-
-/// A partition and bucket, with every spelling of the empty partition as one key.
-pub(crate) type BucketKey = (Vec<u8>, i32);
 
 /// What the checks know of the table when a commit starts.
 pub(crate) struct TableState {
@@ -93,30 +91,6 @@ impl TableState {
             }
         }
         vectors
-    }
-}
-
-pub(crate) fn bucket_key(partitioned: bool, partition: &[u8], bucket: i32) -> BucketKey {
-    (partition_key(partitioned, partition).to_vec(), bucket)
-}
-
-/// The partition bytes that identify a message's partition: an unpartitioned table's
-/// partition is written as empty bytes by some writers and as the empty binary row by
-/// others; both are the one partition (empty).
-pub(crate) fn partition_key(partitioned: bool, partition: &[u8]) -> &[u8] {
-    if partitioned {
-        partition
-    } else {
-        &[]
-    }
-}
-
-/// `bucket B of its partition` (or `of the table`), for error messages.
-pub(crate) fn bucket_name(partitioned: bool, bucket: i32) -> String {
-    if partitioned {
-        format!("bucket {bucket} of its partition")
-    } else {
-        format!("bucket {bucket} of the table")
     }
 }
 
