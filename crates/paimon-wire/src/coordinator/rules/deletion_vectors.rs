@@ -23,12 +23,12 @@
 use std::collections::{HashMap, HashSet};
 
 use paimon::spec::IndexFileMeta;
-use paimon::table::{CommitMessage, DeletionFile, TableCommit};
+use paimon::table::{CommitMessage, TableCommit};
 use paimon::{DeletionVector, DeletionVectorFactory};
 
 use super::shared::buckets::{bucket_key, bucket_name, BucketKey};
 use super::shared::limits::DELETION_VECTORS_INDEX_TYPE;
-use super::shared::paths::{bucket_path, index_file_path};
+use super::shared::paths::{bucket_path, deletion_file, index_file_path};
 use super::shared::state::{refuse, TableContext, TableState};
 use crate::coordinator::error::{CoordinatorError, CoordinatorResult, Rule};
 
@@ -480,30 +480,27 @@ async fn read_vector(
     index_file: &IndexFileMeta,
     name: &str,
 ) -> CoordinatorResult<DeletionVector> {
-    let path = index_file_path(table, bucket_path, index_file);
-    let Some(range) = (index_file.deletion_vectors_ranges.as_ref()).and_then(|r| r.get(name))
-    else {
+    let Some(deletion_file) = deletion_file(table, bucket_path, index_file, name) else {
         return Err(CoordinatorError::paimon(
-            format!("reading the deletion vector of {name:?} in {path}"),
+            format!(
+                "reading the deletion vector of {name:?} in {}",
+                index_file_path(table, bucket_path, index_file)
+            ),
             paimon::Error::DataInvalid {
                 message: "the index file has no deletion vector for that file".into(),
                 source: None,
             },
         ));
     };
-    let deletion_file = DeletionFile::new(
-        path.clone(),
-        i64::from(range.offset),
-        i64::from(range.length),
-        range.cardinality,
-    );
     DeletionVectorFactory::read(table.file_io(), &deletion_file)
         .await
         .map_err(|e| {
             CoordinatorError::paimon(
                 format!(
-                    "reading the deletion vector of {name:?} in {path} (offset {}, length {})",
-                    range.offset, range.length
+                    "reading the deletion vector of {name:?} in {} (offset {}, length {})",
+                    deletion_file.path(),
+                    deletion_file.offset(),
+                    deletion_file.length()
                 ),
                 e,
             )
