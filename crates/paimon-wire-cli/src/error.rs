@@ -14,6 +14,11 @@ pub const EXIT_USAGE: u8 = 2;
 /// table allows (`commit.max-retries`): nothing was committed, and running the same command
 /// again (same identifier) is safe.
 pub const EXIT_COMMIT_CONFLICT: u8 = 3;
+/// Exit code for a commit whose outcome is unknown: a request that publishes its snapshot went
+/// unanswered, so the snapshot may be in the table or may still land. Keep the payload's files
+/// and run the same command again (same identifier): it commits, or reports already committed.
+/// Every other failure of `commit` is known to have committed nothing.
+pub const EXIT_OUTCOME_UNKNOWN: u8 = 4;
 /// Exit code of the panic hook, the last resort if a bug makes a code path panic.
 pub const EXIT_PANIC: i32 = 101;
 
@@ -26,6 +31,8 @@ pub enum CliError {
     Usage(String),
     /// Concurrent commits took every snapshot this commit tried to publish; exit code 3.
     CommitConflict(String),
+    /// The commit's snapshot may be in the table, or may still land; exit code 4.
+    OutcomeUnknown(String),
 }
 
 impl CliError {
@@ -45,13 +52,17 @@ impl CliError {
             Self::Input(_) => EXIT_BAD_INPUT,
             Self::Usage(_) => EXIT_USAGE,
             Self::CommitConflict(_) => EXIT_COMMIT_CONFLICT,
+            Self::OutcomeUnknown(_) => EXIT_OUTCOME_UNKNOWN,
         }
     }
 }
 
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (Self::Input(message) | Self::Usage(message) | Self::CommitConflict(message)) = self;
+        let (Self::Input(message)
+        | Self::Usage(message)
+        | Self::CommitConflict(message)
+        | Self::OutcomeUnknown(message)) = self;
         // Keep the report to one line whatever the underlying error printed.
         let mut lines = message.lines().map(str::trim).filter(|l| !l.is_empty());
         if let Some(first) = lines.next() {

@@ -98,6 +98,7 @@ impl From<CoordinatorError> for CliError {
         match e {
             CoordinatorError::InvalidTableName { .. } => CliError::usage(e.to_string()),
             CoordinatorError::CommitConflict { .. } => CliError::CommitConflict(e.to_string()),
+            CoordinatorError::OutcomeUnknown { .. } => CliError::OutcomeUnknown(e.to_string()),
             _ => CliError::input(e.to_string()),
         }
     }

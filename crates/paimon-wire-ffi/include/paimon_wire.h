@@ -190,6 +190,13 @@ typedef enum paimon_wire_error_code {
   // index was given twice with different bytes, or the payloads name different counts (see
   // `paimon_wire_commit_messages_deserialize_parts`). Nothing was decoded or committed.
   PAIMON_WIRE_ERROR_CODE_SPLIT_SET_INCOMPLETE = 22,
+  // The commit failed after a request that publishes its snapshot went unanswered (a
+  // timeout, a lost answer): the snapshot may be in the table, or may still land. Keep the
+  // files: call `paimon_wire_table_commit_commit` again with the same identifier (it reports
+  // `PAIMON_WIRE_COMMIT_STATUS_ALREADY_COMMITTED` if the snapshot landed). Also returned by
+  // `paimon_wire_table_commit_abort` while such a commit's requests may still land (it
+  // deleted nothing; see `paimon_wire_table_options_set_outcome_horizon_ms`). Every other error of a commit is known to have committed nothing.
+  PAIMON_WIRE_ERROR_CODE_OUTCOME_UNKNOWN = 23,
   // A bug inside the library (a Rust panic, caught at the boundary). The handle involved
   // may be unusable; free it.
   PAIMON_WIRE_ERROR_CODE_INTERNAL = 99,
@@ -602,7 +609,11 @@ struct paimon_wire_result_commit_messages paimon_wire_table_commit_merge(const s
 // only read (free it as usual) and must be bound to `commit`
 // (`PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES` otherwise).
 //
-// Errors (nothing committed after any of them): `PAIMON_WIRE_ERROR_CODE_NULL_POINTER` /
+// `PAIMON_WIRE_ERROR_CODE_OUTCOME_UNKNOWN`: a request that publishes the snapshot went
+// unanswered, so the snapshot may be in the table or may still land; keep the files and call
+// this again with the same identifier.
+//
+// Other errors (nothing committed after any of them): `PAIMON_WIRE_ERROR_CODE_NULL_POINTER` /
 // `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND` for the arguments,
 // `PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES`, `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (the
 // rules checked against the table's current state: files already live or not live,
@@ -611,8 +622,8 @@ struct paimon_wire_result_commit_messages paimon_wire_table_commit_merge(const s
 // `PAIMON_WIRE_ERROR_CODE_COMMIT_CONFLICT` (commit again with the same identifier),
 // `PAIMON_WIRE_ERROR_CODE_IDENTIFIER_SUPERSEDED`,
 // `PAIMON_WIRE_ERROR_CODE_IDENTIFIER_REUSED`, `PAIMON_WIRE_ERROR_CODE_IO` and
-// `PAIMON_WIRE_ERROR_CODE_PAIMON` (storage and the table engine; when the outcome is unknown,
-// call this again with the same identifier).
+// `PAIMON_WIRE_ERROR_CODE_PAIMON` (storage and the table engine, before anything was
+// published).
 //
 // # Safety
 // `commit` and `messages` are NULL or handles from this library.
@@ -623,9 +634,16 @@ struct paimon_wire_result_commit paimon_wire_table_commit_commit(const struct pa
 // Deletes the data files `messages` prepared, for a write that is abandoned and will never be
 // committed (best effort: files already gone are ignored). Deletes only files no snapshot of
 // the table references; files a snapshot lists (a payload that was committed after all) and
-// the files a message deletes are left alone. Never abort after a commit whose
-// outcome is unknown: call `paimon_wire_table_commit_commit` again with the same identifier
-// instead. `messages` must be bound to `commit`. Returns NULL on success, or an error:
+// the files a message deletes are left alone. `messages` must be bound to `commit`.
+//
+// After a commit of `commit` failed with `PAIMON_WIRE_ERROR_CODE_OUTCOME_UNKNOWN`, deletes
+// nothing and returns `PAIMON_WIRE_ERROR_CODE_OUTCOME_UNKNOWN` until the outcome horizon has
+// passed (`paimon_wire_table_options_set_outcome_horizon_ms`; 5 minutes on object stores and
+// REST catalogs, none on local file systems), since a request of that commit may still
+// publish a snapshot of these files; past it, reads the identifier's status first. Calling
+// `paimon_wire_table_commit_commit` again with the same identifier settles it at once.
+//
+// Returns NULL on success, or an error: `PAIMON_WIRE_ERROR_CODE_OUTCOME_UNKNOWN` (above),
 // `PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES` when `messages` are bound to another table commit
 // (or were prepared by a writer and never deserialized), `PAIMON_WIRE_ERROR_CODE_IO` /
 // `PAIMON_WIRE_ERROR_CODE_PAIMON` when the table's snapshots cannot be read (nothing is
@@ -635,6 +653,17 @@ struct paimon_wire_result_commit paimon_wire_table_commit_commit(const struct pa
 // `commit` and `messages` are NULL or handles from this library.
 struct paimon_wire_error *paimon_wire_table_commit_abort(const struct paimon_wire_table_commit *commit,
                                                          const struct paimon_wire_commit_messages *messages);
+
+// `paimon_wire_table_commit_abort` without waiting for unknown outcomes: for an engine that
+// knows from elsewhere that no request of its failed commit can still land (its own
+// reconciliation of the table). Files that snapshots reference when it reads the table are
+// still kept, but a snapshot published after that read loses its files. Same errors, except
+// that it never returns `PAIMON_WIRE_ERROR_CODE_OUTCOME_UNKNOWN`.
+//
+// # Safety
+// `commit` and `messages` are NULL or handles from this library.
+struct paimon_wire_error *paimon_wire_table_commit_abort_despite_unknown_outcome(const struct paimon_wire_table_commit *commit,
+                                                                                 const struct paimon_wire_commit_messages *messages);
 
 // Frees a table commit. NULL is a no-op; a handle of another kind is left untouched.
 // Messages bound to it stay valid to free, but no other table commit accepts them.
@@ -814,6 +843,18 @@ struct paimon_wire_error *paimon_wire_table_options_set_decode_limits(struct pai
 // `options` is NULL or a handle from this library.
 struct paimon_wire_error *paimon_wire_table_options_set_hash_index_budget(struct paimon_wire_table_options *options,
                                                                           uint64_t bytes);
+
+// Sets how long after a commit failed with `PAIMON_WIRE_ERROR_CODE_OUTCOME_UNKNOWN` a request
+// of it may still be applied by the store or the catalog, in milliseconds, for the table
+// commits made from the table. `paimon_wire_table_commit_abort` deletes nothing within it.
+// Default: 300000 (5 minutes) for object stores and REST catalogs, 0 for local file systems.
+// Set it to at least the longest time a request can spend in the store's client, the network
+// and the server, retries included. Returns NULL on success.
+//
+// # Safety
+// `options` is NULL or a handle from this library.
+struct paimon_wire_error *paimon_wire_table_options_set_outcome_horizon_ms(struct paimon_wire_table_options *options,
+                                                                           uint64_t milliseconds);
 
 // Overrides one of the table's own options (`file.format`, `file.compression`,
 // `target-file-size`, `commit.max-retries`, ...) for this process's use of the table, as a

@@ -40,6 +40,10 @@ class Error : public std::runtime_error {
       : std::runtime_error(message), code_(code) {}
   /// The stable error code (PAIMON_WIRE_ERROR_CODE_...).
   paimon_wire_error_code code() const noexcept { return code_; }
+  /// Whether a failed commit's snapshot may be in the table or may still land
+  /// (PAIMON_WIRE_ERROR_CODE_OUTCOME_UNKNOWN): keep its files and commit again with the same
+  /// identifier. Every other error of a commit is known to have committed nothing.
+  bool outcome_unknown() const noexcept { return code_ == PAIMON_WIRE_ERROR_CODE_OUTCOME_UNKNOWN; }
 
  private:
   paimon_wire_error_code code_;
@@ -392,9 +396,16 @@ class TableCommit {
     detail::throw_if_error(result.error);
     return result.outcome;
   }
-  /// Deletes the files of an abandoned write (never after a commit of unknown outcome).
+  /// Deletes the files of an abandoned write. Throws an Error whose outcome_unknown() is true,
+  /// deleting nothing, while a commit of this handle whose outcome is unknown may still land.
   void abort(const CommitMessages &messages) const {
     detail::throw_if_error(paimon_wire_table_commit_abort(handle_.get(), messages.get()));
+  }
+  /// abort() without waiting for unknown outcomes (paimon_wire_table_commit_abort_despite_
+  /// unknown_outcome): only when no request of the failed commit can still land.
+  void abort_despite_unknown_outcome(const CommitMessages &messages) const {
+    detail::throw_if_error(
+        paimon_wire_table_commit_abort_despite_unknown_outcome(handle_.get(), messages.get()));
   }
   const paimon_wire_table_commit *get() const noexcept { return handle_.get(); }
   paimon_wire_table_commit *release() noexcept { return handle_.release(); }
@@ -452,6 +463,14 @@ class TableOptions {
   /// tables; default PAIMON_WIRE_DEFAULT_HASH_INDEX_BUDGET, 1 GiB; not 0).
   TableOptions &hash_index_budget(uint64_t bytes) {
     detail::throw_if_error(paimon_wire_table_options_set_hash_index_budget(handle_.get(), bytes));
+    return *this;
+  }
+  /// How long after a commit of unknown outcome its requests may still land, in milliseconds
+  /// (abort() deletes nothing within it; default 5 minutes on object stores and REST
+  /// catalogs, 0 on local file systems).
+  TableOptions &outcome_horizon_ms(uint64_t milliseconds) {
+    detail::throw_if_error(
+        paimon_wire_table_options_set_outcome_horizon_ms(handle_.get(), milliseconds));
     return *this;
   }
   /// Overrides one of the table's own options for this process (e.g. `file.compression`).

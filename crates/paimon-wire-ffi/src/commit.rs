@@ -170,6 +170,7 @@ impl From<CoordinatorError> for FfiError {
             CoordinatorError::IdentifierSuperseded { .. } => {
                 paimon_wire_error_code::IdentifierSuperseded
             }
+            CoordinatorError::OutcomeUnknown { .. } => paimon_wire_error_code::OutcomeUnknown,
             _ => paimon_wire_error_code::Paimon,
         };
         FfiError::new(code, e.to_string())
@@ -455,6 +456,10 @@ unsafe fn table_commit_new(
             .block_on(Coordinator::bind(table.table.clone(), binding))?
             .with_decode_limits(table.settings.decode_limits)
             .with_hash_index_budget(table.settings.hash_index_budget);
+        let coordinator = match table.settings.outcome_horizon {
+            Some(horizon) => coordinator.with_outcome_horizon(horizon),
+            None => coordinator,
+        };
         Ok(handle::into_raw::<paimon_wire_table_commit>(
             TableCommitHandle {
                 coordinator,
@@ -536,7 +541,11 @@ pub unsafe extern "C" fn paimon_wire_table_commit_merge(
 /// only read (free it as usual) and must be bound to `commit`
 /// (`PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES` otherwise).
 ///
-/// Errors (nothing committed after any of them): `PAIMON_WIRE_ERROR_CODE_NULL_POINTER` /
+/// `PAIMON_WIRE_ERROR_CODE_OUTCOME_UNKNOWN`: a request that publishes the snapshot went
+/// unanswered, so the snapshot may be in the table or may still land; keep the files and call
+/// this again with the same identifier.
+///
+/// Other errors (nothing committed after any of them): `PAIMON_WIRE_ERROR_CODE_NULL_POINTER` /
 /// `PAIMON_WIRE_ERROR_CODE_WRONG_HANDLE_KIND` for the arguments,
 /// `PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES`, `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (the
 /// rules checked against the table's current state: files already live or not live,
@@ -545,8 +554,8 @@ pub unsafe extern "C" fn paimon_wire_table_commit_merge(
 /// `PAIMON_WIRE_ERROR_CODE_COMMIT_CONFLICT` (commit again with the same identifier),
 /// `PAIMON_WIRE_ERROR_CODE_IDENTIFIER_SUPERSEDED`,
 /// `PAIMON_WIRE_ERROR_CODE_IDENTIFIER_REUSED`, `PAIMON_WIRE_ERROR_CODE_IO` and
-/// `PAIMON_WIRE_ERROR_CODE_PAIMON` (storage and the table engine; when the outcome is unknown,
-/// call this again with the same identifier).
+/// `PAIMON_WIRE_ERROR_CODE_PAIMON` (storage and the table engine, before anything was
+/// published).
 ///
 /// # Safety
 /// `commit` and `messages` are NULL or handles from this library.
@@ -575,9 +584,16 @@ pub unsafe extern "C" fn paimon_wire_table_commit_commit(
 /// Deletes the data files `messages` prepared, for a write that is abandoned and will never be
 /// committed (best effort: files already gone are ignored). Deletes only files no snapshot of
 /// the table references; files a snapshot lists (a payload that was committed after all) and
-/// the files a message deletes are left alone. Never abort after a commit whose
-/// outcome is unknown: call `paimon_wire_table_commit_commit` again with the same identifier
-/// instead. `messages` must be bound to `commit`. Returns NULL on success, or an error:
+/// the files a message deletes are left alone. `messages` must be bound to `commit`.
+///
+/// After a commit of `commit` failed with `PAIMON_WIRE_ERROR_CODE_OUTCOME_UNKNOWN`, deletes
+/// nothing and returns `PAIMON_WIRE_ERROR_CODE_OUTCOME_UNKNOWN` until the outcome horizon has
+/// passed (`paimon_wire_table_options_set_outcome_horizon_ms`; 5 minutes on object stores and
+/// REST catalogs, none on local file systems), since a request of that commit may still
+/// publish a snapshot of these files; past it, reads the identifier's status first. Calling
+/// `paimon_wire_table_commit_commit` again with the same identifier settles it at once.
+///
+/// Returns NULL on success, or an error: `PAIMON_WIRE_ERROR_CODE_OUTCOME_UNKNOWN` (above),
 /// `PAIMON_WIRE_ERROR_CODE_FOREIGN_MESSAGES` when `messages` are bound to another table commit
 /// (or were prepared by a writer and never deserialized), `PAIMON_WIRE_ERROR_CODE_IO` /
 /// `PAIMON_WIRE_ERROR_CODE_PAIMON` when the table's snapshots cannot be read (nothing is
@@ -590,7 +606,52 @@ pub unsafe extern "C" fn paimon_wire_table_commit_abort(
     commit: *const paimon_wire_table_commit,
     messages: *const paimon_wire_commit_messages,
 ) -> *mut paimon_wire_error {
-    guard(function_name!(), || {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        abort(
+            function_name!(),
+            commit,
+            messages,
+            AbortGuard::WaitForOutcomes,
+        )
+    }
+}
+
+/// `paimon_wire_table_commit_abort` without waiting for unknown outcomes: for an engine that
+/// knows from elsewhere that no request of its failed commit can still land (its own
+/// reconciliation of the table). Files that snapshots reference when it reads the table are
+/// still kept, but a snapshot published after that read loses its files. Same errors, except
+/// that it never returns `PAIMON_WIRE_ERROR_CODE_OUTCOME_UNKNOWN`.
+///
+/// # Safety
+/// `commit` and `messages` are NULL or handles from this library.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_wire_table_commit_abort_despite_unknown_outcome(
+    commit: *const paimon_wire_table_commit,
+    messages: *const paimon_wire_commit_messages,
+) -> *mut paimon_wire_error {
+    // SAFETY: forwarded from the caller.
+    unsafe { abort(function_name!(), commit, messages, AbortGuard::Override) }
+}
+
+/// Whether an abort waits for the coordinator's unknown outcomes to settle.
+#[derive(Clone, Copy)]
+enum AbortGuard {
+    WaitForOutcomes,
+    Override,
+}
+
+/// The two aborts.
+///
+/// # Safety
+/// `commit` and `messages` are NULL or handles from this library.
+unsafe fn abort(
+    function: &'static str,
+    commit: *const paimon_wire_table_commit,
+    messages: *const paimon_wire_commit_messages,
+    guard_kind: AbortGuard,
+) -> *mut paimon_wire_error {
+    guard(function, || {
         // SAFETY: forwarded from the caller.
         let (commit, messages) = unsafe {
             (
@@ -599,9 +660,15 @@ pub unsafe extern "C" fn paimon_wire_table_commit_abort(
             )
         };
         let bound = messages.bound("messages")?;
+        let coordinator = &commit.coordinator;
         commit
             .runtime
-            .block_on(commit.coordinator.abort(bound))
+            .block_on(async {
+                match guard_kind {
+                    AbortGuard::WaitForOutcomes => coordinator.abort(bound).await,
+                    AbortGuard::Override => coordinator.abort_despite_unknown_outcome(bound).await,
+                }
+            })
             .map(drop)
             .map_err(FfiError::from)
     })
@@ -616,4 +683,25 @@ pub unsafe extern "C" fn paimon_wire_table_commit_abort(
 pub unsafe extern "C" fn paimon_wire_table_commit_free(commit: *mut paimon_wire_table_commit) {
     // SAFETY: forwarded from the caller.
     guard_void(|| unsafe { handle::free(commit) });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_outcome_has_its_own_code_and_says_to_keep_the_files() {
+        let error = FfiError::from(CoordinatorError::OutcomeUnknown {
+            commit_user: "job".into(),
+            identifier: 3,
+            during: "committing".into(),
+            source: None,
+        });
+        assert!(matches!(error.code, paimon_wire_error_code::OutcomeUnknown));
+        assert!(
+            error.message.contains("identifier 3") && error.message.contains("Do not delete"),
+            "{}",
+            error.message
+        );
+    }
 }

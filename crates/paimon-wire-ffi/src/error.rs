@@ -70,6 +70,13 @@ pub enum paimon_wire_error_code {
     /// index was given twice with different bytes, or the payloads name different counts (see
     /// `paimon_wire_commit_messages_deserialize_parts`). Nothing was decoded or committed.
     SplitSetIncomplete = 22,
+    /// The commit failed after a request that publishes its snapshot went unanswered (a
+    /// timeout, a lost answer): the snapshot may be in the table, or may still land. Keep the
+    /// files: call `paimon_wire_table_commit_commit` again with the same identifier (it reports
+    /// `PAIMON_WIRE_COMMIT_STATUS_ALREADY_COMMITTED` if the snapshot landed). Also returned by
+    /// `paimon_wire_table_commit_abort` while such a commit's requests may still land (it
+    /// deleted nothing; see `paimon_wire_table_options_set_outcome_horizon_ms`). Every other error of a commit is known to have committed nothing.
+    OutcomeUnknown = 23,
     /// A bug inside the library (a Rust panic, caught at the boundary). The handle involved
     /// may be unusable; free it.
     Internal = 99,

@@ -45,6 +45,9 @@ pub(crate) struct TableSettings {
     /// The most bytes of memory one commit's HASH index checks may hold
     /// (`Coordinator::with_hash_index_budget`).
     pub(crate) hash_index_budget: u64,
+    /// The outcome horizon of the table commits (`Coordinator::with_outcome_horizon`); `None`
+    /// is the coordinator's default for the warehouse.
+    pub(crate) outcome_horizon: Option<std::time::Duration>,
     pub(crate) table_options: HashMap<String, String>,
     pub(crate) runtime: RuntimeSettings,
     pub(crate) validate_arrow: bool,
@@ -55,6 +58,7 @@ impl Default for TableSettings {
         Self {
             decode_limits: DecodeLimits::default(),
             hash_index_budget: DEFAULT_HASH_INDEX_BUDGET,
+            outcome_horizon: None,
             table_options: HashMap::new(),
             runtime: RuntimeSettings::default(),
             validate_arrow: true,
@@ -151,6 +155,28 @@ pub unsafe extern "C" fn paimon_wire_table_options_set_hash_index_budget(
             ));
         }
         settings.hash_index_budget = bytes;
+        Ok(())
+    })
+}
+
+/// Sets how long after a commit failed with `PAIMON_WIRE_ERROR_CODE_OUTCOME_UNKNOWN` a request
+/// of it may still be applied by the store or the catalog, in milliseconds, for the table
+/// commits made from the table. `paimon_wire_table_commit_abort` deletes nothing within it.
+/// Default: 300000 (5 minutes) for object stores and REST catalogs, 0 for local file systems.
+/// Set it to at least the longest time a request can spend in the store's client, the network
+/// and the server, retries included. Returns NULL on success.
+///
+/// # Safety
+/// `options` is NULL or a handle from this library.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_wire_table_options_set_outcome_horizon_ms(
+    options: *mut paimon_wire_table_options,
+    milliseconds: u64,
+) -> *mut paimon_wire_error {
+    guard(function_name!(), || {
+        // SAFETY: forwarded from the caller.
+        let settings = unsafe { handle::borrow_mut(options, "options")? };
+        settings.outcome_horizon = Some(std::time::Duration::from_millis(milliseconds));
         Ok(())
     })
 }

@@ -160,13 +160,16 @@ impl Coordinator {
     /// indexes the commit adds, replaces or checks against plus a 1 MiB read buffer (default
     /// `DEFAULT_HASH_INDEX_BUDGET`, 1 GiB): a commit that would need more raises
     /// `ValidationError` (rule `bounds`, naming the budget) before any index is read; 0 raises
-    /// `ValueError`. Raises `UnsupportedError` for tables or bindings the coordinator cannot
-    /// commit.
+    /// `ValueError`. `outcome_horizon_s` is how many seconds after a commit raised
+    /// `CommitOutcomeUnknownError` one of its requests may still be applied (`abort` deletes
+    /// nothing within it); `None` is the default, 300 on object stores and REST catalogs and 0
+    /// on local file systems; a negative or non-finite value raises `ValueError`. Raises
+    /// `UnsupportedError` for tables or bindings the coordinator cannot commit.
     #[new]
     #[pyo3(signature = (
         table, commit_user, *, overwrite=false, postpone_fixed_bucket=false, allow_deletes=false,
         allow_compaction=false, verify_compaction=false, refuse_compaction=false,
-        hash_index_budget=DEFAULT_HASH_INDEX_BUDGET
+        hash_index_budget=DEFAULT_HASH_INDEX_BUDGET, outcome_horizon_s=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -180,8 +183,18 @@ impl Coordinator {
         verify_compaction: bool,
         refuse_compaction: bool,
         hash_index_budget: u64,
+        outcome_horizon_s: Option<f64>,
     ) -> PyResult<Self> {
-        Self::bind(
+        let horizon = outcome_horizon_s
+            .map(|seconds| {
+                std::time::Duration::try_from_secs_f64(seconds).map_err(|_| {
+                    pyo3::exceptions::PyValueError::new_err(format!(
+                        "outcome_horizon_s={seconds} is not a number of seconds (0 or more)"
+                    ))
+                })
+            })
+            .transpose()?;
+        let mut bound = Self::bind(
             py,
             table.get(),
             commit_user,
@@ -192,7 +205,17 @@ impl Coordinator {
             verify_compaction,
             refuse_compaction,
             hash_index_budget,
-        )
+        )?;
+        if let Some(horizon) = horizon {
+            bound.coordinator = bound.coordinator.with_outcome_horizon(horizon);
+        }
+        Ok(bound)
+    }
+
+    /// The outcome horizon in seconds (see the constructor's `outcome_horizon_s`).
+    #[getter]
+    fn outcome_horizon_s(&self) -> f64 {
+        self.coordinator.outcome_horizon().as_secs_f64()
     }
 
     /// Decodes one worker's split set (`split_payload`'s payloads, each given as
@@ -290,19 +313,28 @@ impl Coordinator {
 
     /// Deletes the files `messages` prepared, for a write that is abandoned and will never
     /// be committed (best effort). Deletes only files no snapshot references; returns
-    /// `{"deleted": [file names], "skipped": [(file name, reason)]}`. Never call it after a
-    /// commit whose outcome is unknown: commit again with the same identifier instead.
+    /// `{"deleted": [file names], "skipped": [(file name, reason)]}`. After a commit of this
+    /// coordinator raised `CommitOutcomeUnknownError`, raises `CommitOutcomeUnknownError`
+    /// itself, deleting nothing, until the outcome horizon has passed (`outcome_horizon_s`):
+    /// a request of that commit may still publish a snapshot of these files. Committing again
+    /// with the same identifier settles it at once. `despite_unknown_outcome=True` skips that
+    /// wait, for an engine that knows from elsewhere that no request can still land.
+    #[pyo3(signature = (messages, *, despite_unknown_outcome=false))]
     fn abort<'py>(
         &self,
         py: Python<'py>,
         messages: PyRef<'_, BoundMessages>,
+        despite_unknown_outcome: bool,
     ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
         let messages = messages.0.clone();
         let coordinator = &self.coordinator;
-        let report = runtime::block_on(
-            py,
-            move || async move { coordinator.abort(&messages).await },
-        )?
+        let report = runtime::block_on(py, move || async move {
+            if despite_unknown_outcome {
+                coordinator.abort_despite_unknown_outcome(&messages).await
+            } else {
+                coordinator.abort(&messages).await
+            }
+        })?
         .map_err(Error::from)?;
         let out = pyo3::types::PyDict::new(py);
         out.set_item("deleted", report.deleted)?;

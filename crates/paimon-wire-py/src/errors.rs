@@ -24,8 +24,13 @@
 //! ├── IdentifierSupersededError  a higher identifier of the same commit user was committed
 //! ├── IdentifierReusedError  the identifier committed other files (reused for new data)
 //! └── PaimonError           any other failure of the paimon table engine (I/O, write, commit)
+//!     ├── CommitOutcomeUnknownError  a commit whose snapshot may be in the table or may land
 //!     └── SchemaMismatchError  rows whose columns do not fit the table (named)
 //! ```
+//!
+//! Every class has the class attribute `outcome_unknown`: `True` on
+//! `CommitOutcomeUnknownError` only, so `except PaimonWireError as e: if e.outcome_unknown`
+//! tells an engine whether it may clean up.
 
 use paimon_wire::coordinator::CoordinatorError;
 use paimon_wire::paimon;
@@ -159,7 +164,18 @@ create_exception!(
     PaimonError,
     PaimonWireError,
     "Any other failure of the paimon table engine: I/O, rows that do not fit the table, a \
-     failed commit (whose outcome may be unknown: commit again with the same identifier)."
+     commit that failed before publishing anything."
+);
+create_exception!(
+    paimon_wire,
+    CommitOutcomeUnknownError,
+    PaimonError,
+    "A commit failed after a request that publishes its snapshot went unanswered (a timeout, \
+     a lost answer): the snapshot may be in the table, or may still land. Keep the files and \
+     commit again with the same identifier (it reports already committed if the snapshot \
+     landed). `Coordinator.abort` raises it too, deleting nothing, while such a commit's \
+     requests may still land. Attributes: `commit_user`, `identifier`; the class attribute \
+     `outcome_unknown` is True (False on every other class)."
 );
 create_exception!(
     paimon_wire,
@@ -207,6 +223,14 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add("PaimonError", py.get_type::<PaimonError>())?;
     m.add("SchemaMismatchError", py.get_type::<SchemaMismatchError>())?;
+    m.add(
+        "CommitOutcomeUnknownError",
+        py.get_type::<CommitOutcomeUnknownError>(),
+    )?;
+    py.get_type::<PaimonWireError>()
+        .setattr("outcome_unknown", false)?;
+    py.get_type::<CommitOutcomeUnknownError>()
+        .setattr("outcome_unknown", true)?;
     Ok(())
 }
 
@@ -339,6 +363,21 @@ fn coordinator_exception(py: Python<'_>, e: CoordinatorError) -> PyErr {
             IdentifierSupersededError::new_err(message)
         }
         CoordinatorError::IdentifierReused { .. } => IdentifierReusedError::new_err(message),
+        CoordinatorError::OutcomeUnknown {
+            ref commit_user,
+            identifier,
+            ..
+        } => {
+            let err = CommitOutcomeUnknownError::new_err(message);
+            let value = err.value(py);
+            let set = value
+                .setattr("commit_user", commit_user.as_str())
+                .and_then(|()| value.setattr("identifier", identifier));
+            match set {
+                Ok(()) => err,
+                Err(failed) => failed,
+            }
+        }
         _ => PaimonWireError::new_err(message),
     }
 }

@@ -43,6 +43,17 @@ pub enum Error {
         display("Paimon hitting unsupported error {}", message)
     )]
     Unsupported { message: String },
+    /// A commit failed after at least one of its attempts started to publish a snapshot
+    /// and did not hear back (an answer lost or timed out): that snapshot may be in the
+    /// table, or may still land. The prepared files must be kept; retry with the same commit
+    /// identifier, which finds the snapshot if it landed.
+    #[snafu(display("Paimon commit outcome unknown: {}", message))]
+    CommitOutcomeUnknown {
+        message: String,
+        #[snafu(source(false))]
+        source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    },
+
     #[snafu(
         visibility(pub(crate)),
         display("Paimon hitting unexpected error {}: {:?}", message, source)

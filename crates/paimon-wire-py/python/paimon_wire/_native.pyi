@@ -3,7 +3,7 @@
 import os
 from collections.abc import Mapping, Sequence
 from types import TracebackType
-from typing import Any, Literal, Optional, Union, final
+from typing import Any, ClassVar, Literal, Optional, Union, final
 
 import pyarrow
 
@@ -59,6 +59,10 @@ _Payload = Union[tuple[_BytesLike, int], _BytesLike]
 
 class PaimonWireError(Exception):
     """Base class of every error raised by paimon_wire."""
+
+    outcome_unknown: ClassVar[bool]
+    """True only on ``CommitOutcomeUnknownError``: a failed commit's snapshot may be in the
+    table or may still land, so its files must be kept."""
 
 class CodecError(PaimonWireError):
     """Payload bytes that do not decode at their serializer version, or messages that cannot
@@ -148,7 +152,16 @@ class IdentifierReusedError(PaimonWireError):
 
 class PaimonError(PaimonWireError):
     """Any other failure of the paimon table engine: I/O, rows that do not fit the table,
-    a failed commit (whose outcome may be unknown: commit again with the same identifier)."""
+    a commit that failed before publishing anything."""
+
+class CommitOutcomeUnknownError(PaimonError):
+    """A commit failed after a request that publishes its snapshot went unanswered: the
+    snapshot may be in the table or may still land. Keep the files and commit again with the
+    same identifier. ``Coordinator.abort`` raises it too (deleting nothing) while such a
+    commit's requests may still land."""
+
+    commit_user: str
+    identifier: int
 
 class SchemaMismatchError(PaimonError):
     """Rows whose columns do not fit the table: a column the table does not have, a missing
@@ -334,6 +347,7 @@ class Coordinator:
         verify_compaction: bool = False,
         refuse_compaction: bool = False,
         hash_index_budget: int = ...,
+        outcome_horizon_s: Optional[float] = None,
     ) -> Coordinator:
         """Binds a coordinator. ``allow_compaction=True`` takes messages carrying compaction
         results (writers that compact, such as Java writers with ``write-only = false``),
@@ -382,13 +396,22 @@ class Coordinator:
     def merge(self, parts: Sequence[BoundMessages]) -> BoundMessages:
         """Merges message sets; identical duplicates kept once, conflicts refused."""
     def commit(self, messages: BoundMessages, identifier: int) -> CommitOutcome:
-        """Commits once under ``identifier``. After a ``PaimonError`` the outcome may be
-        unknown: commit again with the same identifier, never ``abort``."""
+        """Commits once under ``identifier``. After ``CommitOutcomeUnknownError`` the snapshot
+        may be in the table or may still land: commit again with the same identifier."""
     def commit_payloads(self, payloads: Sequence[_Payload], identifier: int) -> CommitOutcome:
         """Deserializes, merges and commits ``payloads`` once under ``identifier``."""
-    def abort(self, messages: BoundMessages) -> dict[str, list[Any]]:
+    @property
+    def outcome_horizon_s(self) -> float:
+        """Seconds after a ``CommitOutcomeUnknownError`` during which ``abort`` deletes
+        nothing (default 300 on object stores and REST catalogs, 0 on local file systems)."""
+    def abort(
+        self, messages: BoundMessages, *, despite_unknown_outcome: bool = False
+    ) -> dict[str, list[Any]]:
         """Deletes the files of messages that will never be committed (best effort), only
-        files no snapshot references: ``{"deleted": [name], "skipped": [(name, reason)]}``."""
+        files no snapshot references: ``{"deleted": [name], "skipped": [(name, reason)]}``.
+        Raises ``CommitOutcomeUnknownError`` (deleting nothing) while a commit of this
+        coordinator whose outcome is unknown may still land, unless
+        ``despite_unknown_outcome=True``."""
     def commit_status(self, identifier: int) -> Optional[CommitOutcome]:
         """An ``already_committed`` outcome if ``identifier`` is committed, else None."""
 

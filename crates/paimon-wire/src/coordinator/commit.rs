@@ -518,45 +518,117 @@ pub(crate) async fn commit_once(
                 .await
         }
     };
-    result.map_err(|e| {
-        CoordinatorError::paimon(
-            format!(
-                "committing {count} message(s) to table {} ({} mode, commit user {:?}, \
-                 identifier {identifier}); if the outcome is unknown, rerun the same commit \
-                 with the same identifier — never abort",
-                coordinator.rules.table_name(),
-                coordinator.binding.mode,
-                coordinator.binding.commit_user
-            ),
-            e,
+    let committing = || {
+        format!(
+            "committing {count} message(s) to table {} ({} mode, commit user {:?}, identifier \
+             {identifier})",
+            coordinator.rules.table_name(),
+            coordinator.binding.mode,
+            coordinator.binding.commit_user
         )
-    })?;
-    let status = identifier_status(coordinator, identifier, with_compaction).await?;
-    match committed_from(coordinator, identifier, status)? {
-        Some(Some(snapshot_id)) => {
-            // This coordinator's publication, or a racing coordinator's under the same
-            // commit user and identifier (the paimon crate's filter then published nothing):
-            // success only if that snapshot holds this very commit.
-            confirm_same_commit(coordinator, &identity, None, identifier, snapshot_id).await?;
-            Ok(CommitOutcome::Committed { snapshot_id })
-        }
-        Some(None) => Ok(CommitOutcome::AlreadyCommitted { snapshot_id: None }),
-        None if !commits_files => Ok(CommitOutcome::NothingToCommit),
-        None => Err(CoordinatorError::Paimon {
-            during: format!(
-                "confirming the commit of identifier {identifier} (commit user {:?}) to table \
-                 {}",
-                coordinator.binding.commit_user,
-                coordinator.rules.table_name()
-            ),
-            source: paimon::Error::UnexpectedError {
+    };
+    if let Err(error) = result {
+        let error = CoordinatorError::paimon(committing(), error);
+        let CoordinatorError::Paimon {
+            source: source @ paimon::Error::CommitOutcomeUnknown { .. },
+            ..
+        } = error
+        else {
+            // Refused before any attempt started to publish, or every attempt was answered
+            // (another committer took the snapshot): nothing of this commit is in the table.
+            return Err(error);
+        };
+        // An attempt's publication went unanswered. If its snapshot landed already, this
+        // commit is committed; otherwise it may still land.
+        return match published(coordinator, &identity, identifier, with_compaction).await {
+            Ok(Published::Snapshot(snapshot_id)) => Ok(CommitOutcome::Committed { snapshot_id }),
+            Ok(_) | Err(_) => Err(outcome_unknown(
+                coordinator,
+                identifier,
+                committing(),
+                Some(source),
+            )),
+        };
+    }
+    // The paimon crate published this commit's snapshot, or found the identifier committed:
+    // from here on a failure to confirm it leaves the outcome unknown, never "nothing
+    // committed".
+    let confirming = || format!("confirming the outcome of {}", committing());
+    match published(coordinator, &identity, identifier, with_compaction).await {
+        Ok(Published::Snapshot(snapshot_id)) => Ok(CommitOutcome::Committed { snapshot_id }),
+        Ok(Published::Expired) => Ok(CommitOutcome::AlreadyCommitted { snapshot_id: None }),
+        Ok(Published::Nothing) if !commits_files => Ok(CommitOutcome::NothingToCommit),
+        Ok(Published::Nothing) => Err(outcome_unknown(
+            coordinator,
+            identifier,
+            confirming(),
+            Some(paimon::Error::UnexpectedError {
                 message: "the commit returned without error, but no snapshot carries its \
-                          commit user and identifier; nothing is reported as committed — rerun \
-                          the same commit with the same identifier"
+                          commit user and identifier yet"
                     .into(),
                 source: None,
-            },
-        }),
+            }),
+        )),
+        // A snapshot under this commit user and identifier holds other data, or a higher
+        // identifier provably superseded this one: the paimon crate's filter published
+        // nothing of this commit.
+        Err(
+            refusal @ (CoordinatorError::IdentifierReused { .. }
+            | CoordinatorError::IdentifierSuperseded { .. }),
+        ) => Err(refusal),
+        Err(CoordinatorError::Paimon { source, .. }) => Err(outcome_unknown(
+            coordinator,
+            identifier,
+            confirming(),
+            Some(source),
+        )),
+        Err(other) => Err(other),
+    }
+}
+
+/// What the table shows of a commit after the paimon crate's call.
+enum Published {
+    /// This snapshot carries the commit user and identifier, and holds this very commit.
+    Snapshot(i64),
+    /// Committed by the identifier rule (a higher identifier of the user came after it), but
+    /// its snapshot has expired.
+    Expired,
+    /// No snapshot carries the identifier.
+    Nothing,
+}
+
+/// Reads the table's snapshots for the commit of `identity` under `identifier`.
+async fn published(
+    coordinator: &Coordinator,
+    identity: &CommitIdentity,
+    identifier: i64,
+    with_compaction: bool,
+) -> CoordinatorResult<Published> {
+    let status = identifier_status(coordinator, identifier, with_compaction).await?;
+    Ok(match committed_from(coordinator, identifier, status)? {
+        Some(Some(snapshot_id)) => {
+            // This coordinator's publication, or a racing coordinator's under the same
+            // commit user and identifier: this commit only if that snapshot holds it.
+            confirm_same_commit(coordinator, identity, None, identifier, snapshot_id).await?;
+            Published::Snapshot(snapshot_id)
+        }
+        Some(None) => Published::Expired,
+        None => Published::Nothing,
+    })
+}
+
+/// The error of a commit whose snapshot may be in the table or may still land.
+fn outcome_unknown(
+    coordinator: &Coordinator,
+    identifier: i64,
+    during: String,
+    source: Option<paimon::Error>,
+) -> CoordinatorError {
+    CoordinatorError::OutcomeUnknown {
+        commit_user: coordinator.binding.commit_user.clone(),
+        identifier,
+        during,
+        source: source.map(Box::new),
     }
 }
 

@@ -155,6 +155,10 @@ pub fn without_secrets(source: paimon::Error) -> paimon::Error {
             message,
             source: None,
         },
+        E::CommitOutcomeUnknown { .. } => E::CommitOutcomeUnknown {
+            message,
+            source: None,
+        },
         E::IoUnexpected { .. } | E::IoUnsupported { .. } => E::IoUnsupported { message },
         E::ConfigInvalid { .. } | E::IdentifierInvalid { .. } => E::ConfigInvalid { message },
         E::Unsupported { .. } => E::Unsupported { message },
@@ -285,6 +289,27 @@ pub enum CoordinatorError {
         /// The paimon crate's report (attempts, elapsed time).
         source: paimon::Error,
     },
+    /// The commit failed after it started to publish its snapshot, and no read since could
+    /// tell whether that snapshot is in the table: it may be, or a request of this commit
+    /// still in flight may publish it later. Never delete the commit's files on this error
+    /// (the coordinator's [`abort`](super::Coordinator::abort) refuses to until the outcome is
+    /// known): rerun the same commit with the same identifier, which reports already committed
+    /// if the snapshot landed, or read [`commit_status`](super::Coordinator::commit_status)
+    /// after [`outcome_horizon`](super::Coordinator::outcome_horizon). Every other error of the
+    /// coordinator is known to have committed nothing
+    /// ([`CoordinatorError::outcome_unknown`]).
+    OutcomeUnknown {
+        /// The commit user.
+        commit_user: String,
+        /// The identifier whose outcome is unknown.
+        identifier: i64,
+        /// What the coordinator was doing.
+        during: String,
+        /// The failure that left the outcome unknown; `None` when the coordinator refused an
+        /// abort because an earlier commit's outcome is still unknown. Boxed: it is rare, and
+        /// every result of the coordinator carries this enum.
+        source: Option<Box<paimon::Error>>,
+    },
     /// The identifier was never committed, but the same commit user already committed a
     /// higher one: identifiers must increase per commit user, so this commit can never be
     /// made under this identifier. Happens when two coordinators share a commit user. Nothing
@@ -356,6 +381,14 @@ impl CoordinatorError {
         }
     }
 
+    /// Whether a snapshot of the failed commit may be in the table, or may still land: true
+    /// only for [`CoordinatorError::OutcomeUnknown`]. Every other error is known to have
+    /// committed nothing (nothing new; an identifier committed earlier stays committed), so
+    /// the caller may fix the cause and commit again, or abort.
+    pub fn outcome_unknown(&self) -> bool {
+        matches!(self, CoordinatorError::OutcomeUnknown { .. })
+    }
+
     /// The validation error, if this is one.
     pub fn as_validation(&self) -> Option<&ValidationError> {
         match self {
@@ -406,6 +439,28 @@ impl fmt::Display for CoordinatorError {
                  commit.max-retries",
                 PlainPaimonError(source)
             ),
+            CoordinatorError::OutcomeUnknown {
+                commit_user,
+                identifier,
+                during,
+                source,
+            } => {
+                write!(
+                    f,
+                    "outcome unknown while {during}: the snapshot of identifier {identifier} \
+                     (commit user {commit_user:?}) may be in the table, or may still be \
+                     published by a request in flight"
+                )?;
+                if let Some(source) = source {
+                    write!(f, " ({})", PlainPaimonError(source))?;
+                }
+                write!(
+                    f,
+                    ". Do not delete its files: rerun the same commit with the same identifier \
+                     (it reports already committed if the snapshot landed), or read its commit \
+                     status once the coordinator's requests can no longer land"
+                )
+            }
             CoordinatorError::IdentifierSuperseded {
                 commit_user,
                 identifier,
@@ -461,6 +516,10 @@ impl std::error::Error for CoordinatorError {
             CoordinatorError::Parts(e) => Some(e),
             CoordinatorError::Paimon { source, .. }
             | CoordinatorError::CommitConflict { source, .. } => Some(source),
+            CoordinatorError::OutcomeUnknown {
+                source: Some(source),
+                ..
+            } => Some(source.as_ref()),
             _ => None,
         }
     }
@@ -500,6 +559,10 @@ impl fmt::Display for PlainPaimonError<'_> {
                 source.as_deref()
             }
             paimon::Error::UnexpectedError { message, source } => {
+                write!(f, "{message}")?;
+                source.as_deref()
+            }
+            paimon::Error::CommitOutcomeUnknown { message, source } => {
                 write!(f, "{message}")?;
                 source.as_deref()
             }

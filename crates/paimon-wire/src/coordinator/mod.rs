@@ -149,20 +149,33 @@
 //! results, the identifier is committed once its COMPACT snapshot is there: a rerun after a
 //! crash between the APPEND and the COMPACT snapshot commits the COMPACT part only (Java's
 //! committer would drop it). [`Coordinator::commit_status`] does not see the messages, so it
-//! reports an identifier with only its APPEND snapshot as committed. Never
-//! [`Coordinator::abort`] messages whose commit outcome is unknown: commit them again with
-//! the same identifier instead.
+//! reports an identifier with only its APPEND snapshot as committed.
+//!
+//! # Outcome unknown
+//!
+//! A commit whose snapshot request went unanswered (a timeout, a lost answer) fails with
+//! [`CoordinatorError::OutcomeUnknown`] ([`CoordinatorError::outcome_unknown`]): its snapshot
+//! may be in the table, or may land later. Every other error is known to have committed
+//! nothing. After an unknown outcome, commit the same messages again with the same
+//! identifier: that reports [`CommitOutcome::AlreadyCommitted`] if the snapshot landed.
+//! [`Coordinator::abort`] refuses to delete anything while one of the coordinator's commits
+//! has an unknown outcome younger than [`Coordinator::outcome_horizon`], the time after which
+//! none of its requests can still be applied; after that, it reads the identifier's status and
+//! keeps every file a snapshot references. The record is the coordinator's own: an abort from
+//! another process knows nothing of it, so wait out the horizon before aborting there.
 
 mod binding;
 mod commit;
 mod digest;
 mod error;
+mod outcome;
 pub mod parts;
 pub mod rules;
 pub mod table;
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use paimon::table::{CommitMessage, Table};
 
@@ -172,6 +185,7 @@ pub use error::{
     without_secrets, CoordinatorError, CoordinatorResult, MergeConflict, MessageOrigin,
     PlainPaimonError, Rule, SharedBucket, ValidationError,
 };
+pub use outcome::{DEFAULT_LOCAL_OUTCOME_HORIZON, DEFAULT_OBJECT_STORE_OUTCOME_HORIZON};
 pub use parts::{PartsError, PayloadPart};
 pub use rules::hash_index::{
     DEFAULT_HASH_INDEX_BUDGET, HASH_INDEX_READ_CHUNK, MAX_HASH_INDEX_BYTES,
@@ -271,6 +285,10 @@ pub struct Coordinator {
     limits: crate::DecodeLimits,
     /// Most bytes of memory one commit's HASH index checks may hold.
     hash_index_budget: u64,
+    /// How long after an unknown outcome a request of the commit may still be applied.
+    outcome_horizon: Duration,
+    /// This coordinator's commits whose outcome is unknown.
+    unknown_outcomes: outcome::UnknownOutcomes,
 }
 
 impl Coordinator {
@@ -301,11 +319,13 @@ impl Coordinator {
         }
         Ok(Self {
             id: CoordinatorId::next(),
-            table,
             binding,
             rules,
             limits: crate::DecodeLimits::default(),
             hash_index_budget: DEFAULT_HASH_INDEX_BUDGET,
+            outcome_horizon: outcome::default_horizon(table.location(), table.rest_env().is_some()),
+            unknown_outcomes: outcome::UnknownOutcomes::default(),
+            table,
         })
     }
 
@@ -332,6 +352,22 @@ impl Coordinator {
     /// The memory budget of one commit's HASH index checks ([`Self::with_hash_index_budget`]).
     pub fn hash_index_budget(&self) -> u64 {
         self.hash_index_budget
+    }
+
+    /// The same coordinator assuming that a request of a commit whose outcome is unknown may
+    /// still be applied for `horizon` after the commit failed, instead of the default
+    /// ([`DEFAULT_OBJECT_STORE_OUTCOME_HORIZON`] for object stores and REST catalogs,
+    /// [`DEFAULT_LOCAL_OUTCOME_HORIZON`] for local file systems). [`Self::abort`] deletes
+    /// nothing within it. Set it to at least the longest time a request can spend in the
+    /// store's client, the network and the server (its retries included).
+    pub fn with_outcome_horizon(mut self, horizon: Duration) -> Self {
+        self.outcome_horizon = horizon;
+        self
+    }
+
+    /// The outcome horizon ([`Self::with_outcome_horizon`]).
+    pub fn outcome_horizon(&self) -> Duration {
+        self.outcome_horizon
     }
 
     /// The limits [`Self::deserialize`] applies to each payload.
@@ -548,10 +584,22 @@ impl Coordinator {
         );
         let outcome = commit::commit_once(self, messages.messages, identifier).await;
         match &outcome {
-            Ok(outcome) => log::info!(
-                target: crate::log_policy::COORDINATOR_TARGET,
-                "{table}, {user:?}, identifier {identifier}: {outcome:?}"
-            ),
+            Ok(outcome) => {
+                self.unknown_outcomes.settle(identifier);
+                log::info!(
+                    target: crate::log_policy::COORDINATOR_TARGET,
+                    "{table}, {user:?}, identifier {identifier}: {outcome:?}"
+                )
+            }
+            Err(error) if error.outcome_unknown() => {
+                self.unknown_outcomes.record(identifier);
+                log::warn!(
+                    target: crate::log_policy::COORDINATOR_TARGET,
+                    "{table}, {user:?}, identifier {identifier}: {error}"
+                )
+            }
+            // Nothing of this attempt was committed; an earlier attempt's unknown outcome
+            // stays unknown.
             Err(error) => log::warn!(
                 target: crate::log_policy::COORDINATOR_TARGET,
                 "{table}, {user:?}, identifier {identifier}: not committed: {error}"
@@ -564,9 +612,35 @@ impl Coordinator {
     /// be committed. Deletes only what it can prove the job wrote and nobody uses: a file
     /// any snapshot of the table references is skipped, as are the files a message deletes;
     /// the report lists what was deleted and what was skipped, with why. Deleting is best
-    /// effort. Never call it after a commit whose outcome is unknown — rerun
-    /// [`Self::commit`] with the same identifier instead.
+    /// effort.
+    ///
+    /// While a commit of this coordinator has an unknown outcome
+    /// ([`CoordinatorError::OutcomeUnknown`]) younger than [`Self::outcome_horizon`], deletes
+    /// nothing and fails with [`CoordinatorError::OutcomeUnknown`] (source `None`): a request
+    /// of that commit may still publish a snapshot referencing these files. Past the horizon
+    /// it reads the identifier's status first, so the snapshot, if it landed, is seen and its
+    /// files kept. Rerunning [`Self::commit`] with the same identifier settles the outcome at
+    /// once.
     pub async fn abort(&self, messages: &BoundMessages) -> CoordinatorResult<AbortReport> {
+        self.check_owner(messages)?;
+        outcome::check_before_abort(
+            &self.unknown_outcomes,
+            &self.binding.commit_user,
+            self.outcome_horizon,
+            |identifier| async move { Ok(self.commit_status(identifier).await?.is_some()) },
+        )
+        .await?;
+        commit::abort(self, &messages.messages).await
+    }
+
+    /// [`Self::abort`] without waiting for unknown outcomes to settle: for an engine that knows
+    /// from elsewhere that no request of its failed commit can still land (its own
+    /// reconciliation, a store that fenced the client). Files that snapshots reference when it
+    /// reads the table are still kept, but a snapshot published after that read is broken.
+    pub async fn abort_despite_unknown_outcome(
+        &self,
+        messages: &BoundMessages,
+    ) -> CoordinatorResult<AbortReport> {
         self.check_owner(messages)?;
         commit::abort(self, &messages.messages).await
     }
@@ -661,6 +735,7 @@ mod tests {
         fn futures_are_send(coordinator: &Coordinator, messages: BoundMessages) {
             assert_send(&coordinator.commit(messages.clone(), 1));
             assert_send(&coordinator.abort(&messages));
+            assert_send(&coordinator.abort_despite_unknown_outcome(&messages));
             assert_send(&coordinator.commit_status(1));
             assert_send(&Coordinator::bind(
                 coordinator.table().clone(),

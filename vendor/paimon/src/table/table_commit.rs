@@ -1225,8 +1225,8 @@ impl TableCommit {
         }
         .await;
         match result {
-            Err(error) if publication_uncertain => Err(crate::Error::UnexpectedError {
-                message: "Commit outcome may be unknown; retain prepared files and retry with the same commit identifier".into(),
+            Err(error) if publication_uncertain => Err(crate::Error::CommitOutcomeUnknown {
+                message: "retain prepared files and retry with the same commit identifier".into(),
                 source: Some(Box::new(error)),
             }),
             result => result,

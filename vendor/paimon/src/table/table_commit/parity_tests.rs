@@ -529,7 +529,7 @@ async fn uncertain_guarded_commit_does_not_abort_published_index_files() {
         .await
         .unwrap_err();
     assert!(
-        error.to_string().contains("outcome may be unknown"),
+        matches!(error, crate::Error::CommitOutcomeUnknown { .. }),
         "{error}"
     );
     assert!(io.exists(&index_path).await.unwrap());
