@@ -35,6 +35,7 @@ __all__ = [
     "CommitConflictError",
     "IdentifierSupersededError",
     "IdentifierReusedError",
+    "CommitOutcomeUnknownError",
     "ForeignMessagesError",
     "InvalidTableNameError",
     "TableNotFoundError",
