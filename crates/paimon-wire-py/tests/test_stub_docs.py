@@ -131,7 +131,7 @@ def test_doc_open_table_missing_raises_TableNotFoundError(warehouse):
 
 
 def test_doc_open_table_uri_without_its_backend_raises_StorageBackendNotCompiledError():
-    # The default build (the object-stores feature) has no HDFS backend.
+    # The default build (the storage-s3 feature) has no HDFS backend.
     with pytest.raises(pw.StorageBackendNotCompiledError, match="storage-hdfs"):
         pw.open_table("hdfs://namenode/warehouse", TABLE)
 

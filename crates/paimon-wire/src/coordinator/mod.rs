@@ -194,8 +194,8 @@ pub use rules::registry::{self, RuleEntry, Stage, REGISTRY};
 pub use rules::shared::limits::BucketMode;
 pub use rules::validate;
 pub use table::{
-    create_table_with_options, is_fixed_table_option, open_table, open_table_with_options,
-    parse_table_name, TableDefinition,
+    check_file_format_compiled, create_table_with_options, is_fixed_table_option, open_table,
+    open_table_with_options, parse_table_name, TableDefinition,
 };
 
 use rules::shared::state::TableContext;

@@ -33,6 +33,51 @@ const FIXED_TABLE_OPTIONS: [&str; 14] = [
     "global-index.external-path",
 ];
 
+/// File formats the paimon crate reads and writes only when a cargo feature compiles them in:
+/// the format's name as a table option spells it, and the feature (of paimon-wire, the CLI,
+/// the C library and the Python module alike).
+const FEATURE_GATED_FILE_FORMATS: [(&str, &str, bool); 1] = [("orc", "orc", cfg!(feature = "orc"))];
+
+/// Refuses a table whose files this build cannot read or write: its `file.format` (or a level
+/// of `file.format.per.level`) names a format whose cargo feature is not compiled in. The
+/// error names the table, the option and the feature, before any file is touched.
+pub fn check_file_format_compiled(
+    name: &str,
+    table_options: &HashMap<String, String>,
+) -> CoordinatorResult<()> {
+    let formats = table_options
+        .get("file.format")
+        .map(|format| ("file.format", format.as_str()))
+        .into_iter()
+        .chain(
+            table_options
+                .get("file.format.per.level")
+                .into_iter()
+                .flat_map(|levels| {
+                    // `0:avro,3:orc`: level:format pairs.
+                    levels
+                        .split(',')
+                        .filter_map(|pair| pair.split_once(':').map(|(_, format)| format.trim()))
+                        .map(|format| ("file.format.per.level", format))
+                }),
+        );
+    for (option, format) in formats {
+        let gated = FEATURE_GATED_FILE_FORMATS
+            .iter()
+            .find(|(gated, _, _)| format.eq_ignore_ascii_case(gated));
+        if let Some((_, feature, false)) = gated {
+            return Err(CoordinatorError::Unsupported {
+                reason: format!(
+                    "table {name} stores its files as {format} ({option}), and this build has \
+                     no {format} support: build with the cargo feature `{feature}` (of \
+                     paimon-wire, the CLI, the C library or the Python module)"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Whether `key` is a table option a job may not override for its own use of the table
 /// (the table's layout and key order; see the list in the source).
 pub fn is_fixed_table_option(key: &str) -> bool {
@@ -77,10 +122,12 @@ pub async fn open_table_with_options(
 ) -> CoordinatorResult<paimon::table::Table> {
     let identifier = parse_table_name(name)?;
     let catalog = open_catalog(warehouse, options).await?;
-    catalog
+    let table = catalog
         .get_table(&identifier)
         .await
-        .map_err(|e| paimon_error(format!("opening table {name} in {warehouse:?}"), e, options))
+        .map_err(|e| paimon_error(format!("opening table {name} in {warehouse:?}"), e, options))?;
+    check_file_format_compiled(name, table.schema().options())?;
+    Ok(table)
 }
 
 /// A table to create: its columns, keys and options.
@@ -130,6 +177,7 @@ pub async fn create_table_with_options(
     options: &WarehouseOptions,
 ) -> CoordinatorResult<paimon::table::Table> {
     let identifier = parse_table_name(name)?;
+    check_file_format_compiled(name, &definition.options)?;
     let schema = definition.to_schema()?;
     let catalog = open_catalog(warehouse, options).await?;
     catalog
@@ -161,7 +209,47 @@ pub async fn create_table_with_options(
 
 #[cfg(test)]
 mod tests {
-    use super::is_fixed_table_option;
+    use std::collections::HashMap;
+
+    use super::{check_file_format_compiled, is_fixed_table_option};
+    use crate::coordinator::CoordinatorError;
+
+    #[test]
+    fn a_feature_gated_file_format_is_refused_naming_its_feature_unless_compiled() {
+        let cases = [
+            ("file.format", "orc"),
+            ("file.format", "ORC"),
+            ("file.format.per.level", "0:avro, 3:orc"),
+        ];
+        for (option, value) in cases {
+            let options = HashMap::from([(option.to_string(), value.to_string())]);
+            let result = check_file_format_compiled("db.t", &options);
+            if cfg!(feature = "orc") {
+                assert!(result.is_ok(), "{option}={value}: {result:?}");
+                continue;
+            }
+            match result {
+                Err(CoordinatorError::Unsupported { reason }) => {
+                    assert!(reason.contains("table db.t"), "{reason}");
+                    assert!(reason.contains(option), "{reason}");
+                    assert!(reason.contains("cargo feature `orc`"), "{reason}");
+                }
+                other => panic!("{option}={value}: {other:?}"),
+            }
+        }
+        for (option, value) in [
+            ("file.format", "parquet"),
+            ("file.format", "avro"),
+            ("file.format.per.level", "0:avro,1:parquet"),
+        ] {
+            let options = HashMap::from([(option.to_string(), value.to_string())]);
+            assert!(
+                check_file_format_compiled("db.t", &options).is_ok(),
+                "{value}"
+            );
+        }
+        assert!(check_file_format_compiled("db.t", &HashMap::new()).is_ok());
+    }
 
     #[test]
     fn layout_and_external_path_options_are_fixed_for_a_job() {

@@ -22,6 +22,7 @@ mod delta_varint;
 mod metadata_cache;
 mod mosaic;
 mod mosaic_write;
+#[cfg(feature = "orc")]
 mod orc;
 pub(crate) mod parquet;
 mod row;
@@ -335,12 +336,15 @@ pub(crate) async fn read_file_row_count(
                 .await
                 .map(Some)
         }
+        #[cfg(feature = "orc")]
         "orc" => {
             let reader = file_io.new_input(path)?.reader().await?;
             orc::read_row_count(Box::new(reader), file_size)
                 .await
                 .map(Some)
         }
+        #[cfg(not(feature = "orc"))]
+        "orc" => Err(orc_not_compiled(path)),
         _ => Ok(None),
     }
 }
@@ -401,7 +405,12 @@ pub(crate) fn create_format_reader_with_budget(
     } else if lower.ends_with(".video") {
         Box::new(video::VideoFormatReader::new(path.to_string()))
     } else if lower.ends_with(".orc") {
-        Box::new(orc::OrcFormatReader)
+        #[cfg(feature = "orc")]
+        {
+            Box::new(orc::OrcFormatReader)
+        }
+        #[cfg(not(feature = "orc"))]
+        return Err(orc_not_compiled(path));
     } else if let Some((kind, compression)) = text::TextKind::from_path(path) {
         Box::new(text::TextFormatReader::new(
             kind,
@@ -443,11 +452,24 @@ fn configure_format_reader(
     }
 }
 
+/// The error for an ORC file in a build without the `orc` feature: it names the feature, so the
+/// caller knows the file is readable and how to get a build that reads it.
+#[cfg(not(feature = "orc"))]
+fn orc_not_compiled(path: &str) -> Error {
+    Error::Unsupported {
+        message: format!(
+            "ORC file {path}: this build of the paimon crate has no ORC support; \
+             enable its `orc` feature"
+        ),
+    }
+}
+
 fn supported_read_formats() -> Vec<&'static str> {
     vec![
         ".parquet",
         ".blob",
         ".video",
+        #[cfg(feature = "orc")]
         ".orc",
         ".csv",
         ".json",
@@ -464,6 +486,7 @@ fn supported_write_formats() -> Vec<&'static str> {
     vec![
         ".parquet",
         ".blob",
+        #[cfg(feature = "orc")]
         ".orc",
         ".csv",
         ".json",
@@ -581,6 +604,9 @@ impl FormatWriterFactory for PlainFormatWriterFactory {
         let path = output.location();
         let lower = path.to_ascii_lowercase();
         if lower.ends_with(".orc") {
+            #[cfg(not(feature = "orc"))]
+            return Err(orc_not_compiled(path));
+            #[cfg(feature = "orc")]
             if !matches!(
                 compression.to_ascii_lowercase().as_str(),
                 "" | "none" | "uncompressed"
@@ -591,6 +617,7 @@ impl FormatWriterFactory for PlainFormatWriterFactory {
                     ),
                 });
             }
+            #[cfg(feature = "orc")]
             Ok(Box::new(orc::OrcFormatWriter::new(output, schema).await?))
         } else if let Some((kind, path_compression)) = text::TextKind::from_path(path) {
             let compression = text::TextCompression::from_name(compression)?;
