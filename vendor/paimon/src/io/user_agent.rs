@@ -122,7 +122,7 @@ impl UserAgentTransport {
         });
         Self {
             user_agent,
-            inner: ReqwestTransport::default(),
+            inner: object_store_transport(),
         }
     }
 
@@ -135,9 +135,11 @@ impl UserAgentTransport {
         read_timeout: std::time::Duration,
         connect_timeout: std::time::Duration,
     ) -> crate::Result<Self> {
-        let client = reqwest_transport_client::Client::builder()
+        let client = reqwest::Client::builder()
             .read_timeout(read_timeout)
             .connect_timeout(connect_timeout)
+            .no_gzip()
+            .no_deflate()
             .build()
             .map_err(|e| crate::Error::ConfigInvalid {
                 message: format!("cannot build the object store's HTTP client: {e}"),
@@ -152,6 +154,20 @@ impl UserAgentTransport {
         req.headers_mut()
             .entry(USER_AGENT)
             .or_insert_with(|| self.user_agent.clone());
+    }
+}
+
+/// The object stores' HTTP transport: bytes as the store sent them. reqwest is built with gzip
+/// and deflate decoding for the REST catalog, which must not rewrite an object's bytes or
+/// lengths. Should the client fail to build (only a TLS backend that cannot start does), it
+/// logs and falls back to opendal's default transport, as before this change.
+fn object_store_transport() -> ReqwestTransport {
+    match reqwest::Client::builder().no_gzip().no_deflate().build() {
+        Ok(client) => ReqwestTransport::new(client),
+        Err(e) => {
+            log::warn!("cannot build the object store's HTTP client ({e}); using the default");
+            ReqwestTransport::default()
+        }
     }
 }
 
