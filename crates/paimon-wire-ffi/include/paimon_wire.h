@@ -1025,9 +1025,9 @@ struct paimon_wire_result_commit_messages paimon_wire_commit_messages_deserializ
 // Opens table `table_name` (`database.table`) in the warehouse at `warehouse`.
 //
 // `warehouse` is a local path (`/data/warehouse` or `file:///data/warehouse`), a URI whose
-// storage backend this library was built with (by default every object store: `s3://`,
-// `s3a://`, `oss://`, `gs://`, `abfs[s]://`, `cos://`, `obs://`; `hdfs://` with the
-// `storage-hdfs` feature), or a REST catalog's warehouse name (with `metastore=rest`).
+// storage backend this library was built with (by default `s3://` and `s3a://`; `oss://`,
+// `gs://`, `abfs[s]://`, `cos://` and `obs://` with the `object-stores` feature, `hdfs://`
+// with `storage-hdfs`), or a REST catalog's warehouse name (with `metastore=rest`).
 // `option_keys` / `option_values` are `option_count` catalog options; both may be NULL when
 // `option_count` is 0. The keys are Paimon's (same as Java's catalog options), e.g.:
 //

@@ -5,7 +5,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use arrow_array::ffi::FFI_ArrowSchema;
 use paimon_wire_core::coordinator::{
-    create_table_with_options, open_table_with_options, TableDefinition,
+    check_file_format_compiled, create_table_with_options, open_table_with_options, TableDefinition,
 };
 use paimon_wire_core::paimon::table::Table;
 use paimon_wire_core::warehouse::WarehouseOptions;
@@ -156,7 +156,11 @@ pub unsafe extern "C" fn paimon_wire_table_open_with_options(
         let table = if settings.table_options.is_empty() {
             table
         } else {
-            table.copy_with_options(settings.table_options.clone())
+            let table = table.copy_with_options(settings.table_options.clone());
+            // An override may name a file format this build lacks (`file.format=orc`).
+            check_file_format_compiled(name, table.schema().options())
+                .map_err(|e| FfiError::from(e).during(&format!("opening table {name}")))?;
+            table
         };
         log::debug!(target: "paimon_wire", "opened table {name} in {warehouse}");
         Ok(handle::into_raw::<paimon_wire_table>(TableHandle {

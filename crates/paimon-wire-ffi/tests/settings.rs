@@ -121,17 +121,31 @@ fn a_table_option_override_changes_the_written_file_format() {
         value(&stdout, "empty_key_code"),
         error_code("INVALID_ARGUMENT")
     );
-    assert_eq!(value(&stdout, "orc_code"), "0", "{stdout}");
+    assert_eq!(value(&stdout, "avro_code"), "0", "{stdout}");
     let files = warehouse.data_files("orders");
     assert!(!files.is_empty());
     for file in &files {
-        assert_eq!(file.extension().unwrap(), "orc", "{}", file.display());
+        assert_eq!(file.extension().unwrap(), "avro", "{}", file.display());
     }
     // The table's own option is unchanged: the rows read back through it.
     assert_eq!(
         warehouse.rows("orders"),
         expected_rows(0, 10, &["2024-01-01", "2024-01-02"])
     );
+    // ORC only with the `orc` feature: without it, the override is refused at open, naming
+    // the option and the feature, before any file is written.
+    if cfg!(feature = "orc") {
+        assert_eq!(value(&stdout, "orc_open_code"), "0", "{stdout}");
+    } else {
+        assert_eq!(
+            value(&stdout, "orc_open_code"),
+            error_code("UNSUPPORTED"),
+            "{stdout}"
+        );
+        let message = value(&stdout, "orc_open_message");
+        assert!(message.contains("file.format"), "{message}");
+        assert!(message.contains("cargo feature `orc`"), "{message}");
+    }
 }
 
 #[test]
