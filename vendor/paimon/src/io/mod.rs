@@ -23,13 +23,13 @@ pub use file_io::*;
 mod storage;
 pub use storage::*;
 
+// S3 builds its transport with timeouts (`with_transport`); the other HTTP stores use this.
 #[cfg(any(
     feature = "storage-azdls",
     feature = "storage-cos",
     feature = "storage-gcs",
     feature = "storage-obs",
-    feature = "storage-oss",
-    feature = "storage-s3"
+    feature = "storage-oss"
 ))]
 fn with_http_transport(op: opendal::Operator, user_agent: &str) -> opendal::Operator {
     with_transport(op, user_agent::UserAgentTransport::new(user_agent))

@@ -35,8 +35,11 @@ pub(crate) const USER_AGENT_FEATURES: &str = "user-agent.features";
 pub(crate) const USER_AGENT_EXTENDED: &str = "user-agent.extended";
 
 /// OSS-only keys, each overriding the matching `user-agent.*` key.
+#[cfg_attr(not(feature = "storage-oss"), allow(dead_code))]
 pub(crate) const OSS_USER_AGENT_MODULE: &str = "fs.oss.user.agent.module";
+#[cfg_attr(not(feature = "storage-oss"), allow(dead_code))]
 pub(crate) const OSS_USER_AGENT_FEATURES: &str = "fs.oss.user.agent.features";
+#[cfg_attr(not(feature = "storage-oss"), allow(dead_code))]
 pub(crate) const OSS_USER_AGENT_EXTENDED: &str = "fs.oss.user.agent.extended";
 
 /// Set by the DLF data token and appended after the extended part.
@@ -53,6 +56,7 @@ pub(crate) fn storage_user_agent(props: &HashMap<String, String>) -> String {
 }
 
 /// Builds the OSS User-Agent, where `fs.oss.user.agent.*` overrides `user-agent.*` per part.
+#[cfg_attr(not(feature = "storage-oss"), allow(dead_code))]
 pub(crate) fn oss_user_agent(props: &HashMap<String, String>) -> String {
     build_user_agent(
         props,
