@@ -822,6 +822,40 @@ def test_doc_Coordinator_verify_compaction_is_set_by_verify_compaction_only(ware
     assert pw.Coordinator(table, "job-1", verify_compaction=True).verify_compaction
 
 
+def test_doc_Coordinator_outcome_horizon_s_is_0_on_a_local_file_system_or_the_horizon_given(
+    warehouse,
+):
+    table = create_orders(warehouse)
+    assert pw.Coordinator(table, "job-1").outcome_horizon_s == 0
+    assert pw.Coordinator(table, "job-1", outcome_horizon_s=12.5).outcome_horizon_s == 12.5
+    # A local table has no request that can land late: abort deletes at once.
+    coordinator = pw.Coordinator(table, "job-1")
+    bound = coordinator.deserialize(*prepare(table, range(10)))
+    assert coordinator.abort(bound)["deleted"]
+
+
+def exported_exception_classes() -> list[type]:
+    return [
+        value
+        for name in pw.__all__
+        if isinstance(value := getattr(pw, name), type) and issubclass(value, BaseException)
+    ]
+
+
+def test_doc_PaimonWireError_is_the_base_class_of_every_error_paimon_wire_raises():
+    classes = exported_exception_classes()
+    assert {cls.__name__ for cls in classes} == {n for n in pw.__all__ if n.endswith("Error")}
+    for cls in classes:
+        assert issubclass(cls, pw.PaimonWireError), cls
+
+
+def test_doc_PaimonWireError_outcome_unknown_is_true_only_on_CommitOutcomeUnknownError():
+    for cls in exported_exception_classes():
+        expected = issubclass(cls, pw.CommitOutcomeUnknownError)
+        assert cls.outcome_unknown is expected, cls
+        assert cls("message").outcome_unknown is expected, cls
+
+
 def test_doc_Coordinator_deserialize_decodes_and_validates_against_the_bound_table(warehouse):
     two, payload = bucket_refused(warehouse)
     four = pw.open_table(warehouse, "db.four")
@@ -1347,12 +1381,13 @@ def test_the_stub_parser_finds_the_documented_items():
     for expected in (
         "CURRENT_SERIALIZER_VERSION", "open_table", "Table", "Table_field_names", "Writer_write",
         "Coordinator_new", "Coordinator_commit_payloads", "CommitOutcome_rows", "CodecError",
-        "CodecError_offset", "SharedBucketError_second_payload",
+        "CodecError_offset", "SharedBucketError_second_payload", "PaimonWireError",
+        "PaimonWireError_outcome_unknown",
     ):  # fmt: skip
         assert expected in items, expected
     for left_out in (
         "__version__", "_Payload", "Writer___enter__", "Writer_closed", "Table_partition_keys",
-        "CommitOutcome_new", "TableNotFoundError", "PaimonWireError", "BoundMessages___len__",
+        "CommitOutcome_new", "TableNotFoundError", "BoundMessages___len__",
     ):  # fmt: skip
         assert left_out not in items, left_out
 
