@@ -163,8 +163,10 @@ impl UserAgentTransport {
 
 /// The object stores' HTTP transport: bytes as the store sent them. reqwest is built with gzip
 /// and deflate decoding for the REST catalog, which must not rewrite an object's bytes or
-/// lengths. Should the client fail to build (only a TLS backend that cannot start does), it
-/// logs and falls back to opendal's default transport, as before this change.
+/// lengths. The client fails to build only when the TLS backend cannot start; the fallback,
+/// opendal's default transport, is `reqwest::Client::new()`, which panics on that same failure
+/// (as every object store did before this change), so no store is ever served by a client
+/// that decodes.
 fn object_store_transport() -> ReqwestTransport {
     match reqwest::Client::builder().no_gzip().no_deflate().build() {
         Ok(client) => ReqwestTransport::new(client),
