@@ -136,6 +136,10 @@ struct SplitArgs {
     /// Require the input to be an envelope (otherwise detected by its magic).
     #[arg(long)]
     envelope: bool,
+    /// How to frame each payload written: raw (the version travels beside it) or dpcm (an
+    /// Apache Doris frame, header included in --max-bytes).
+    #[arg(long, value_enum, default_value = "raw")]
+    frame: split::PartFrame,
     /// The input payload, or `-` for stdin.
     #[arg(value_name = "IN")]
     input: PathBuf,
@@ -280,7 +284,14 @@ fn run_convert(args: ConvertArgs) -> CliResult<()> {
 fn run_split(args: SplitArgs) -> CliResult<()> {
     let decoded = payload::read_payload(&args.input, args.version, framing(args.envelope))?;
     let to = args.to_version.unwrap_or(decoded.version);
-    split::split_to_dir(&decoded, to, &args.drop, args.max_bytes, &args.out_dir)
+    split::split_to_dir(
+        &decoded,
+        to,
+        &args.drop,
+        args.max_bytes,
+        args.frame,
+        &args.out_dir,
+    )
 }
 
 /// Help and `--version` go to stdout with exit 0; every other clap error becomes one line

@@ -596,6 +596,138 @@ fn split(max_bytes: u32, input: &str, out_dir: &str) -> std::process::Output {
     )
 }
 
+/// `split --frame dpcm` writes each payload as an Apache Doris frame, header within the
+/// limit; `commit` takes the set and a framed payload without `--version` (the frames carry
+/// it) and refuses a part framed at another version than the set's.
+#[test]
+fn split_sets_of_dpcm_frames_commit_once() {
+    let w = written(2, 300, &[]);
+    let set = path_in(&w.dir, "set");
+    let out = success(&run(
+        &[
+            "split",
+            "--max-bytes",
+            "1024",
+            "--frame",
+            "dpcm",
+            "--version",
+            "14",
+            &w.payloads[0],
+            &set,
+        ],
+        None,
+    ));
+    let mut names: Vec<String> = std::fs::read_dir(&set)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 2, "{out}");
+    let mut messages = 0;
+    for name in &names {
+        let bytes = std::fs::read(Path::new(&set).join(name)).unwrap();
+        assert!(bytes.len() <= 1024, "{name}: {} bytes", bytes.len());
+        let (version, body) = paimon_wire::dpcm::unframe(&bytes).unwrap();
+        assert_eq!(version, SerializerVersion::V14, "{name}");
+        messages += deserialize_list(version, body).unwrap().len();
+    }
+    let whole = deserialize_list(
+        SerializerVersion::V14,
+        &std::fs::read(&w.payloads[0]).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(messages, whole.len());
+
+    // Worker 1's payload as its own frame.
+    let framed = path_in(&w.dir, "worker-1.dpcm");
+    success(&run(
+        &[
+            "convert",
+            "--from-version",
+            "14",
+            "--to-version",
+            "14",
+            "--frame",
+            "dpcm",
+            &w.payloads[1],
+            &framed,
+        ],
+        None,
+    ));
+
+    // A part framed at version 13 in a set of version 14 frames is refused by its offset.
+    let mixed = path_in(&w.dir, "mixed");
+    std::fs::create_dir(&mixed).unwrap();
+    for name in &names {
+        std::fs::copy(Path::new(&set).join(name), Path::new(&mixed).join(name)).unwrap();
+    }
+    let first_part = Path::new(&mixed).join(&names[0]);
+    let older = path_in(&w.dir, "older.dpcm");
+    success(&run(
+        &[
+            "convert",
+            "--to-version",
+            "13",
+            "--frame",
+            "dpcm",
+            first_part.to_str().unwrap(),
+            &older,
+        ],
+        None,
+    ));
+    std::fs::copy(&older, &first_part).unwrap();
+    let line = failure(
+        &run(
+            &[
+                "commit",
+                "--warehouse",
+                &w.warehouse,
+                "--table",
+                TABLE,
+                "--commit-user",
+                USER,
+                "--identifier",
+                "1",
+                "--version",
+                "14",
+                &mixed,
+                &framed,
+            ],
+            None,
+        ),
+        1,
+    );
+    assert!(
+        line.contains("serializer version 13 at offset 4, but the payload was sent as version 14"),
+        "{line}"
+    );
+    assert_eq!(count_rows(&w.warehouse, TABLE), 0);
+
+    let commit = |identifier: &str| {
+        run(
+            &[
+                "commit",
+                "--warehouse",
+                &w.warehouse,
+                "--table",
+                TABLE,
+                "--commit-user",
+                USER,
+                "--identifier",
+                identifier,
+                &set,
+                &framed,
+            ],
+            None,
+        )
+    };
+    success(&commit("1"));
+    assert_eq!(count_rows(&w.warehouse, TABLE), 300);
+    let again = success(&commit("1"));
+    assert!(again.contains("already committed"), "{again}");
+    assert_eq!(count_rows(&w.warehouse, TABLE), 300);
+}
+
 /// `split` writes `part-<index>-of-<count>.bin` files within the limit; `validate` and
 /// `commit` take the directory as one worker (refusing it with a payload missing), and a
 /// rerun commits nothing.

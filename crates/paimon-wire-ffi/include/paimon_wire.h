@@ -107,6 +107,19 @@ struct ArrowArray {
 // `partial-update` or `aggregation` merge engine.
 #define PAIMON_WIRE_BINDING_VERIFY_COMPACTION 4
 
+// A frame of `paimon_wire_commit_messages_serialize_framed`: the raw payload, as
+// `paimon_wire_commit_messages_serialize_version` writes it (the version travels beside it).
+#define PAIMON_WIRE_FRAME_RAW 0
+
+// A frame of `paimon_wire_commit_messages_serialize_framed`: a paimon-wire envelope (`PWIR`:
+// magic, versions, length, CRC32C), as `paimon_wire_envelope_wrap` writes it.
+#define PAIMON_WIRE_FRAME_ENVELOPE 1
+
+// A frame of `paimon_wire_commit_messages_serialize_framed`: Apache Doris's frame (`DPCM`:
+// magic, version, length), as `paimon_wire_dpcm_frame` writes it and Doris's frontend reads
+// a backend's commit messages.
+#define PAIMON_WIRE_FRAME_DPCM 2
+
 // The HASH index budget table options start with: 1 GiB, the core's
 // `DEFAULT_HASH_INDEX_BUDGET` (the keys of about 89 million rows, 12 bytes a key). A
 // `uint64_t`, so multiples of it do not overflow.
@@ -355,18 +368,20 @@ typedef struct paimon_wire_result_bytes {
   struct paimon_wire_error *error;
 } paimon_wire_result_bytes;
 
-// The contents of an envelope, as found by `paimon_wire_envelope_unwrap`.
+// The contents of an envelope or a `DPCM` frame, as found by `paimon_wire_envelope_unwrap`
+// or `paimon_wire_dpcm_unframe`.
 typedef struct paimon_wire_envelope {
   // The serializer version of the payload: pass it to `paimon_wire_commit_messages_deserialize`.
   int32_t serializer_version;
-  // The raw payload: a pointer into the bytes given to `paimon_wire_envelope_unwrap` (borrowed,
-  // valid as long as they are; never freed on its own).
+  // The raw payload: a pointer into the bytes given to `paimon_wire_envelope_unwrap` or
+  // `paimon_wire_dpcm_unframe` (borrowed, valid as long as they are; never freed on its own).
   const uint8_t *payload;
   // Length of the payload in bytes.
   size_t payload_len;
 } paimon_wire_envelope;
 
-// Result of `paimon_wire_envelope_unwrap`: `envelope` is meaningful only when `error` is NULL.
+// Result of `paimon_wire_envelope_unwrap` and `paimon_wire_dpcm_unframe`: `envelope` is
+// meaningful only when `error` is NULL.
 typedef struct paimon_wire_result_envelope {
   // What the envelope holds.
   struct paimon_wire_envelope envelope;
@@ -694,6 +709,32 @@ struct paimon_wire_result_bytes paimon_wire_envelope_wrap(const uint8_t *payload
 struct paimon_wire_result_envelope paimon_wire_envelope_unwrap(const uint8_t *data,
                                                                size_t data_len);
 
+// Frames a raw payload (`payload_len` bytes at `payload`, written at serializer `version`) as
+// Apache Doris's frontend reads a backend's commit messages: the magic `DPCM`, the version
+// and the payload's length as big-endian 32-bit integers, then the payload. Returned as new
+// bytes owned by the caller (free with `paimon_wire_bytes_free`); the input is borrowed for
+// the call only. A coordinator's `paimon_wire_commit_messages_deserialize` and
+// `paimon_wire_commit_messages_deserialize_parts` take the frame as it is. Errors:
+// `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION` for a version outside 1 to the current one,
+// `PAIMON_WIRE_ERROR_CODE_LIMIT_EXCEEDED` for a payload of 2 GiB or more (split it).
+//
+// # Safety
+// `payload` is NULL (only when `payload_len` is 0) or points to `payload_len` readable bytes.
+struct paimon_wire_result_bytes paimon_wire_dpcm_frame(const uint8_t *payload,
+                                                       size_t payload_len,
+                                                       int32_t version);
+
+// Checks a `DPCM` frame (`data_len` bytes at `data`) and says where its payload is and which
+// serializer version wrote it, as `paimon_wire_envelope_unwrap` does for an envelope (the
+// result's payload points into `data`; nothing is copied). Errors:
+// `PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD` (not a frame, truncated, bytes after the body,
+// a negative length; the message names the offset),
+// `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION`.
+//
+// # Safety
+// `data` is NULL (only when `data_len` is 0) or points to `data_len` readable bytes.
+struct paimon_wire_result_envelope paimon_wire_dpcm_unframe(const uint8_t *data, size_t data_len);
+
 // Frees an error returned by any function of this library. NULL is a no-op.
 //
 // # Safety
@@ -745,6 +786,19 @@ struct paimon_wire_result_bytes paimon_wire_commit_messages_serialize(const stru
 struct paimon_wire_result_bytes paimon_wire_commit_messages_serialize_version(const struct paimon_wire_commit_messages *messages,
                                                                               int32_t version);
 
+// Serializes `messages` at `version` as `paimon_wire_commit_messages_serialize_version` does,
+// in the frame `frame` (`PAIMON_WIRE_FRAME_RAW`, `PAIMON_WIRE_FRAME_ENVELOPE` or
+// `PAIMON_WIRE_FRAME_DPCM`), in one call and one buffer. Errors: those of
+// `paimon_wire_commit_messages_serialize_version`, `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT`
+// for another `frame`, `PAIMON_WIRE_ERROR_CODE_LIMIT_EXCEEDED` for a payload of 2 GiB or more
+// in a `DPCM` frame (split it: `paimon_wire_commit_messages_serialize_split`).
+//
+// # Safety
+// `messages` is NULL or a handle from this library.
+struct paimon_wire_result_bytes paimon_wire_commit_messages_serialize_framed(const struct paimon_wire_commit_messages *messages,
+                                                                             int32_t version,
+                                                                             uint32_t frame);
+
 // Decodes a payload written at `version` by `paimon_wire_commit_messages_serialize` (or by Java's
 // `CommitMessageSerializer.serializeList`) on the coordinator side, validates every message
 // against the table of `commit`, and binds the result to `commit`.
@@ -757,6 +811,9 @@ struct paimon_wire_result_bytes paimon_wire_commit_messages_serialize_version(co
 // `paimon_wire_table_options_set_decode_limits`; the message names the limit),
 // `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (with the message, field and rule; e.g. a payload
 // written for another table), `PAIMON_WIRE_ERROR_CODE_MERGE_CONFLICT`.
+//
+// The payload may come in Apache Doris's `DPCM` frame (`paimon_wire_dpcm_frame`), told by its
+// magic: its version must then be `version` (else `PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD`).
 //
 // # Safety
 // `commit` is NULL or a handle from this library; `data` is NULL or points to `data_len`

@@ -238,6 +238,22 @@ inline Envelope envelope_unwrap(ByteView framed) {
                   ByteView(result.envelope.payload, result.envelope.payload_len)};
 }
 
+/// Frames a payload written at serializer `version` as Apache Doris's frontend reads it (DPCM:
+/// magic, version, length). Coordinator::deserialize takes the frame as it is.
+inline Bytes dpcm_frame(ByteView payload, int32_t version) {
+  paimon_wire_result_bytes result = paimon_wire_dpcm_frame(payload.data, payload.size, version);
+  detail::throw_if_error(result.error);
+  return Bytes(result.bytes);
+}
+
+/// Checks a DPCM frame and finds its payload (a view into `framed`, nothing is copied).
+inline Envelope dpcm_unframe(ByteView framed) {
+  paimon_wire_result_envelope result = paimon_wire_dpcm_unframe(framed.data, framed.size);
+  detail::throw_if_error(result.error);
+  return Envelope{result.envelope.serializer_version,
+                  ByteView(result.envelope.payload, result.envelope.payload_len)};
+}
+
 /// Counts a payload's messages, new data files and rows, written at serializer `version`, by
 /// reading it in place: no table, no decoded messages. The whole payload is checked, within the
 /// default decode limits; a bad payload throws (MALFORMED_PAYLOAD names the field and offset).
@@ -252,6 +268,14 @@ inline paimon_wire_commit_messages_summary payload_summarize(ByteView payload, i
 class CommitMessages {
  public:
   explicit CommitMessages(paimon_wire_commit_messages *handle) noexcept : handle_(handle) {}
+
+  /// Serialized at `version` in the frame `frame` (PAIMON_WIRE_FRAME_RAW, _ENVELOPE or _DPCM).
+  Bytes serialize_framed(int32_t version, uint32_t frame) const {
+    paimon_wire_result_bytes result =
+        paimon_wire_commit_messages_serialize_framed(handle_.get(), version, frame);
+    detail::throw_if_error(result.error);
+    return Bytes(result.bytes);
+  }
 
   /// Serialized at the current serializer version (send serializer_version() with them).
   Bytes serialize() const {

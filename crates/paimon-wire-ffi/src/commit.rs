@@ -153,6 +153,7 @@ impl From<CoordinatorError> for FfiError {
     fn from(e: CoordinatorError) -> Self {
         let code = match &e {
             CoordinatorError::Codec(codec) => codec_code(codec),
+            CoordinatorError::Frame(frame) => crate::envelope::frame_code(frame),
             CoordinatorError::Validation(_) => paimon_wire_error_code::ValidationFailed,
             CoordinatorError::Merge(_) => paimon_wire_error_code::MergeConflict,
             CoordinatorError::SharedBucket(_) => paimon_wire_error_code::SharedBucket,

@@ -206,6 +206,57 @@ pub unsafe extern "C" fn paimon_wire_commit_messages_serialize_version(
     })
 }
 
+/// A frame of `paimon_wire_commit_messages_serialize_framed`: the raw payload, as
+/// `paimon_wire_commit_messages_serialize_version` writes it (the version travels beside it).
+pub const PAIMON_WIRE_FRAME_RAW: u32 = 0;
+
+/// A frame of `paimon_wire_commit_messages_serialize_framed`: a paimon-wire envelope (`PWIR`:
+/// magic, versions, length, CRC32C), as `paimon_wire_envelope_wrap` writes it.
+pub const PAIMON_WIRE_FRAME_ENVELOPE: u32 = 1;
+
+/// A frame of `paimon_wire_commit_messages_serialize_framed`: Apache Doris's frame (`DPCM`:
+/// magic, version, length), as `paimon_wire_dpcm_frame` writes it and Doris's frontend reads
+/// a backend's commit messages.
+pub const PAIMON_WIRE_FRAME_DPCM: u32 = 2;
+
+/// Serializes `messages` at `version` as `paimon_wire_commit_messages_serialize_version` does,
+/// in the frame `frame` (`PAIMON_WIRE_FRAME_RAW`, `PAIMON_WIRE_FRAME_ENVELOPE` or
+/// `PAIMON_WIRE_FRAME_DPCM`), in one call and one buffer. Errors: those of
+/// `paimon_wire_commit_messages_serialize_version`, `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT`
+/// for another `frame`, `PAIMON_WIRE_ERROR_CODE_LIMIT_EXCEEDED` for a payload of 2 GiB or more
+/// in a `DPCM` frame (split it: `paimon_wire_commit_messages_serialize_split`).
+///
+/// # Safety
+/// `messages` is NULL or a handle from this library.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_wire_commit_messages_serialize_framed(
+    messages: *const paimon_wire_commit_messages,
+    version: i32,
+    frame: u32,
+) -> paimon_wire_result_bytes {
+    guard(function_name!(), || {
+        // SAFETY: forwarded from the caller.
+        let messages = unsafe { handle::borrow(messages, "messages")? };
+        let version = SerializerVersion::try_from(version)?;
+        if !matches!(
+            frame,
+            PAIMON_WIRE_FRAME_RAW | PAIMON_WIRE_FRAME_ENVELOPE | PAIMON_WIRE_FRAME_DPCM
+        ) {
+            return Err(FfiError::invalid_argument(format!(
+                "frame {frame} is none of PAIMON_WIRE_FRAME_RAW (0), PAIMON_WIRE_FRAME_ENVELOPE \
+                 (1) and PAIMON_WIRE_FRAME_DPCM (2)"
+            )));
+        }
+        let raw = serialize_list(messages.messages(), version)?;
+        let framed = match frame {
+            PAIMON_WIRE_FRAME_ENVELOPE => paimon_wire_core::envelope::wrap(version, &raw),
+            PAIMON_WIRE_FRAME_DPCM => paimon_wire_core::dpcm::frame(version, &raw)?,
+            _ => raw,
+        };
+        Ok(paimon_wire_bytes::from_vec(framed))
+    })
+}
+
 /// Decodes a payload written at `version` by `paimon_wire_commit_messages_serialize` (or by Java's
 /// `CommitMessageSerializer.serializeList`) on the coordinator side, validates every message
 /// against the table of `commit`, and binds the result to `commit`.
@@ -218,6 +269,9 @@ pub unsafe extern "C" fn paimon_wire_commit_messages_serialize_version(
 /// `paimon_wire_table_options_set_decode_limits`; the message names the limit),
 /// `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (with the message, field and rule; e.g. a payload
 /// written for another table), `PAIMON_WIRE_ERROR_CODE_MERGE_CONFLICT`.
+///
+/// The payload may come in Apache Doris's `DPCM` frame (`paimon_wire_dpcm_frame`), told by its
+/// magic: its version must then be `version` (else `PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD`).
 ///
 /// # Safety
 /// `commit` is NULL or a handle from this library; `data` is NULL or points to `data_len`

@@ -10,6 +10,7 @@
 //! PaimonWireError
 //! ├── CodecError            payload bytes that do not decode (or cannot be encoded)
 //! ├── EnvelopeError         a PWIR envelope that is malformed or corrupted
+//! ├── FrameError            a Doris DPCM frame that is malformed or names another version
 //! ├── ValidationError       a message that breaks a rule of the bound table
 //! ├── MergeConflictError    two payloads disagree about one file
 //! ├── SharedBucketError     two payloads write one bucket of a primary-key table
@@ -33,6 +34,7 @@
 //! tells an engine whether it may clean up.
 
 use paimon_wire::coordinator::CoordinatorError;
+use paimon_wire::dpcm::FrameError as CoreFrameError;
 use paimon_wire::paimon;
 use paimon_wire::{CodecError as CoreCodecError, EnvelopeError as CoreEnvelopeError};
 use pyo3::exceptions::PyException;
@@ -59,6 +61,14 @@ create_exception!(
     PaimonWireError,
     "A PWIR envelope that is truncated, corrupted (CRC32C mismatch) or of an unknown format. \
      Attribute: `offset`."
+);
+create_exception!(
+    paimon_wire,
+    FrameError,
+    PaimonWireError,
+    "An Apache Doris DPCM frame that is malformed (bad magic, truncated, bytes after its body, \
+     a negative length or an unknown serializer version) or names a serializer version other \
+     than the one the payload was handed over with. Attribute: `offset`."
 );
 create_exception!(
     paimon_wire,
@@ -192,6 +202,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PaimonWireError", py.get_type::<PaimonWireError>())?;
     m.add("CodecError", py.get_type::<CodecError>())?;
     m.add("EnvelopeError", py.get_type::<EnvelopeError>())?;
+    m.add("FrameError", py.get_type::<FrameError>())?;
     m.add("ValidationError", py.get_type::<ValidationError>())?;
     m.add("MergeConflictError", py.get_type::<MergeConflictError>())?;
     m.add("SharedBucketError", py.get_type::<SharedBucketError>())?;
@@ -244,6 +255,8 @@ pub(crate) enum Error {
     Codec(CoreCodecError),
     /// From unwrapping an envelope.
     Envelope(CoreEnvelopeError),
+    /// From framing or unframing a `DPCM` frame.
+    Frame(CoreFrameError),
     /// From the paimon crate, with what this library was doing.
     Paimon {
         during: String,
@@ -286,6 +299,12 @@ impl From<CoreCodecError> for Error {
     }
 }
 
+impl From<CoreFrameError> for Error {
+    fn from(e: CoreFrameError) -> Self {
+        Error::Frame(e)
+    }
+}
+
 impl From<CoreEnvelopeError> for Error {
     fn from(e: CoreEnvelopeError) -> Self {
         Error::Envelope(e)
@@ -318,10 +337,20 @@ fn codec_exception(py: Python<'_>, e: &CoreCodecError, message: String) -> PyErr
     }
 }
 
+/// A `FrameError` exception carrying the offset of the field that is wrong.
+fn frame_exception(py: Python<'_>, e: &CoreFrameError, message: String) -> PyErr {
+    let err = FrameError::new_err(message);
+    match err.value(py).setattr("offset", e.offset) {
+        Ok(()) => err,
+        Err(failed) => failed,
+    }
+}
+
 fn coordinator_exception(py: Python<'_>, e: CoordinatorError) -> PyErr {
     let message = e.to_string();
     match e {
         CoordinatorError::Codec(codec) => codec_exception(py, &codec, message),
+        CoordinatorError::Frame(frame) => frame_exception(py, &frame, message),
         CoordinatorError::Validation(validation) => {
             let err = ValidationError::new_err(message);
             let value = err.value(py);
@@ -397,6 +426,7 @@ impl From<Error> for PyErr {
                     Err(failed) => failed,
                 }
             }
+            Error::Frame(e) => frame_exception(py, &e, e.to_string()),
             Error::Paimon { during, source } => {
                 // No secret of a warehouse this process opened shows, in any spelling.
                 let source = paimon_wire::coordinator::without_secrets(source);

@@ -47,6 +47,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(payload::wrap_envelope, m)?)?;
     m.add_function(wrap_pyfunction!(payload::unwrap_envelope, m)?)?;
     m.add_function(wrap_pyfunction!(payload::is_envelope, m)?)?;
+    m.add_function(wrap_pyfunction!(payload::frame_dpcm, m)?)?;
+    m.add_function(wrap_pyfunction!(payload::unframe_dpcm, m)?)?;
+    m.add_function(wrap_pyfunction!(payload::is_dpcm_frame, m)?)?;
     m.add_class::<table::Table>()?;
     m.add_class::<writer::Writer>()?;
     m.add_class::<coordinator::Coordinator>()?;

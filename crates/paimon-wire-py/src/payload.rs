@@ -1,8 +1,9 @@
-//! Payloads as values: serializer versions, `inspect`, and the PWIR envelope.
+//! Payloads as values: serializer versions, `inspect`, the PWIR envelope and Doris's `DPCM`
+//! frame.
 
 use paimon_wire::dump::messages_to_json;
 use paimon_wire::view::PayloadView;
-use paimon_wire::{deserialize_list, envelope, DecodeLimits, SerializerVersion};
+use paimon_wire::{deserialize_list, dpcm, envelope, DecodeLimits, SerializerVersion};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyMemoryView, PyTuple};
@@ -52,13 +53,24 @@ pub(crate) fn serializer_version(version: i32) -> PyResult<SerializerVersion> {
 }
 
 /// The raw payload and its version: `payload` at `version`, or, with no version, the
-/// envelope `payload` unwrapped.
+/// envelope `payload` unwrapped. A `DPCM` frame, told by its magic, is unframed either way;
+/// with a version, the frame must carry that one.
 pub(crate) fn unframe(
     payload: &[u8],
     version: Option<i32>,
 ) -> PyResult<(SerializerVersion, &[u8])> {
+    let framed = dpcm::is_frame(payload);
     match version {
-        Some(version) => Ok((serializer_version(version)?, payload)),
+        Some(version) => {
+            let version = serializer_version(version)?;
+            if framed {
+                let raw = dpcm::unframe_at(version, payload).map_err(Error::from)?;
+                Ok((version, raw))
+            } else {
+                Ok((version, payload))
+            }
+        }
+        None if framed => Ok(dpcm::unframe(payload).map_err(Error::from)?),
         None => Ok(envelope::unwrap(payload).map_err(Error::from)?),
     }
 }
@@ -109,7 +121,8 @@ pub(crate) fn messages_to_python<'py>(
 /// `creation_time` in epoch milliseconds).
 ///
 /// `version` is the serializer version that travelled beside the bytes; with no version,
-/// `payload` must be a PWIR envelope. Raises `CodecError` / `EnvelopeError`.
+/// `payload` must be a PWIR envelope or a DPCM frame. Raises `CodecError` / `EnvelopeError` /
+/// `FrameError`.
 #[pyfunction]
 #[pyo3(signature = (payload, version=None))]
 pub fn inspect<'py>(
@@ -130,7 +143,8 @@ pub fn inspect<'py>(
 /// `{"version": int, "messages": int, "data_files": int, "rows": int}`.
 ///
 /// `version` is the serializer version that travelled beside the bytes; with no version,
-/// `payload` must be a PWIR envelope. Raises `CodecError` / `EnvelopeError`.
+/// `payload` must be a PWIR envelope or a DPCM frame. Raises `CodecError` / `EnvelopeError` /
+/// `FrameError`.
 #[pyfunction]
 #[pyo3(signature = (payload, version=None))]
 pub fn summarize<'py>(
@@ -214,4 +228,32 @@ pub fn unwrap_envelope<'py>(
 #[pyfunction]
 pub fn is_envelope(data: BytesLike<'_>) -> bool {
     envelope::is_envelope(data.as_bytes())
+}
+
+/// Frames a raw payload written at serializer `version` as Apache Doris's frontend reads a
+/// backend's commit messages: `DPCM`, the version and the length as big-endian 32-bit
+/// integers, then the payload.
+#[pyfunction]
+pub fn frame_dpcm<'py>(
+    py: Python<'py>,
+    payload: BytesLike<'py>,
+    version: i32,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let version = serializer_version(version)?;
+    let framed = dpcm::frame(version, payload.as_bytes()).map_err(Error::from)?;
+    Ok(PyBytes::new(py, &framed))
+}
+
+/// Unframes a `DPCM` frame into `(payload, version)`. Raises `FrameError` naming the offset
+/// of what is wrong.
+#[pyfunction]
+pub fn unframe_dpcm<'py>(py: Python<'py>, data: BytesLike<'py>) -> PyResult<Bound<'py, PyTuple>> {
+    let (version, payload) = dpcm::unframe(data.as_bytes()).map_err(Error::from)?;
+    (PyBytes::new(py, payload), version.as_i32()).into_pyobject(py)
+}
+
+/// Whether `data` starts with the `DPCM` frame magic.
+#[pyfunction]
+pub fn is_dpcm_frame(data: BytesLike<'_>) -> bool {
+    dpcm::is_frame(data.as_bytes())
 }

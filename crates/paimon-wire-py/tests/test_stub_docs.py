@@ -202,11 +202,47 @@ def test_doc_inspect_binary_rows_are_lowercase_hex_and_creation_time_is_epoch_mi
             assert before - 1 <= file["creation_time"] <= after + 1
 
 
-def test_doc_inspect_without_version_takes_only_an_envelope(warehouse):
+def test_doc_inspect_without_version_takes_only_an_envelope_or_a_dpcm_frame(warehouse):
     payload, version = prepare(create_orders(warehouse), range(10))
     assert pw.inspect(pw.wrap_envelope(payload, version)) == pw.inspect(payload, version)
+    assert pw.inspect(pw.frame_dpcm(payload, version)) == pw.inspect(payload, version)
     with pytest.raises(pw.EnvelopeError, match="not a paimon-wire envelope"):
         pw.inspect(payload)
+
+
+def test_doc_inspect_a_dpcm_frame_given_with_version_must_carry_it(warehouse):
+    payload, version = prepare(create_orders(warehouse), range(10), version=13)
+    framed = pw.frame_dpcm(payload, version)
+    assert pw.inspect(framed, 13) == pw.inspect(payload, 13)
+    with pytest.raises(pw.FrameError, match="serializer version 13 at offset 4, but the payload was sent as version 14") as refused:
+        pw.inspect(framed, 14)
+    assert refused.value.offset == 4
+
+
+def test_doc_frame_dpcm_writes_magic_big_endian_version_and_length_then_the_payload(warehouse):
+    payload, version = prepare(create_orders(warehouse), range(10))
+    framed = pw.frame_dpcm(payload, version)
+    assert struct.unpack(">4sii", framed[:12]) == (b"DPCM", version, len(payload))
+    assert framed[12:] == payload
+    with pytest.raises(pw.CodecError, match="99"):
+        pw.frame_dpcm(payload, 99)
+
+
+def test_doc_unframe_dpcm_returns_payload_and_version(warehouse):
+    payload, version = prepare(create_orders(warehouse), range(10), version=12)
+    unframed = pw.unframe_dpcm(pw.frame_dpcm(memoryview(payload), version))
+    assert unframed == (payload, 12)
+    assert type(unframed[0]) is bytes
+
+
+def test_doc_is_dpcm_frame_checks_the_DPCM_magic(warehouse):
+    payload, version = prepare(create_orders(warehouse), range(10))
+    assert pw.is_dpcm_frame(pw.frame_dpcm(payload, version))
+    assert pw.is_dpcm_frame(b"DPCM")  # the magic alone: nothing else is checked
+    assert not pw.is_dpcm_frame(payload)
+    assert not pw.is_dpcm_frame(pw.wrap_envelope(payload, version))
+    assert not pw.is_dpcm_frame(b"DPC")
+    assert not pw.is_dpcm_frame(b"dpcm" + bytes(8))
 
 
 def test_doc_summarize_counts_messages_data_files_and_rows(warehouse):
@@ -231,9 +267,10 @@ def test_doc_summarize_checks_the_whole_payload_like_inspect(warehouse):
         assert str(summarized.value) == str(inspected.value)
 
 
-def test_doc_summarize_without_version_takes_only_an_envelope(warehouse):
+def test_doc_summarize_without_version_takes_only_an_envelope_or_a_dpcm_frame(warehouse):
     payload, version = prepare(create_orders(warehouse), range(10))
     assert pw.summarize(pw.wrap_envelope(payload, version)) == pw.summarize(payload, version)
+    assert pw.summarize(pw.frame_dpcm(payload, version)) == pw.summarize(payload, version)
     with pytest.raises(pw.EnvelopeError):
         pw.summarize(payload)
 
@@ -264,10 +301,12 @@ def test_doc_split_payload_below_256_raises_ValueError(warehouse):
         pw.split_payload(payload, 255, version)
 
 
-def test_doc_split_payload_without_version_takes_an_envelope(warehouse):
+def test_doc_split_payload_without_version_takes_an_envelope_or_a_dpcm_frame(warehouse):
     payload, version = many_messages(create_orders(warehouse))
     framed = pw.wrap_envelope(payload, version)
     assert pw.split_payload(framed, 2048) == pw.split_payload(payload, 2048, version)
+    in_dpcm = pw.frame_dpcm(payload, version)
+    assert pw.split_payload(in_dpcm, 2048) == pw.split_payload(payload, 2048, version)
     with pytest.raises(pw.EnvelopeError):
         pw.split_payload(payload, 2048)
 
@@ -873,6 +912,64 @@ def test_doc_Coordinator_deserialize_without_version_takes_an_envelope(warehouse
     assert framed.to_dicts() == coordinator.deserialize(payload, version).to_dicts()
     with pytest.raises(pw.EnvelopeError):
         coordinator.deserialize(payload)
+
+
+def test_doc_Coordinator_deserialize_without_version_takes_a_dpcm_frame(warehouse):
+    table = create_orders(warehouse)
+    payload, version = prepare(table, range(10))
+    coordinator = table.new_coordinator("job-1")
+    framed = pw.frame_dpcm(payload, version)
+    expected = coordinator.deserialize(payload, version).to_dicts()
+    assert coordinator.deserialize(framed).to_dicts() == expected
+    assert coordinator.deserialize(framed, version).to_dicts() == expected
+    # Delivered twice, as a retried RPC would: the same files, committed once.
+    outcome = coordinator.commit_payloads([framed, framed, (framed, version)], 1)
+    assert outcome.rows == 10
+    assert sorted_ids(table.read()) == list(range(10))
+
+
+def test_doc_Coordinator_deserialize_a_dpcm_frame_given_with_version_must_carry_it(warehouse):
+    table = create_orders(warehouse)
+    payload, version = prepare(table, range(10))
+    framed = pw.frame_dpcm(payload, version)
+    coordinator = table.new_coordinator("job-1")
+    with pytest.raises(pw.FrameError, match="but the payload was sent as version 13"):
+        coordinator.deserialize(framed, 13)
+
+
+def test_doc_FrameError_raised_for_malformed_frames_and_version_disagreements(warehouse):
+    table = create_orders(warehouse)
+    payload, version = prepare(table, range(10))
+    framed = pw.frame_dpcm(payload, version)
+    cases = [
+        (framed[:-1], "truncated"),
+        (framed + b"\x00", "one frame is one payload"),
+        (framed[:4] + (99).to_bytes(4, "big") + framed[8:], "serializer version 99"),
+        (framed[:8] + (-1).to_bytes(4, "big", signed=True) + framed[12:], "body of -1 bytes"),
+    ]
+    coordinator = table.new_coordinator("job-1")
+    for bad, said in cases:
+        with pytest.raises(pw.FrameError, match=said):
+            pw.unframe_dpcm(bad)
+        with pytest.raises(pw.FrameError, match=said):
+            coordinator.deserialize(bad)
+    with pytest.raises(pw.FrameError, match="expected magic"):
+        pw.unframe_dpcm(payload)
+
+
+def test_doc_FrameError_offset_is_where_the_wrong_field_is(warehouse):
+    payload, version = prepare(create_orders(warehouse), range(10))
+    framed = pw.frame_dpcm(payload, version)
+    cases = {
+        0: b"XPCM" + framed[4:],  # magic
+        4: framed[:4] + (0).to_bytes(4, "big") + framed[8:],  # serializer version
+        8: framed[:8] + (-5).to_bytes(4, "big", signed=True) + framed[12:],  # length
+        12 + len(payload): framed + b"\x01",  # the first byte after the body
+    }
+    for offset, bad in cases.items():
+        with pytest.raises(pw.FrameError) as refused:
+            pw.unframe_dpcm(bad)
+        assert refused.value.offset == offset, (offset, str(refused.value))
 
 
 def test_doc_Coordinator_merge_keeps_identical_duplicates_once(warehouse):

@@ -3,6 +3,7 @@
 
 mod coordinator {
     pub mod compaction;
+    pub mod dpcm;
     pub mod envelope;
     pub mod hash_index;
     pub mod hostile;

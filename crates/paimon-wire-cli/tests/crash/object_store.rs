@@ -520,3 +520,105 @@ fn a_coordinator_killed_at_each_crash_point_on_an_object_store_commits_exactly_o
         eprintln!("{point}: killed while the proxy held the publishing request; rerun: {expected}");
     }
 }
+
+/// Waits until a snapshot of [`USER`] carries `identifier` (a late request landed).
+fn wait_for_snapshot(store: &FaultStore, identifier: i64) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if store.state().0.iter().any(|(i, _)| *i == identifier) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("the late snapshot of identifier {identifier} never landed");
+}
+
+#[test]
+#[ignore = "needs MinIO behind scripts/services/fault-proxy: run by scripts/test-s3-minio"]
+fn a_snapshot_the_store_applies_after_the_commit_gave_up_keeps_its_files_through_abort() {
+    use paimon_wire::coordinator::{open_table_with_options, Binding, Coordinator};
+    use paimon_wire::SerializerVersion;
+
+    if Publisher::from_env() == Publisher::RestCatalog {
+        // The catalog server publishes; its commit request is the REST case's, and a request
+        // the server applies late is the same story. This case drives the object store's.
+        return;
+    }
+    let store = FaultStore::from_env("late");
+    let dir = tempfile::tempdir().unwrap();
+    store.create_table();
+    let raw = std::fs::read(store.write_payload(&dir, 0)).unwrap();
+    // As a Doris backend hands it to its frontend.
+    let framed = paimon_wire::dpcm::frame(SerializerVersion::V14, &raw).unwrap();
+    let options = paimon_wire::warehouse::parse_options_file(
+        &std::fs::read_to_string(&store.options_file).unwrap(),
+    )
+    .unwrap();
+    common::block_on(async {
+        let table = open_table_with_options(&store.warehouse, &store.table, &options)
+            .await
+            .unwrap()
+            // One attempt: with retries, a later attempt could find the snapshot once the
+            // test lets it land, and this case is about a commit that gave up before that.
+            .copy_with_options([("commit.max-retries".to_string(), "0".to_string())].into());
+        let coordinator = Coordinator::bind(table, Binding::append(USER))
+            .await
+            .unwrap();
+        assert!(
+            coordinator.outcome_horizon() >= Duration::from_secs(60),
+            "an object store's default horizon"
+        );
+        let messages = coordinator
+            .deserialize(SerializerVersion::V14, &framed)
+            .unwrap();
+
+        // Every conditional create of a snapshot is held past the client's timeout (2 s,
+        // with the S3 client's own retries), then applied whether or not the client waits.
+        let mark = store.events_mark();
+        store.set_rules(&json!([on_snapshot_put("late_apply", -1)]));
+        let error = coordinator
+            .commit(messages.clone(), 1)
+            .await
+            .expect_err("every snapshot PUT is held: the commit cannot hear back");
+        assert!(error.outcome_unknown(), "{error}");
+        assert!(
+            !store.faults_since(mark).is_empty(),
+            "no snapshot PUT was held"
+        );
+        assert!(
+            store.state().0.is_empty(),
+            "nothing landed while the requests were held"
+        );
+
+        // The engine aborts after the error: nothing may be deleted while a request of the
+        // commit can still land.
+        let refusal = coordinator
+            .abort(&messages)
+            .await
+            .expect_err("abort under an unknown outcome");
+        assert!(refusal.outcome_unknown(), "{refusal}");
+
+        // The store applies the held requests now: the first creates the snapshot, the
+        // others find it there.
+        store.set_rules(&json!([]));
+        wait_for_snapshot(&store, 1);
+        committed_once(&store, 1, "late snapshot");
+
+        // Even the explicit override keeps every file of a snapshot it can see.
+        let report = coordinator
+            .abort_despite_unknown_outcome(&messages)
+            .await
+            .unwrap();
+        assert!(report.deleted.is_empty(), "{report:?}");
+        committed_once(&store, 1, "late snapshot after the override's abort");
+    });
+
+    // A rerun of the commit finds it.
+    let rerun = success(&store.commit(&common::path_in(&dir, "payload-0.bin"), 1));
+    assert!(rerun.contains("already committed"), "{rerun}");
+    committed_once(&store, 1, "rerun");
+    eprintln!(
+        "late publication: commit failed with its outcome unknown, abort deleted nothing, the \
+         late snapshot read back whole, the rerun said already committed"
+    );
+}

@@ -1,7 +1,7 @@
 /*
  * Bad input through the C API: NULL pointers, handles of the wrong kind, unsupported
  * versions, truncated / random / mutated payloads, payloads for the wrong table or write
- * kind, messages bound to another table commit, malformed Arrow input and envelopes. Every
+ * kind, messages bound to another table commit, malformed Arrow input, envelopes and DPCM frames. Every
  * call must return the documented error code (never crash, never leak: this program runs
  * under valgrind).
  *
@@ -537,6 +537,82 @@ static void envelope_errors(paimon_wire_bytes payload) {
   paimon_wire_bytes_free(framed);
 }
 
+/* Big-endian int32 at `at`. */
+static int32_t be32(const uint8_t *at) {
+  return (int32_t)(((uint32_t)at[0] << 24) | ((uint32_t)at[1] << 16) | ((uint32_t)at[2] << 8) |
+                   (uint32_t)at[3]);
+}
+
+/* Apache Doris's frames (DPCM): written by serialize_framed and dpcm_frame, read by the
+ * coordinator's deserialize as they are, and refused with a code and the offset when wrong. */
+static void dpcm_frames(const paimon_wire_commit_messages *prepared,
+                        const paimon_wire_table_commit *commit, paimon_wire_bytes payload) {
+  paimon_wire_result_bytes w =
+      paimon_wire_commit_messages_serialize_framed(prepared, 14, PAIMON_WIRE_FRAME_DPCM);
+  check(w.error, "serialize_framed DPCM");
+  paimon_wire_bytes frame = w.bytes;
+  expect(frame.len == payload.len + 12 && memcmp(frame.data, "DPCM", 4) == 0 &&
+             be32(frame.data + 4) == 14 && be32(frame.data + 8) == (int32_t)payload.len &&
+             memcmp(frame.data + 12, payload.data, payload.len) == 0,
+         "a DPCM frame: magic, big-endian version and length, then the raw payload");
+  w = paimon_wire_dpcm_frame(payload.data, payload.len, 14);
+  check(w.error, "dpcm_frame");
+  expect(w.bytes.len == frame.len && memcmp(w.bytes.data, frame.data, frame.len) == 0,
+         "dpcm_frame of the raw payload is serialize_framed's frame");
+  paimon_wire_bytes_free(w.bytes);
+  w = paimon_wire_commit_messages_serialize_framed(prepared, 14, 7);
+  expect_error(w.error, PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT, "frame 7", "frame kind 7");
+  w = paimon_wire_commit_messages_serialize_framed(prepared, 14, PAIMON_WIRE_FRAME_ENVELOPE);
+  check(w.error, "serialize_framed envelope");
+  paimon_wire_result_envelope u = paimon_wire_envelope_unwrap(w.bytes.data, w.bytes.len);
+  check(u.error, "unwrap serialize_framed's envelope");
+  expect(u.envelope.payload_len == payload.len &&
+             memcmp(u.envelope.payload, payload.data, payload.len) == 0,
+         "serialize_framed's envelope holds the raw payload");
+  paimon_wire_bytes_free(w.bytes);
+
+  u = paimon_wire_dpcm_unframe(frame.data, frame.len);
+  check(u.error, "dpcm_unframe");
+  expect(u.envelope.serializer_version == 14 && u.envelope.payload_len == payload.len &&
+             memcmp(u.envelope.payload, payload.data, payload.len) == 0,
+         "dpcm_unframe gives back the payload and version");
+  u = paimon_wire_dpcm_unframe(payload.data, payload.len);
+  expect_error(u.error, PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD, "DPCM", "unframe a raw payload");
+
+  paimon_wire_result_commit_messages ok =
+      paimon_wire_commit_messages_deserialize(commit, frame.data, frame.len, 14);
+  check(ok.error, "deserialize a DPCM frame");
+  paimon_wire_result_commit_messages_summary from_frame =
+      paimon_wire_commit_messages_summarize(ok.messages);
+  paimon_wire_result_commit_messages_summary from_prepared =
+      paimon_wire_commit_messages_summarize(prepared);
+  expect(from_frame.error == NULL && from_prepared.error == NULL &&
+             from_frame.summary.data_file_count == from_prepared.summary.data_file_count &&
+             from_frame.summary.row_count == from_prepared.summary.row_count,
+         "the frame's messages are the prepared ones");
+  paimon_wire_commit_messages_free(ok.messages);
+
+  expect_deserialize_error(commit, frame.data, frame.len, 13, PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD,
+                           "sent as version 13", "a frame of version 14 handed over as 13");
+  expect_deserialize_error(commit, frame.data, frame.len - 1, 14,
+                           PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD, "truncated", "a truncated frame");
+  uint8_t *longer = malloc(frame.len + 1);
+  expect(longer != NULL, "malloc");
+  memcpy(longer, frame.data, frame.len);
+  longer[frame.len] = 0;
+  expect_deserialize_error(commit, longer, frame.len + 1, 14, PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD,
+                           "offset", "a frame with a byte after its body");
+  free(longer);
+  frame.data[7] = 99; /* serializer version 14 -> 99 */
+  u = paimon_wire_dpcm_unframe(frame.data, frame.len);
+  expect_error(u.error, PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION, "99", "unframe version 99");
+  frame.data[7] = 14;
+  frame.data[8] = 0x80; /* a negative body length */
+  expect_deserialize_error(commit, frame.data, frame.len, 14, PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD,
+                           "offset 8", "a frame with a negative length");
+  paimon_wire_bytes_free(frame);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s WAREHOUSE\n", argv[0]);
@@ -556,6 +632,7 @@ int main(int argc, char **argv) {
   binding_errors(warehouse, orders, commit, prepared, payload);
   write_kind_errors(warehouse, orders);
   envelope_errors(payload);
+  dpcm_frames(prepared, commit, payload);
 
   paimon_wire_bytes_free(payload);
   paimon_wire_commit_messages_free(prepared);

@@ -19,6 +19,9 @@ __all__ = [
     "wrap_envelope",
     "unwrap_envelope",
     "is_envelope",
+    "frame_dpcm",
+    "unframe_dpcm",
+    "is_dpcm_frame",
     "Table",
     "Writer",
     "Coordinator",
@@ -27,6 +30,7 @@ __all__ = [
     "PaimonWireError",
     "CodecError",
     "EnvelopeError",
+    "FrameError",
     "ValidationError",
     "MergeConflictError",
     "SharedBucketError",
@@ -56,7 +60,8 @@ bytes), the keys of about 89 million rows (12 bytes a key)."""
 
 _BytesLike = Union[bytes, bytearray, memoryview]
 _Payload = Union[tuple[_BytesLike, int], _BytesLike]
-"""A payload as it travels: ``(bytes, version)``, or the bytes of a PWIR envelope."""
+"""A payload as it travels: ``(bytes, version)``, or the bytes of a PWIR envelope or of a
+DPCM frame."""
 
 class PaimonWireError(Exception):
     """Base class of every error raised by paimon_wire."""
@@ -82,6 +87,14 @@ class EnvelopeError(PaimonWireError):
 
     offset: int
     """Byte offset in the envelope of the field that is wrong."""
+
+class FrameError(PaimonWireError):
+    """An Apache Doris DPCM frame that is malformed (bad magic, truncated, bytes after its
+    body, a negative length, an unknown serializer version) or that names a serializer version
+    other than the one the payload was handed over with."""
+
+    offset: int
+    """Byte offset in the frame of the field that is wrong."""
 
 class ValidationError(PaimonWireError):
     """A decoded message breaks a rule of the bound table; nothing was committed."""
@@ -204,13 +217,14 @@ def create_table(
 def inspect(payload: _BytesLike, version: Optional[int] = None) -> list[dict[str, Any]]:
     """Decodes a payload into one dict per message (the schema ``paimon-wire inspect``
     prints: binary rows as lowercase hex, ``creation_time`` in epoch milliseconds). Without
-    ``version``, ``payload`` must be a PWIR envelope."""
+    ``version``, ``payload`` must be a PWIR envelope or a DPCM frame; a DPCM frame given with
+    ``version`` must carry that version."""
 
 def summarize(payload: _BytesLike, version: Optional[int] = None) -> dict[str, int]:
     """Counts a payload's messages, new data files and rows (``{"version", "messages",
     "data_files", "rows"}``) by reading it in place, without decoding it into messages.
     Checks the whole payload like ``inspect``. Without ``version``, ``payload`` must be a PWIR
-    envelope."""
+    envelope or a DPCM frame."""
 
 def split_payload(
     payload: _BytesLike, max_bytes: int, version: Optional[int] = None
@@ -219,7 +233,7 @@ def split_payload(
     for a transport with a frame limit; one within the limit comes back byte for byte. Send
     each with its index, the count and the version (``Coordinator.deserialize_parts``).
     ``max_bytes`` below 256 raises ``ValueError``. Without ``version``, ``payload`` must be a
-    PWIR envelope."""
+    PWIR envelope or a DPCM frame."""
 
 def wrap_envelope(payload: _BytesLike, version: int) -> bytes:
     """Frames a raw payload in a PWIR envelope (magic, versions, length, CRC32C)."""
@@ -229,6 +243,17 @@ def unwrap_envelope(data: _BytesLike) -> tuple[bytes, int]:
 
 def is_envelope(data: _BytesLike) -> bool:
     """Whether ``data`` starts with the envelope magic ``PWIR``."""
+
+def frame_dpcm(payload: _BytesLike, version: int) -> bytes:
+    """Frames a raw payload as Apache Doris's frontend reads a backend's commit messages: the
+    magic ``DPCM``, the serializer version and the payload's length as big-endian 32-bit
+    integers, then the payload."""
+
+def unframe_dpcm(data: _BytesLike) -> tuple[bytes, int]:
+    """Unframes a DPCM frame into ``(payload, version)``."""
+
+def is_dpcm_frame(data: _BytesLike) -> bool:
+    """Whether ``data`` starts with the DPCM frame magic."""
 
 @final
 class Table:
@@ -387,7 +412,9 @@ class Coordinator:
         """The most bytes of memory one commit's HASH index checks may hold
         (``hash_index_budget=``, default ``DEFAULT_HASH_INDEX_BUDGET``)."""
     def deserialize(self, payload: _BytesLike, version: Optional[int] = None) -> BoundMessages:
-        """Decodes and validates one payload (without ``version``: a PWIR envelope)."""
+        """Decodes and validates one payload (without ``version``: a PWIR envelope or a DPCM
+        frame). A DPCM frame given with ``version`` must carry that version (else
+        ``FrameError``)."""
     def deserialize_parts(
         self, parts: Sequence[tuple[int, int, _BytesLike]], version: int
     ) -> BoundMessages:

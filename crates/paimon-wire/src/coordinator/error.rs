@@ -250,6 +250,10 @@ impl std::error::Error for MergeConflict {}
 pub enum CoordinatorError {
     /// The payload bytes could not be decoded.
     Codec(CodecError),
+    /// The payload came in a Doris `DPCM` frame ([`crate::dpcm`]) that is malformed (a bad
+    /// magic, a truncated body, bytes after it), or that names a serializer version other
+    /// than the one the payload was handed over with. Nothing was committed.
+    Frame(crate::dpcm::FrameError),
     /// A decoded message breaks a rule of the bound table. Nothing was committed.
     Validation(ValidationError),
     /// Two payloads disagree about one file. Nothing was committed.
@@ -406,6 +410,9 @@ impl fmt::Display for CoordinatorError {
                 "payload rejected, cannot decode it: {e}. Check that the worker and the \
                  coordinator agree on the serializer version; nothing was committed"
             ),
+            CoordinatorError::Frame(e) => {
+                write!(f, "payload rejected, nothing was committed: {e}")
+            }
             CoordinatorError::Validation(e) => write!(
                 f,
                 "payload rejected by validation, nothing was committed: {e}"
@@ -510,6 +517,7 @@ impl std::error::Error for CoordinatorError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             CoordinatorError::Codec(e) => Some(e),
+            CoordinatorError::Frame(e) => Some(e),
             CoordinatorError::Validation(e) => Some(e),
             CoordinatorError::Merge(e) => Some(e),
             CoordinatorError::SharedBucket(e) => Some(e),
@@ -528,6 +536,12 @@ impl std::error::Error for CoordinatorError {
 impl From<CodecError> for CoordinatorError {
     fn from(e: CodecError) -> Self {
         CoordinatorError::Codec(e)
+    }
+}
+
+impl From<crate::dpcm::FrameError> for CoordinatorError {
+    fn from(e: crate::dpcm::FrameError) -> Self {
+        CoordinatorError::Frame(e)
     }
 }
 

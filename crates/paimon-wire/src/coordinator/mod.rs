@@ -409,6 +409,9 @@ impl Coordinator {
     /// `version`), validates every message against the bound table, applies the binding, drops
     /// identical duplicate files and returns the messages bound to this coordinator.
     ///
+    /// The payload may come in Apache Doris's `DPCM` frame ([`crate::dpcm`]), told by its
+    /// magic: its version must then be `version`.
+    ///
     /// Validation and duplicate detection read the payload in place
     /// ([`crate::view::PayloadView`]): owned `CommitMessage`s are built only for a payload that
     /// passes, and without its duplicate files, so a refused payload costs no copy of its
@@ -418,6 +421,7 @@ impl Coordinator {
     /// ([`Self::with_decode_limits`]; the defaults unless set).
     ///
     /// Errors: [`CoordinatorError::Codec`] if the bytes do not decode or go over a limit,
+    /// [`CoordinatorError::Frame`] if a `DPCM` frame is malformed or names another version,
     /// [`CoordinatorError::Validation`] naming the message, field and rule a message breaks,
     /// [`CoordinatorError::Merge`] if the payload names one file twice with different
     /// metadata.
@@ -437,6 +441,14 @@ impl Coordinator {
         version: crate::SerializerVersion,
         payload: &[u8],
     ) -> CoordinatorResult<(BoundMessages, usize)> {
+        // A Doris frame is told by its magic (a raw payload's message count can never be
+        // those four bytes under any decode limit) and must carry the version it was handed
+        // over with.
+        let payload = if crate::dpcm::is_frame(payload) {
+            crate::dpcm::unframe_at(version, payload)?
+        } else {
+            payload
+        };
         // Checked, validated and searched for duplicates in place; owned values are built
         // only for an accepted payload, without the duplicates.
         let view = crate::view::PayloadView::parse_with_limits(version, payload, &self.limits)?;
