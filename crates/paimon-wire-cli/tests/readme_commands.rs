@@ -1,4 +1,5 @@
-//! Every command of the `sh` blocks of README.md and crates/paimon-wire-cli/README.md runs and
+//! Every command of the `sh` blocks of README.md, crates/paimon-wire-cli/README.md and
+//! docs/ENGINES.md runs and
 //! exits 0, so an example that no longer works (a payload inspected at the wrong version, a
 //! `commit` without `--version`) fails here instead of in a user's terminal.
 //!
@@ -20,7 +21,7 @@ use std::process::Command;
 use common::{run, succeeded, BIN};
 
 /// The README files whose commands run, relative to this crate.
-const READMES: [&str; 2] = ["../../README.md", "README.md"];
+const READMES: [&str; 3] = ["../../README.md", "README.md", "../../docs/ENGINES.md"];
 
 /// The shell commands of the `sh` blocks of `markdown`: continuation lines joined, comments
 /// after ` #` cut.

@@ -676,50 +676,25 @@ fn split_sets_of_dpcm_frames_commit_once() {
         None,
     ));
     std::fs::copy(&older, &first_part).unwrap();
-    let line = failure(
-        &run(
-            &[
-                "commit",
-                "--warehouse",
-                &w.warehouse,
-                "--table",
-                TABLE,
-                "--commit-user",
-                USER,
-                "--identifier",
-                "1",
-                "--version",
-                "14",
-                &mixed,
-                &framed,
-            ],
-            None,
-        ),
-        1,
-    );
+    let line = failure(&run(&commit_args(&w, "1", &[&mixed, &framed]), None), 1);
     assert!(
         line.contains("serializer version 13 at offset 4, but the payload was sent as version 14"),
         "{line}"
     );
     assert_eq!(count_rows(&w.warehouse, TABLE), 0);
 
+    // Without --version: the frames carry it.
     let commit = |identifier: &str| {
-        run(
-            &[
-                "commit",
-                "--warehouse",
-                &w.warehouse,
-                "--table",
-                TABLE,
-                "--commit-user",
-                USER,
-                "--identifier",
-                identifier,
-                &set,
-                &framed,
-            ],
-            None,
-        )
+        let mut args = vec!["commit", "--warehouse", &w.warehouse, "--table", TABLE];
+        args.extend([
+            "--commit-user",
+            USER,
+            "--identifier",
+            identifier,
+            &set,
+            &framed,
+        ]);
+        run(&args, None)
     };
     success(&commit("1"));
     assert_eq!(count_rows(&w.warehouse, TABLE), 300);

@@ -39,6 +39,17 @@ pub struct paimon_wire_envelope {
     pub payload_len: usize,
 }
 
+impl paimon_wire_envelope {
+    /// The raw payload a frame holds, borrowed from the caller's bytes.
+    fn found(version: SerializerVersion, payload: &[u8]) -> Self {
+        paimon_wire_envelope {
+            serializer_version: version.as_i32(),
+            payload: payload.as_ptr(),
+            payload_len: payload.len(),
+        }
+    }
+}
+
 /// Result of `paimon_wire_envelope_unwrap` and `paimon_wire_dpcm_unframe`: `envelope` is
 /// meaningful only when `error` is NULL.
 #[repr(C)]
@@ -98,11 +109,7 @@ pub unsafe extern "C" fn paimon_wire_envelope_unwrap(
         // SAFETY: forwarded from the caller.
         let data = unsafe { slice(data, data_len, "data")? };
         let (version, payload) = envelope::unwrap(data)?;
-        Ok(paimon_wire_envelope {
-            serializer_version: version.as_i32(),
-            payload: payload.as_ptr(),
-            payload_len: payload.len(),
-        })
+        Ok(paimon_wire_envelope::found(version, payload))
     })
 }
 
@@ -169,10 +176,6 @@ pub unsafe extern "C" fn paimon_wire_dpcm_unframe(
         // SAFETY: forwarded from the caller.
         let data = unsafe { slice(data, data_len, "data")? };
         let (version, payload) = dpcm::unframe(data)?;
-        Ok(paimon_wire_envelope {
-            serializer_version: version.as_i32(),
-            payload: payload.as_ptr(),
-            payload_len: payload.len(),
-        })
+        Ok(paimon_wire_envelope::found(version, payload))
     })
 }

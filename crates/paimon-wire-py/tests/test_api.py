@@ -499,7 +499,7 @@ def test_table_errors_and_metadata(warehouse, tmp_path):
 
 def test_every_error_is_a_paimon_wire_error():
     for name in [
-        "CodecError", "EnvelopeError", "ValidationError", "MergeConflictError",
+        "CodecError", "EnvelopeError", "FrameError", "ValidationError", "MergeConflictError",
         "ForeignMessagesError", "InvalidTableNameError", "TableNotFoundError",
         "UnsupportedError", "ArrowError", "PaimonError", "CommitConflictError",
         "IdentifierSupersededError", "IdentifierReusedError", "SharedBucketError",

@@ -87,6 +87,8 @@ final class TableOps {
                 return BucketTables.create(req(named, "--warehouse"), named);
             case "check-hash-index":
                 return checkHashIndex(named);
+            case "frontend":
+                return DorisFrontend.run(named, positional);
             default:
                 return null;
         }
@@ -106,7 +108,7 @@ final class TableOps {
      * {@code s3://} warehouse the endpoint, region, path-style flag and keys). Option values are
      * never printed.
      */
-    private static Catalog catalog(Map<String, String> named) throws IOException {
+    static Catalog catalog(Map<String, String> named) throws IOException {
         Options options = new Options();
         String file = named.get("--options-file");
         if (file != null) {
@@ -130,7 +132,7 @@ final class TableOps {
         return CatalogFactory.createCatalog(CatalogContext.create(options));
     }
 
-    private static Table table(Catalog catalog, Map<String, String> named) throws Exception {
+    static Table table(Catalog catalog, Map<String, String> named) throws Exception {
         return catalog.getTable(Identifier.fromString(req(named, "--table")));
     }
 
@@ -292,6 +294,12 @@ final class TableOps {
             compactionFiles += increment.compactBefore().size() + increment.compactAfter().size();
         }
         byte[] bytes = Codec.serializeList(messages);
+        if ("dpcm".equals(named.get("--frame"))) {
+            // As a Doris backend hands its messages to the frontend.
+            bytes = DorisFrontend.frame(Codec.currentVersion(), bytes);
+        } else if (named.containsKey("--frame") && !"raw".equals(named.get("--frame"))) {
+            throw new IllegalArgumentException("--frame is raw or dpcm, not " + named.get("--frame"));
+        }
         Files.write(Paths.get(req(named, "--out")), bytes);
         System.out.println(
                 "wrote "
