@@ -554,64 +554,67 @@ fn a_snapshot_the_store_applies_after_the_commit_gave_up_keeps_its_files_through
         &std::fs::read_to_string(&store.options_file).unwrap(),
     )
     .unwrap();
-    common::block_on(async {
+    // One runtime for the coordinator's calls, entered step by step: the table's state is
+    // read between them by `store.state()`, which runs a runtime of its own.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let coordinator = runtime.block_on(async {
         let table = open_table_with_options(&store.warehouse, &store.table, &options)
             .await
             .unwrap()
             // One attempt: with retries, a later attempt could find the snapshot once the
             // test lets it land, and this case is about a commit that gave up before that.
             .copy_with_options([("commit.max-retries".to_string(), "0".to_string())].into());
-        let coordinator = Coordinator::bind(table, Binding::append(USER))
+        Coordinator::bind(table, Binding::append(USER))
             .await
-            .unwrap();
-        assert!(
-            coordinator.outcome_horizon() >= Duration::from_secs(60),
-            "an object store's default horizon"
-        );
-        let messages = coordinator
-            .deserialize(SerializerVersion::V14, &framed)
-            .unwrap();
-
-        // Every conditional create of a snapshot is held past the client's timeout (2 s,
-        // with the S3 client's own retries), then applied whether or not the client waits.
-        let mark = store.events_mark();
-        store.set_rules(&json!([on_snapshot_put("late_apply", -1)]));
-        let error = coordinator
-            .commit(messages.clone(), 1)
-            .await
-            .expect_err("every snapshot PUT is held: the commit cannot hear back");
-        assert!(error.outcome_unknown(), "{error}");
-        assert!(
-            !store.faults_since(mark).is_empty(),
-            "no snapshot PUT was held"
-        );
-        assert!(
-            store.state().0.is_empty(),
-            "nothing landed while the requests were held"
-        );
-
-        // The engine aborts after the error: nothing may be deleted while a request of the
-        // commit can still land.
-        let refusal = coordinator
-            .abort(&messages)
-            .await
-            .expect_err("abort under an unknown outcome");
-        assert!(refusal.outcome_unknown(), "{refusal}");
-
-        // The store applies the held requests now: the first creates the snapshot, the
-        // others find it there.
-        store.set_rules(&json!([]));
-        wait_for_snapshot(&store, 1);
-        committed_once(&store, 1, "late snapshot");
-
-        // Even the explicit override keeps every file of a snapshot it can see.
-        let report = coordinator
-            .abort_despite_unknown_outcome(&messages)
-            .await
-            .unwrap();
-        assert!(report.deleted.is_empty(), "{report:?}");
-        committed_once(&store, 1, "late snapshot after the override's abort");
+            .unwrap()
     });
+    assert!(
+        coordinator.outcome_horizon() >= Duration::from_secs(60),
+        "an object store's default horizon"
+    );
+    let messages = coordinator
+        .deserialize(SerializerVersion::V14, &framed)
+        .unwrap();
+
+    // Every conditional create of a snapshot is held past the client's timeout (2 s, with
+    // the S3 client's own retries), then applied whether or not the client waits.
+    let mark = store.events_mark();
+    store.set_rules(&json!([on_snapshot_put("late_apply", -1)]));
+    let error = runtime
+        .block_on(coordinator.commit(messages.clone(), 1))
+        .expect_err("every snapshot PUT is held: the commit cannot hear back");
+    assert!(error.outcome_unknown(), "{error}");
+    assert!(
+        !store.faults_since(mark).is_empty(),
+        "no snapshot PUT was held"
+    );
+    assert!(
+        store.state().0.is_empty(),
+        "nothing landed while the requests were held"
+    );
+
+    // The engine aborts after the error: nothing may be deleted while a request of the
+    // commit can still land.
+    let refusal = runtime
+        .block_on(coordinator.abort(&messages))
+        .expect_err("abort under an unknown outcome");
+    assert!(refusal.outcome_unknown(), "{refusal}");
+
+    // The store applies the held requests now: the first creates the snapshot, the others
+    // find it there.
+    store.set_rules(&json!([]));
+    wait_for_snapshot(&store, 1);
+    committed_once(&store, 1, "late snapshot");
+
+    // Even the explicit override keeps every file of a snapshot it can see.
+    let report = runtime
+        .block_on(coordinator.abort_despite_unknown_outcome(&messages))
+        .unwrap();
+    assert!(report.deleted.is_empty(), "{report:?}");
+    committed_once(&store, 1, "late snapshot after the override's abort");
 
     // A rerun of the commit finds it.
     let rerun = success(&store.commit(&common::path_in(&dir, "payload-0.bin"), 1));

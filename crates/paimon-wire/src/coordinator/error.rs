@@ -104,8 +104,10 @@ pub enum Rule {
     /// read from its inputs.
     CompactContent,
     /// On a dynamic-bucket primary-key table, a bucket that gets new data files has a HASH
-    /// index after the commit (live, or new in the commit; in an overwrite commit, new).
-    /// Keys written without an index are invisible to the next writers' assigners.
+    /// index after the commit (live, or new in the commit; in an overwrite commit, new), and a
+    /// bucket that keeps its live index gets only keys that index lists (the coordinator reads
+    /// those files' keys). Keys written without an index are invisible to the next writers'
+    /// assigners.
     HashIndexCoverage,
     /// On a dynamic-bucket primary-key table, the HASH indexes after the commit give each key
     /// one bucket per partition: no key hash in two buckets' indexes (new against new, and

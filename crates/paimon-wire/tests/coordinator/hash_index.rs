@@ -279,6 +279,54 @@ async fn new_data_in_a_bucket_without_an_index_is_refused() {
     ));
 }
 
+/// A bucket that gets new data files and keeps its live index (the commit brings no new one)
+/// must get only keys that index lists: a writer that added a key and lost its new index
+/// would let the next writers put the key in another bucket. The coordinator reads those
+/// files' keys; an update of known keys (no new index, honestly) still commits.
+#[tokio::test]
+async fn a_new_key_in_a_bucket_that_keeps_its_index_is_refused() {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("dyn", Kind::DynamicBucketPk).await;
+    let coordinator = append_coordinator(&table).await;
+    let first = assigner_messages(&table, AssignerShare::WHOLE, &batch(&[(1, "a"), (2, "a")]))
+        .await
+        .unwrap();
+    send(&coordinator, &first, 1).await.unwrap();
+    let before = Unchanged::of(&table).await;
+
+    // Keys 2 (known) and 3 (new) into the bucket of keys 1 and 2, its new index dropped.
+    let mut lost_index =
+        assigner_messages(&table, AssignerShare::WHOLE, &batch(&[(2, "a"), (3, "a")]))
+            .await
+            .unwrap();
+    assert_eq!(lost_index.len(), 1, "{lost_index:?}");
+    assert_eq!(lost_index[0].bucket, first[0].bucket, "one bucket");
+    assert_eq!(
+        lost_index[0].new_index_files.len(),
+        1,
+        "the writer indexed key 3"
+    );
+    lost_index[0].new_index_files.clear();
+    assert_refused(
+        send(&coordinator, &lost_index, 2).await,
+        Rule::HashIndexCoverage,
+        "does not list",
+    );
+    before
+        .assert_still(&table, "a new key without its index")
+        .await;
+
+    // Known keys only: no new index, read and accepted.
+    let update = assigner_messages(&table, AssignerShare::WHOLE, &batch(&[(1, "a"), (2, "a")]))
+        .await
+        .unwrap();
+    assert!(update[0].new_index_files.is_empty(), "{:?}", update[0]);
+    assert!(matches!(
+        send(&coordinator, &update, 2).await.unwrap(),
+        CommitOutcome::Committed { .. }
+    ));
+}
+
 /// The compaction's index lists are checked like the data increment's: a forged HASH index
 /// moved to `compact_new_index_files`, or a live one deleted by `compact_deleted_index_files`
 /// without a replacement, is refused even by a coordinator that takes compactions.

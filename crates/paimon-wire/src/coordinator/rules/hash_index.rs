@@ -7,12 +7,14 @@
 //! |---|---|---|
 //! | `hash-index-keys` | one bucket per key (HASH indexes in `new_index_files` and `compact_new_index_files` alike): after the commit no key hash is in two buckets' HASH indexes of one partition (new against new, and new against the live indexes of buckets the commit does not replace); a bucket's new index keeps every key of the index it replaces (append commits); an index file holds exactly `row_count` keys | `two_assigners_giving_one_key_two_buckets_are_refused`, `a_new_bucket_holding_a_key_another_bucket_holds_is_refused`, `an_index_that_drops_keys_of_the_one_it_replaces_is_refused`, `an_index_whose_size_is_not_its_row_count_is_refused` |
 //! | `hash-index-replaced` | a message that deletes a bucket's HASH index (in `deleted_index_files` or `compact_deleted_index_files`, whatever the binding's opt-ins) adds the bucket's new one (in `new_index_files` or `compact_new_index_files`): a bucket left without an index makes the next writers put its keys in other buckets, and a dynamic-bucket writer never deletes an index without writing its successor | `hostile_round_4::a_hash_index_deleted_without_a_replacement_is_refused_in_every_list` |
-//! | `hash-index-coverage` | a bucket that gets new data files has a HASH index after the commit (live or new; in an overwrite commit, new), so the next writers' assigners see its keys | `new_data_in_a_bucket_without_an_index_is_refused` |
+//! | `hash-index-coverage` | a bucket that gets new data files has a HASH index after the commit (live or new; in an overwrite commit, new), so the next writers' assigners see its keys; and a bucket that gets new data files but keeps its live index (no new one in the commit) gets only keys that index lists: its new files' primary keys are read and hashed | `new_data_in_a_bucket_without_an_index_is_refused`, `a_new_key_in_a_bucket_that_keeps_its_index_is_refused` |
 //!
-//! What the rules cannot see: keys themselves. A HASH index that lists a key hash the bucket's
-//! data files do not hold only wastes a slot; data files holding a key the index does not list
-//! are caught only when the key hash is listed elsewhere. Reading every new data file's keys
-//! would make the commit cost the size of the data.
+//! What the rules cannot see: the keys of a bucket that gets a new index. Its writer maintained
+//! that index as it wrote (a dynamic-bucket writer writes one exactly when it added keys), so
+//! its data files are not read: reading every new data file would make the commit cost the
+//! size of the data. A HASH index that lists a key hash the bucket's data files do not hold
+//! only wastes a slot. The files that are read are those of writers that only updated keys
+//! the table has (they write no new index): the cost is one read of those files' rows.
 //!
 //! Cost: the HASH index files of the partitions whose indexes the commit changes are read (4
 //! bytes per key, in chunks of [`HASH_INDEX_READ_CHUNK`]); other partitions are not touched.
@@ -26,7 +28,7 @@
 use std::collections::{HashMap, HashSet};
 
 use paimon::io::FileRead;
-use paimon::spec::IndexFileMeta;
+use paimon::spec::{DataFileMeta, IndexFileMeta};
 use paimon::table::{CommitMessage, TableCommit};
 
 use super::shared::buckets::{bucket_key, BucketKey};
@@ -52,6 +54,7 @@ pub const MAX_HASH_INDEX_BYTES: u64 = 512 * 1024 * 1024;
 pub const DEFAULT_HASH_INDEX_BUDGET: u64 = 1 << 30;
 
 /// A HASH index file named by the commit or live in the table, and where it is.
+#[derive(Clone)]
 struct IndexAt<'a> {
     partition: &'a [u8],
     bucket: i32,
@@ -156,6 +159,9 @@ pub(crate) async fn check_against_table(
                 .any(|(k, f)| k == key && f.index_type == HASH_INDEX_TYPE)
     };
     check_coverage(messages, state, &new_indexes, live_hash)?;
+    if !overwrite {
+        check_known_keys(context, messages, state, &new_indexes).await?;
+    }
     if new_indexes.is_empty() {
         return Ok(());
     }
@@ -196,6 +202,158 @@ fn check_coverage(
         ));
     }
     Ok(())
+}
+
+/// `hash-index-coverage`, the keys: a bucket that gets new data files but no new HASH index
+/// keeps its live index, which must then list every key of those files (a dynamic-bucket
+/// writer that adds a key writes the bucket's new index). Otherwise the next writers'
+/// assigners would put the key in another bucket, and it would read back twice.
+///
+/// Reads the live index of each such bucket (its keys held in a set, charged to the HASH
+/// index budget) and each of those new files' key-value rows, one file at a time, batch by
+/// batch: each row's trimmed primary key is hashed as the index hashes it.
+async fn check_known_keys(
+    context: TableContext<'_>,
+    messages: &[CommitMessage],
+    state: &TableState,
+    new_indexes: &HashMap<BucketKey, IndexAt<'_>>,
+) -> CoordinatorResult<()> {
+    // Per bucket keeping its index: the live index, and the new files with their message.
+    let mut buckets: Vec<(IndexAt, Vec<(usize, &DataFileMeta)>)> = Vec::new();
+    let mut position: HashMap<BucketKey, usize> = HashMap::new();
+    for (index, message) in messages.iter().enumerate() {
+        if message.new_files.is_empty() {
+            continue;
+        }
+        let key = bucket_key(state.partitioned, &message.partition, message.bucket);
+        if new_indexes.contains_key(&key) {
+            continue;
+        }
+        let slot = match position.get(&key) {
+            Some(&slot) => slot,
+            None => {
+                // Coverage has seen to it that the bucket has a live HASH index.
+                let Some((_, live)) = state
+                    .index
+                    .values()
+                    .find(|(k, f)| *k == key && f.index_type == HASH_INDEX_TYPE)
+                else {
+                    continue;
+                };
+                let at = IndexAt {
+                    partition: &message.partition,
+                    bucket: message.bucket,
+                    file: live,
+                    message: None,
+                    field: format!("live index {}", live.file_name),
+                };
+                buckets.push((at, Vec::new()));
+                position.insert(key, buckets.len() - 1);
+                buckets.len() - 1
+            }
+        };
+        buckets[slot]
+            .1
+            .extend(message.new_files.iter().map(|file| (index, file)));
+    }
+    if buckets.is_empty() {
+        return Ok(());
+    }
+    let sources: Vec<(IndexAt, Role)> = buckets
+        .iter()
+        .map(|(at, _)| (at.clone(), Role::Live))
+        .collect();
+    charge_budget(context, &sources)?;
+    let table = context.table;
+    let schema = table.schema();
+    let field = |name: &String| schema.fields().iter().find(|f| f.name() == name).cloned();
+    let key_fields: Vec<paimon::spec::DataField> = schema
+        .trimmed_primary_keys()
+        .iter()
+        .filter_map(field)
+        .collect();
+    let snapshot_id = state.snapshot.as_ref().map_or(0, |s| s.id());
+    for (at, files) in &buckets {
+        let mut known: HashSet<i32> = HashSet::with_capacity(declared_keys(at.file));
+        read_hashes(context, at, |hash| {
+            known.insert(hash);
+        })
+        .await?;
+        for &(message, file) in files {
+            if let Some(hash) = first_unknown_key(table, at, snapshot_id, file, &key_fields, &known)
+                .await
+                .map_err(|e| {
+                    CoordinatorError::paimon(
+                        format!(
+                            "reading the keys of data file {} of message {message}",
+                            file.file_name
+                        ),
+                        e,
+                    )
+                })?
+            {
+                return Err(refuse(
+                    message,
+                    format!("new_files[{}]", file.file_name),
+                    Rule::HashIndexCoverage,
+                    format!(
+                        "bucket {} gets a key (hash {hash}) that its live HASH index {} does \
+                         not list, and the commit brings no new index for the bucket: the next \
+                         writers would put that key in another bucket (a dynamic-bucket writer \
+                         that adds a key writes its bucket's new index)",
+                        at.bucket, at.file.file_name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The hash of the first key of `file` (a new data file of the bucket at `at`) that `known`
+/// does not hold, read from its key-value rows batch by batch; `None` if it holds them all.
+async fn first_unknown_key(
+    table: &paimon::table::Table,
+    at: &IndexAt<'_>,
+    snapshot_id: i64,
+    file: &DataFileMeta,
+    key_fields: &[paimon::spec::DataField],
+    known: &HashSet<i32>,
+) -> paimon::Result<Option<i32>> {
+    use futures::TryStreamExt;
+    let partition: &[u8] = if at.partition.is_empty() {
+        &paimon::spec::EMPTY_SERIALIZED_ROW
+    } else {
+        at.partition
+    };
+    let bucket_path =
+        TableCommit::new(table.clone(), String::new()).bucket_path(partition, at.bucket)?;
+    let split = paimon::table::DataSplit::builder()
+        .with_snapshot(snapshot_id)
+        .with_partition(paimon::spec::BinaryRow::from_serialized_bytes(partition)?)
+        .with_bucket(at.bucket)
+        .with_bucket_path(bucket_path)
+        .with_data_files(vec![file.clone()])
+        .with_data_deletion_files(vec![None])
+        .with_raw_convertible(false)
+        .build()?;
+    let mut batches = table
+        .new_read_builder()
+        .new_read()?
+        .to_arrow_key_values(&[split])?;
+    while let Some(batch) = batches.try_next().await? {
+        let (keys, positions) = crate::routing::project(&batch, key_fields).map_err(|e| {
+            paimon::Error::DataInvalid {
+                message: e.to_string(),
+                source: None,
+            }
+        })?;
+        let hashes = paimon::spec::batch_hash_codes(&keys, &positions, key_fields)?;
+        if let Some(hash) = hashes.into_iter().find(|hash| !known.contains(hash)) {
+            return Ok(Some(hash));
+        }
+    }
+    Ok(None)
 }
 
 /// `hash-index-keys`: one bucket per key hash in every partition whose indexes change.
