@@ -834,7 +834,7 @@ struct paimon_wire_result_commit_messages_summary paimon_wire_commit_messages_su
 // (the same checks and errors as `paimon_wire_commit_messages_deserialize`'s decoding, within
 // the default decode limits) and read in place, so nothing per file is allocated. For logging
 // or vetting a payload before it reaches the coordinator; it does not validate the payload
-// against a table.
+// against a table. A `DPCM` frame is read as it is (it must carry `version`).
 //
 // Errors: `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION`, `PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD`
 // (with the field and byte offset), `PAIMON_WIRE_ERROR_CODE_LIMIT_EXCEEDED`.

@@ -328,7 +328,7 @@ pub unsafe extern "C" fn paimon_wire_commit_messages_summarize(
 /// (the same checks and errors as `paimon_wire_commit_messages_deserialize`'s decoding, within
 /// the default decode limits) and read in place, so nothing per file is allocated. For logging
 /// or vetting a payload before it reaches the coordinator; it does not validate the payload
-/// against a table.
+/// against a table. A `DPCM` frame is read as it is (it must carry `version`).
 ///
 /// Errors: `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED_VERSION`, `PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD`
 /// (with the field and byte offset), `PAIMON_WIRE_ERROR_CODE_LIMIT_EXCEEDED`.
@@ -345,6 +345,7 @@ pub unsafe extern "C" fn paimon_wire_payload_summarize(
         // SAFETY: forwarded from the caller.
         let payload = unsafe { slice(data, data_len, "data")? };
         let version = SerializerVersion::try_from(version)?;
+        let payload = paimon_wire_core::dpcm::strip_frame(version, payload)?;
         let view = PayloadView::parse_with_limits(version, payload, &DecodeLimits::default())?;
         Ok(paimon_wire_commit_messages_summary {
             message_count: view.len(),

@@ -59,18 +59,13 @@ pub(crate) fn unframe(
     payload: &[u8],
     version: Option<i32>,
 ) -> PyResult<(SerializerVersion, &[u8])> {
-    let framed = dpcm::is_frame(payload);
     match version {
         Some(version) => {
             let version = serializer_version(version)?;
-            if framed {
-                let raw = dpcm::unframe_at(version, payload).map_err(Error::from)?;
-                Ok((version, raw))
-            } else {
-                Ok((version, payload))
-            }
+            let raw = dpcm::strip_frame(version, payload).map_err(Error::from)?;
+            Ok((version, raw))
         }
-        None if framed => Ok(dpcm::unframe(payload).map_err(Error::from)?),
+        None if dpcm::is_frame(payload) => Ok(dpcm::unframe(payload).map_err(Error::from)?),
         None => Ok(envelope::unwrap(payload).map_err(Error::from)?),
     }
 }

@@ -236,6 +236,17 @@ pub fn unframe_at(expected: SerializerVersion, bytes: &[u8]) -> Result<&[u8], Fr
     Ok(body)
 }
 
+/// `bytes` without a frame: the body of a frame, told by its magic, which must then carry
+/// `expected`; any other bytes as they are. What every reader of a payload whose version
+/// travels beside it calls.
+pub fn strip_frame(expected: SerializerVersion, bytes: &[u8]) -> Result<&[u8], FrameError> {
+    if is_frame(bytes) {
+        unframe_at(expected, bytes)
+    } else {
+        Ok(bytes)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -591,6 +591,15 @@ static void dpcm_frames(const paimon_wire_commit_messages *prepared,
              from_frame.summary.row_count == from_prepared.summary.row_count,
          "the frame's messages are the prepared ones");
   paimon_wire_commit_messages_free(ok.messages);
+  paimon_wire_result_commit_messages_summary framed_summary =
+      paimon_wire_payload_summarize(frame.data, frame.len, 14);
+  expect(framed_summary.error == NULL &&
+             framed_summary.summary.row_count == from_prepared.summary.row_count,
+         "payload_summarize reads a DPCM frame as it is");
+  paimon_wire_error_free(framed_summary.error);
+  framed_summary = paimon_wire_payload_summarize(frame.data, frame.len, 12);
+  expect_error(framed_summary.error, PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD, "sent as version 12",
+               "payload_summarize of a frame at another version");
 
   expect_deserialize_error(commit, frame.data, frame.len, 13, PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD,
                            "sent as version 13", "a frame of version 14 handed over as 13");

@@ -444,11 +444,7 @@ impl Coordinator {
         // A Doris frame is told by its magic (a raw payload's message count can never be
         // those four bytes under any decode limit) and must carry the version it was handed
         // over with.
-        let payload = if crate::dpcm::is_frame(payload) {
-            crate::dpcm::unframe_at(version, payload)?
-        } else {
-            payload
-        };
+        let payload = crate::dpcm::strip_frame(version, payload)?;
         // Checked, validated and searched for duplicates in place; owned values are built
         // only for an accepted payload, without the duplicates.
         let view = crate::view::PayloadView::parse_with_limits(version, payload, &self.limits)?;
