@@ -5,6 +5,7 @@
 //! arguments, reads and writes files, and prints; the core decodes, validates and commits.
 //! Failures print one line, `paimon-wire: error: ...`, and exit 1 (bad input) or 2 (usage).
 
+mod compact;
 mod convert;
 mod coordinate;
 mod demo;
@@ -89,6 +90,13 @@ enum Command {
     /// One worker process of the demo (started by `demo`).
     #[command(hide = true)]
     Worker(demo::worker::WorkerArgs),
+    /// Compact a table (append tables so far): plan which small files of each bucket to
+    /// rewrite, rewrite each bucket in a worker process, and commit once with the compaction
+    /// verified (inputs and results read and compared).
+    Compact(compact::CompactArgs),
+    /// One compaction task (started by `compact`).
+    #[command(hide = true)]
+    CompactTask(compact::CompactTaskArgs),
 }
 
 #[derive(Debug, Args)]
@@ -240,6 +248,8 @@ fn run(cli: Cli) -> CliResult<()> {
         } => coordinate::commit(&table, &payloads, &options),
         Command::Demo(args) => demo::run(&args),
         Command::Worker(args) => demo::worker::run(&args),
+        Command::Compact(args) => compact::run(&args),
+        Command::CompactTask(args) => compact::run_task(&args),
     }
 }
 

@@ -44,6 +44,7 @@
 
 mod binary;
 mod codec;
+pub mod compaction;
 pub mod conform;
 pub mod coordinator;
 pub mod dpcm;

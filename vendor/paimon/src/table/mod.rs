@@ -18,6 +18,7 @@
 //! Table API for Apache Paimon
 
 pub(crate) mod aggregator;
+mod append_compact;
 mod audit_log_table;
 mod batch_vector_search_builder;
 pub(crate) mod bin_pack;
@@ -164,6 +165,7 @@ mod write_batch_normalize;
 mod write_builder;
 
 use crate::Result;
+pub use append_compact::rewrite_append_files;
 use arrow_array::RecordBatch;
 pub use audit_log_table::AuditLogTable;
 pub use batch_vector_search_builder::BatchVectorSearchBuilder;

@@ -1,0 +1,270 @@
+//! `paimon-wire compact` (issue 41, append tables): after many write jobs, a full compaction
+//! leaves each bucket one file (the rows fit `target-file-size`) holding exactly the rows it
+//! had, read back by the paimon crate; a second compaction finds nothing to do; a table it
+//! cannot compact yet is refused by name before anything is written. Real worker and
+//! compaction processes of the built binary.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+
+use arrow_array::RecordBatch;
+use common::{block_on, failure, path_in, read_table, run, success};
+use paimon_wire::coordinator::{create_table_with_options, TableDefinition};
+
+const USER: &str = "job";
+
+/// The demo's columns (what `paimon-wire worker` writes), with `options`.
+fn create(warehouse: &str, name: &str, primary_keys: &[&str], options: &[(&str, &str)]) {
+    use arrow_schema::{DataType, Field, Schema};
+    let definition = TableDefinition {
+        columns: Schema::new(vec![
+            Field::new("id", DataType::Int64, false),
+            Field::new("region", DataType::Utf8, false),
+            Field::new("amount", DataType::Float64, true),
+            Field::new("note", DataType::Utf8, true),
+        ]),
+        partition_keys: vec!["region".into()],
+        primary_keys: primary_keys.iter().map(|k| k.to_string()).collect(),
+        options: options
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<HashMap<_, _>>(),
+    };
+    block_on(create_table_with_options(
+        warehouse,
+        name,
+        &definition,
+        false,
+        &Default::default(),
+    ))
+    .unwrap();
+}
+
+/// Job `job` of a table: one worker writing `rows` rows over 2 partitions, committed.
+fn write_job(dir: &tempfile::TempDir, warehouse: &str, table: &str, job: u32, rows: u32) {
+    let payload = path_in(dir, &format!("{table}-{job}.bin"));
+    let (index, rows) = (job.to_string(), rows.to_string());
+    success(&run(
+        &[
+            "worker",
+            "--warehouse",
+            warehouse,
+            "--table",
+            table,
+            "--commit-user",
+            USER,
+            "--index",
+            "0",
+            "--workers",
+            "1",
+            "--rows",
+            &rows,
+            "--partitions",
+            "2",
+            "--output",
+            &payload,
+        ],
+        None,
+    ));
+    success(&run(
+        &[
+            "commit",
+            "--warehouse",
+            warehouse,
+            "--table",
+            table,
+            "--commit-user",
+            USER,
+            "--identifier",
+            &index,
+            "--version",
+            "14",
+            &payload,
+        ],
+        None,
+    ));
+}
+
+/// Every row of the table as sorted text lines: the multiset a compaction must keep.
+fn rows(batches: &[RecordBatch]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for batch in batches {
+        let columns: Vec<_> = batch
+            .columns()
+            .iter()
+            .map(|c| {
+                arrow_cast::display::ArrayFormatter::try_new(c.as_ref(), &Default::default())
+                    .unwrap()
+            })
+            .collect();
+        for row in 0..batch.num_rows() {
+            lines.push(
+                columns
+                    .iter()
+                    .map(|c| c.value(row).to_string())
+                    .collect::<Vec<_>>()
+                    .join("|"),
+            );
+        }
+    }
+    lines.sort();
+    lines
+}
+
+/// Live data files per (partition, bucket) of the table's latest snapshot.
+fn files_per_bucket(warehouse: &str, table: &str) -> BTreeMap<(Vec<u8>, i32), usize> {
+    let (table, _) = read_table(warehouse, table);
+    let plan = block_on(table.new_read_builder().new_scan().plan()).unwrap();
+    let mut files = BTreeMap::new();
+    for split in plan.splits() {
+        *files
+            .entry((split.partition().to_serialized_bytes(), split.bucket()))
+            .or_insert(0) += split.data_files().len();
+    }
+    files
+}
+
+#[test]
+fn twenty_jobs_then_a_full_compaction_leave_one_file_per_bucket_and_the_same_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = path_in(&dir, "wh");
+    for (table, options) in [
+        ("db.unaware", vec![("bucket", "-1")]),
+        ("db.fixed", vec![("bucket", "2"), ("bucket-key", "id")]),
+    ] {
+        create(&warehouse, table, &[], &options);
+        for job in 1..=20 {
+            write_job(&dir, &warehouse, table, job, 200);
+        }
+        let before = rows(&read_table(&warehouse, table).1);
+        assert_eq!(before.len(), 20 * 200, "{table}");
+        let files_before = files_per_bucket(&warehouse, table);
+        assert!(
+            files_before.values().all(|&n| n >= 10),
+            "{table}: {files_before:?}"
+        );
+
+        let out = success(&run(
+            &[
+                "compact",
+                "--warehouse",
+                &warehouse,
+                "--table",
+                table,
+                "--full",
+                "--parallelism",
+                "2",
+            ],
+            None,
+        ));
+        assert!(out.contains("compacted"), "{table}: {out}");
+        let files_after = files_per_bucket(&warehouse, table);
+        assert_eq!(
+            files_after.keys().collect::<Vec<_>>(),
+            files_before.keys().collect::<Vec<_>>(),
+            "{table}: the same buckets"
+        );
+        assert!(
+            files_after.values().all(|&n| n == 1),
+            "{table}: {files_after:?}"
+        );
+        assert_eq!(
+            rows(&read_table(&warehouse, table).1),
+            before,
+            "{table}: the same rows"
+        );
+
+        let again = success(&run(
+            &[
+                "compact",
+                "--warehouse",
+                &warehouse,
+                "--table",
+                table,
+                "--full",
+            ],
+            None,
+        ));
+        assert!(again.contains("nothing to compact"), "{table}: {again}");
+
+        // Writers go on after the compaction; the next compaction takes their files and the
+        // compacted one.
+        write_job(&dir, &warehouse, table, 21, 200);
+        success(&run(
+            &[
+                "compact",
+                "--warehouse",
+                &warehouse,
+                "--table",
+                table,
+                "--full",
+            ],
+            None,
+        ));
+        assert!(files_per_bucket(&warehouse, table)
+            .values()
+            .all(|&n| n == 1));
+        assert_eq!(rows(&read_table(&warehouse, table).1).len(), 21 * 200);
+    }
+}
+
+#[test]
+fn a_bucket_is_compacted_once_it_has_compaction_min_file_num_small_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = path_in(&dir, "wh");
+    let table = "db.events";
+    create(
+        &warehouse,
+        table,
+        &[],
+        &[("bucket", "-1"), ("compaction.min.file-num", "4")],
+    );
+    for job in 1..=3 {
+        write_job(&dir, &warehouse, table, job, 50);
+    }
+    let out = success(&run(
+        &["compact", "--warehouse", &warehouse, "--table", table],
+        None,
+    ));
+    assert!(
+        out.contains("nothing to compact"),
+        "three files a bucket: {out}"
+    );
+    write_job(&dir, &warehouse, table, 4, 50);
+    let out = success(&run(
+        &["compact", "--warehouse", &warehouse, "--table", table],
+        None,
+    ));
+    assert!(
+        out.contains("compacted 8 file(s)"),
+        "four files in each of 2 buckets: {out}"
+    );
+}
+
+#[test]
+fn tables_it_cannot_compact_yet_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = path_in(&dir, "wh");
+    create(&warehouse, "db.pk", &["region", "id"], &[("bucket", "2")]);
+    create(
+        &warehouse,
+        "db.dv",
+        &[],
+        &[("bucket", "-1"), ("deletion-vectors.enabled", "true")],
+    );
+    for (table, named) in [
+        ("db.pk", "primary-key table"),
+        ("db.dv", "deletion-vectors.enabled"),
+    ] {
+        let line = failure(
+            &run(
+                &["compact", "--warehouse", &warehouse, "--table", table],
+                None,
+            ),
+            1,
+        );
+        assert!(line.contains(named), "{table}: {line}");
+        assert!(line.contains("cannot be compacted"), "{table}: {line}");
+    }
+}
