@@ -1,8 +1,9 @@
-//! `paimon-wire compact` (issue 41, append tables): after many write jobs, a full compaction
-//! leaves each bucket one file (the rows fit `target-file-size`) holding exactly the rows it
-//! had, read back by the paimon crate; a second compaction finds nothing to do; a table it
-//! cannot compact yet is refused by name before anything is written. Real worker and
-//! compaction processes of the built binary.
+//! `paimon-wire compact` (issue 41): after many write jobs, a full compaction leaves each
+//! bucket one file (the rows fit `target-file-size`; a primary-key bucket one sorted run at
+//! the highest level) holding exactly the rows a reader saw before, read back by the paimon
+//! crate; a second compaction finds nothing to do; a table it cannot compact yet is refused
+//! by name before anything is written. Real worker and compaction processes of the built
+//! binary.
 
 mod common;
 
@@ -114,13 +115,22 @@ fn rows(batches: &[RecordBatch]) -> Vec<String> {
 
 /// Live data files per (partition, bucket) of the table's latest snapshot.
 fn files_per_bucket(warehouse: &str, table: &str) -> BTreeMap<(Vec<u8>, i32), usize> {
+    levels_per_bucket(warehouse, table)
+        .into_iter()
+        .map(|(bucket, levels)| (bucket, levels.len()))
+        .collect()
+}
+
+/// The level of every live data file, per (partition, bucket).
+fn levels_per_bucket(warehouse: &str, table: &str) -> BTreeMap<(Vec<u8>, i32), Vec<i32>> {
     let (table, _) = read_table(warehouse, table);
     let plan = block_on(table.new_read_builder().new_scan().plan()).unwrap();
-    let mut files = BTreeMap::new();
+    let mut files: BTreeMap<(Vec<u8>, i32), Vec<i32>> = BTreeMap::new();
     for split in plan.splits() {
-        *files
+        files
             .entry((split.partition().to_serialized_bytes(), split.bucket()))
-            .or_insert(0) += split.data_files().len();
+            .or_default()
+            .extend(split.data_files().iter().map(|f| f.level));
     }
     files
 }
@@ -210,6 +220,75 @@ fn twenty_jobs_then_a_full_compaction_leave_one_file_per_bucket_and_the_same_row
 }
 
 #[test]
+fn a_primary_key_table_compacts_into_one_sorted_run_at_the_highest_level_keeping_each_keys_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = path_in(&dir, "wh");
+    let table = "db.pk";
+    create(&warehouse, table, &["region", "id"], &[("bucket", "2")]);
+    // Twenty jobs over the same keys: every job's rows replace the previous job's.
+    for job in 1..=20 {
+        write_job(&dir, &warehouse, table, job, 300);
+    }
+    let before = rows(&read_table(&warehouse, table).1);
+    assert_eq!(before.len(), 300, "each key once");
+    let levels_before = levels_per_bucket(&warehouse, table);
+    assert!(
+        levels_before.values().all(|l| l.len() >= 10),
+        "{levels_before:?}"
+    );
+
+    // Not full: at least num-sorted-run.compaction-trigger (5) runs: every bucket.
+    let out = success(&run(
+        &["compact", "--warehouse", &warehouse, "--table", table],
+        None,
+    ));
+    assert!(out.contains("compacted"), "{out}");
+    let levels = levels_per_bucket(&warehouse, table);
+    assert_eq!(
+        levels.keys().collect::<Vec<_>>(),
+        levels_before.keys().collect::<Vec<_>>()
+    );
+    // num-levels defaults to the trigger + 1 = 6: the highest level is 5.
+    assert!(levels.values().all(|l| l == &vec![5]), "{levels:?}");
+    assert_eq!(
+        rows(&read_table(&warehouse, table).1),
+        before,
+        "each key keeps its value"
+    );
+    let again = success(&run(
+        &[
+            "compact",
+            "--warehouse",
+            &warehouse,
+            "--table",
+            table,
+            "--full",
+        ],
+        None,
+    ));
+    assert!(again.contains("nothing to compact"), "{again}");
+
+    // A later job's updates win over the compacted run, and compact with it.
+    write_job(&dir, &warehouse, table, 21, 300);
+    let updated = rows(&read_table(&warehouse, table).1);
+    success(&run(
+        &[
+            "compact",
+            "--warehouse",
+            &warehouse,
+            "--table",
+            table,
+            "--full",
+        ],
+        None,
+    ));
+    assert!(levels_per_bucket(&warehouse, table)
+        .values()
+        .all(|l| l == &vec![5]));
+    assert_eq!(rows(&read_table(&warehouse, table).1), updated);
+}
+
+#[test]
 fn a_bucket_is_compacted_once_it_has_compaction_min_file_num_small_files() {
     let dir = tempfile::tempdir().unwrap();
     let warehouse = path_in(&dir, "wh");
@@ -246,7 +325,12 @@ fn a_bucket_is_compacted_once_it_has_compaction_min_file_num_small_files() {
 fn tables_it_cannot_compact_yet_are_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let warehouse = path_in(&dir, "wh");
-    create(&warehouse, "db.pk", &["region", "id"], &[("bucket", "2")]);
+    create(
+        &warehouse,
+        "db.partial",
+        &["region", "id"],
+        &[("bucket", "2"), ("merge-engine", "partial-update")],
+    );
     create(
         &warehouse,
         "db.dv",
@@ -254,7 +338,7 @@ fn tables_it_cannot_compact_yet_are_refused_by_name() {
         &[("bucket", "-1"), ("deletion-vectors.enabled", "true")],
     );
     for (table, named) in [
-        ("db.pk", "primary-key table"),
+        ("db.partial", "merge-engine PartialUpdate"),
         ("db.dv", "deletion-vectors.enabled"),
     ] {
         let line = failure(

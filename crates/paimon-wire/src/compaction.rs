@@ -1,27 +1,39 @@
-//! Native compaction (issue 41, first part: append tables): plan which files of each bucket to
-//! compact, rewrite one bucket's files in a worker, and commit the results through the
-//! coordinator like any other payload.
+//! Native compaction (issue 41): plan which files of each bucket to compact, rewrite one
+//! bucket's files in a worker, and commit the results through the coordinator like any other
+//! payload.
 //!
 //! 1. [`plan_compaction`] reads the table's latest snapshot and picks, per partition and
-//!    bucket, the small files (below `target-file-size`) to rewrite, with Paimon's own option
-//!    `compaction.min.file-num` (default 5, as Java's append compaction): a bucket is compacted
-//!    when it has at least that many small files, or, for a full compaction, at least two. A
-//!    table that needs nothing yields an empty plan. The plan is data: each
+//!    bucket, what to rewrite with Paimon's own options:
+//!    - append tables: the small files (below `target-file-size`), once there are
+//!      `compaction.min.file-num` of them (default 5, as Java's append compaction); with a
+//!      full compaction, two;
+//!    - primary-key tables: every sorted run of the bucket (each level-0 file is a run, each
+//!      other level one), once there are `num-sorted-run.compaction-trigger` runs (default 5);
+//!      with a full compaction, any bucket not already one file at the highest level. The
+//!      runs are merged into one at the highest level (`num-levels - 1`). Java's universal
+//!      compaction may pick fewer runs; merging them all is what its full compaction does,
+//!      and always leaves each level one sorted run.
+//!
+//!    A table that needs nothing yields an empty plan. The plan is data: each
 //!    [`CompactionTask`] serializes to bytes ([`CompactionTask::to_bytes`]) for a worker.
-//! 2. [`CompactionTask::run`] rewrites the task's files with the paimon crate's
-//!    `rewrite_append_files` (vendor patch 30): their live rows, in order, in the table's file
-//!    format and compression, rolled at `target-file-size`, in bounded memory (the reader's
-//!    batches and the writer's buffer). It returns an ordinary commit message carrying a
-//!    compact increment (`compact_before` the inputs, `compact_after` the results).
+//! 2. [`CompactionTask::run`] rewrites the task's files with the paimon crate (vendor patches
+//!    30 and 31): an append bucket's live rows, in order; a primary-key bucket's files merged
+//!    by the table's merge engine, each key's winner kept with its sequence number and row
+//!    kind (a key whose winner deletes it is dropped at the highest level). Both write the
+//!    table's file format and compression, rolled at `target-file-size`, in bounded memory:
+//!    the readers' batches (one per input file when merging) and one output file's rows. It
+//!    returns an ordinary commit message carrying a compact increment (`compact_before` the
+//!    inputs, `compact_after` the results).
 //! 3. The coordinator commits the messages under a binding with verified compaction
 //!    ([`crate::coordinator::Binding::with_verified_compaction`]): it checks the inputs are
 //!    live and reads inputs and results to compare their rows. A compaction that lost a race
 //!    (another commit removed an input) is refused, and its result files are deleted by
 //!    `abort`.
 //!
-//! Refused at plan time, naming why: primary-key tables (their compaction merges keys; not
-//! built yet), tables with deletion vectors (`deletion-vectors.enabled`: compacting their
-//! files must also rewrite the bucket's deletion-vector index), data-evolution and format
+//! Refused at plan time, naming why: tables with deletion vectors (`deletion-vectors.enabled`:
+//! compacting their files must also rewrite the bucket's deletion-vector index),
+//! primary-key tables whose merge engine is not `deduplicate` or `first-row`, or with
+//! `sequence.field` or a changelog producer, postpone tables, data-evolution and format
 //! tables, and tables with BLOB columns.
 
 use std::collections::BTreeMap;
@@ -35,6 +47,13 @@ pub const MIN_FILE_NUM_OPTION: &str = "compaction.min.file-num";
 
 /// Its default, as in Paimon Java.
 pub const DEFAULT_MIN_FILE_NUM: usize = 5;
+
+/// Paimon's option naming how many sorted runs a primary-key bucket needs before it is
+/// compacted.
+pub const SORTED_RUN_TRIGGER_OPTION: &str = "num-sorted-run.compaction-trigger";
+
+/// Its default, as in Paimon Java.
+pub const DEFAULT_SORTED_RUN_TRIGGER: usize = 5;
 
 /// Why a table cannot be compacted, or a compaction failed.
 #[derive(Debug)]
@@ -120,6 +139,11 @@ impl CompactionPlan {
 #[derive(Debug, Clone)]
 pub struct CompactionTask {
     split: DataSplit,
+    /// The level the results go to: 0 for an append table, the highest level for a
+    /// primary-key table.
+    output_level: i32,
+    /// Whether the table has a primary key (its files are merged, not concatenated).
+    merges_keys: bool,
 }
 
 impl CompactionTask {
@@ -143,18 +167,41 @@ impl CompactionTask {
         self.input_files().iter().map(|f| f.file_size).sum()
     }
 
-    /// The task as bytes a worker can be sent (JSON of the paimon crate's `DataSplit`).
+    /// The level the results are written to.
+    pub fn output_level(&self) -> i32 {
+        self.output_level
+    }
+
+    /// The task as bytes a worker can be sent: JSON holding the paimon crate's `DataSplit`.
     pub fn to_bytes(&self) -> Vec<u8> {
         // A DataSplit holds strings, numbers and byte arrays only: it always serializes.
-        serde_json::to_vec(&self.split).unwrap_or_default()
+        serde_json::to_vec(&serde_json::json!({
+            "output_level": self.output_level,
+            "merges_keys": self.merges_keys,
+            "split": self.split,
+        }))
+        .unwrap_or_default()
     }
 
     /// A task from [`Self::to_bytes`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, CompactionError> {
-        let split = serde_json::from_slice(bytes).map_err(|e| CompactionError::BadTask {
-            reason: e.to_string(),
-        })?;
-        Ok(Self { split })
+        let bad = |reason: String| CompactionError::BadTask { reason };
+        let mut value: serde_json::Value =
+            serde_json::from_slice(bytes).map_err(|e| bad(e.to_string()))?;
+        let output_level = value["output_level"]
+            .as_i64()
+            .and_then(|level| i32::try_from(level).ok())
+            .ok_or_else(|| bad("output_level is not a level".into()))?;
+        let merges_keys = value["merges_keys"]
+            .as_bool()
+            .ok_or_else(|| bad("merges_keys is not a boolean".into()))?;
+        let split =
+            serde_json::from_value(value["split"].take()).map_err(|e| bad(e.to_string()))?;
+        Ok(Self {
+            split,
+            output_level,
+            merges_keys,
+        })
     }
 
     /// Rewrites the task's files and returns the commit message of the compaction: the
@@ -162,17 +209,20 @@ impl CompactionTask {
     /// The new files are written but not committed: commit the message through a coordinator
     /// that takes compactions, or `abort` it.
     pub async fn run(&self, table: &Table) -> Result<CommitMessage, CompactionError> {
-        let results = paimon::table::rewrite_append_files(table, &self.split)
-            .await
-            .map_err(|source| CompactionError::Paimon {
-                during: format!(
-                    "rewriting {} file(s) of bucket {} of table {}",
-                    self.input_files().len(),
-                    self.bucket(),
-                    table.identifier().full_name()
-                ),
-                source,
-            })?;
+        let rewritten = if self.merges_keys {
+            paimon::table::rewrite_key_value_files(table, &self.split, self.output_level).await
+        } else {
+            paimon::table::rewrite_append_files(table, &self.split).await
+        };
+        let results = rewritten.map_err(|source| CompactionError::Paimon {
+            during: format!(
+                "rewriting {} file(s) of bucket {} of table {}",
+                self.input_files().len(),
+                self.bucket(),
+                table.identifier().full_name()
+            ),
+            source,
+        })?;
         let mut message = CommitMessage::new(self.partition(), self.bucket(), Vec::new());
         message.compact_before = self.input_files().to_vec();
         message.compact_after = results;
@@ -185,11 +235,8 @@ fn unsupported(table: &Table) -> Option<String> {
     let schema = table.schema();
     let options = CoreOptions::new(schema.options());
     if !schema.primary_keys().is_empty() {
-        return Some(
-            "it is a primary-key table, and paimon-wire compacts append tables only so far \
-             (compact it with Paimon Java's compaction job)"
-                .into(),
-        );
+        return paimon::table::key_value_rewrite_unsupported(table)
+            .map(|reason| format!("a primary-key table whose {reason}"));
     }
     if options.deletion_vectors_enabled() {
         return Some(
@@ -225,8 +272,33 @@ fn pick(files: &[DataFileMeta], target_file_size: i64, min_files: usize) -> Vec<
     }
 }
 
-/// Plans the compaction of `table`'s latest snapshot: a task for every bucket with at least
-/// `compaction.min.file-num` files below `target-file-size` (with `full`, at least two).
+/// Every file of a primary-key bucket, when it has `trigger` sorted runs or more (a level-0
+/// file is a run, and so is each other level), or, with `full`, unless it is one file at
+/// `max_level` already.
+fn pick_runs(
+    files: &[DataFileMeta],
+    max_level: i32,
+    trigger: usize,
+    full: bool,
+) -> Vec<DataFileMeta> {
+    let level_zero = files.iter().filter(|f| f.level == 0).count();
+    let mut levels: Vec<i32> = files
+        .iter()
+        .filter(|f| f.level > 0)
+        .map(|f| f.level)
+        .collect();
+    levels.sort_unstable();
+    levels.dedup();
+    let runs = level_zero + levels.len();
+    let compacted = files.len() == 1 && files[0].level == max_level;
+    if (full && !files.is_empty() && !compacted) || (runs >= trigger.max(2)) {
+        files.to_vec()
+    } else {
+        Vec::new()
+    }
+}
+
+/// Plans the compaction of `table`'s latest snapshot (see the module documentation).
 pub async fn plan_compaction(table: &Table, full: bool) -> Result<CompactionPlan, CompactionError> {
     let name = table.identifier().full_name();
     if let Some(reason) = unsupported(table) {
@@ -247,6 +319,19 @@ pub async fn plan_compaction(table: &Table, full: bool) -> Result<CompactionPlan
             })?,
     };
     let min_files = if full { 2 } else { min_files };
+    let merges_keys = !table.schema().primary_keys().is_empty();
+    let trigger = match table.schema().options().get(SORTED_RUN_TRIGGER_OPTION) {
+        None => DEFAULT_SORTED_RUN_TRIGGER,
+        Some(raw) => raw
+            .trim()
+            .parse::<usize>()
+            .map_err(|_| CompactionError::Unsupported {
+                table: name.clone(),
+                reason: format!("{SORTED_RUN_TRIGGER_OPTION} = {raw:?} is not a run count"),
+            })?,
+    };
+    let max_level =
+        crate::coordinator::rules::shared::table_rules::num_levels(table.schema().options()) - 1;
     let paimon_error = |during: &str| {
         let during = format!("{during} of table {name}");
         move |source| CompactionError::Paimon { during, source }
@@ -270,7 +355,11 @@ pub async fn plan_compaction(table: &Table, full: bool) -> Result<CompactionPlan
     }
     let mut tasks = Vec::new();
     for (template, files) in buckets.into_values() {
-        let chosen = pick(&files, options.target_file_size(), min_files);
+        let chosen = if merges_keys {
+            pick_runs(&files, max_level, trigger, full)
+        } else {
+            pick(&files, options.target_file_size(), min_files)
+        };
         if chosen.is_empty() {
             continue;
         }
@@ -283,10 +372,14 @@ pub async fn plan_compaction(table: &Table, full: bool) -> Result<CompactionPlan
             .with_total_buckets(template.total_buckets())
             .with_data_files(chosen)
             .with_data_deletion_files(vec![None; count])
-            .with_raw_convertible(true)
+            .with_raw_convertible(!merges_keys)
             .build()
             .map_err(paimon_error("describing a compaction task"))?;
-        tasks.push(CompactionTask { split });
+        tasks.push(CompactionTask {
+            split,
+            output_level: if merges_keys { max_level } else { 0 },
+            merges_keys,
+        });
     }
     Ok(CompactionPlan { snapshot_id, tasks })
 }
@@ -339,5 +432,30 @@ mod tests {
         assert_eq!(pick(&files[..3], 100, 2).len(), 2);
         assert!(pick(&files[..2], 100, 2).is_empty());
         assert!(pick(&files[..2], 100, 0).is_empty());
+    }
+
+    #[test]
+    fn a_primary_key_bucket_is_compacted_from_the_trigger_s_sorted_runs_on() {
+        let at = |name: &str, level: i32| {
+            let mut f = file(name, 10);
+            f.level = level;
+            f
+        };
+        // Three level-0 files and two files of level 3: four runs.
+        let files = vec![at("a", 0), at("b", 0), at("c", 0), at("d", 3), at("e", 3)];
+        assert!(
+            pick_runs(&files, 5, 5, false).is_empty(),
+            "four runs, trigger 5"
+        );
+        assert_eq!(
+            pick_runs(&files, 5, 4, false).len(),
+            5,
+            "every file of the bucket"
+        );
+        // Full: anything but one file at the highest level.
+        assert_eq!(pick_runs(&files[..1], 5, 5, true).len(), 1);
+        assert!(pick_runs(&[at("z", 5)], 5, 5, true).is_empty());
+        assert_eq!(pick_runs(&[at("y", 5), at("z", 5)], 5, 5, true).len(), 2);
+        assert!(pick_runs(&[], 5, 5, true).is_empty());
     }
 }

@@ -1184,6 +1184,54 @@ impl KeyValueFileWriter {
         Ok(result)
     }
 
+    /// Writes rows already merged and sorted by primary key, each with its own sequence
+    /// number (`seq`) and kind (the batch's `_VALUE_KIND` column), as one data file at `level`
+    /// marked with `file_source`: a file of a compaction, whose rows keep the sequence numbers
+    /// they won with. The file is remembered for [`Self::abort`].
+    pub(crate) async fn write_sorted_file(
+        &mut self,
+        batch: &RecordBatch,
+        seq: &Int64Array,
+        level: i32,
+        file_source: i32,
+    ) -> Result<DataFileMeta> {
+        let rows = u32::try_from(batch.num_rows()).map_err(|_| crate::Error::DataInvalid {
+            message: format!("{} rows do not fit one data file", batch.num_rows()),
+            source: None,
+        })?;
+        let indices = UInt32Array::from_iter_values(0..rows);
+        let factory =
+            self.new_format_writer_factory(build_physical_schema(&batch.schema()), false)?;
+        let (min_sequence_number, max_sequence_number) = seq
+            .values()
+            .iter()
+            .fold((i64::MAX, i64::MIN), |(min, max), &s| {
+                (min.min(s), max.max(s))
+            });
+        let mut meta = self
+            .write_indexed_file(
+                batch,
+                seq,
+                &indices,
+                IndexedFileWrite {
+                    format_writer_factory: factory.as_ref(),
+                    is_changelog: false,
+                    file_prefix: &self.config.data_file_prefix,
+                    file_ordinal: self.written_files.len(),
+                    file_format: &self.config.file_format,
+                    file_compression: &self.config.file_compression,
+                    min_sequence_number,
+                    max_sequence_number,
+                    delete_row_count: Self::indexed_delete_row_count(batch, &indices)?,
+                },
+            )
+            .await?;
+        meta.level = level;
+        meta.file_source = Some(file_source);
+        self.written_files.push(meta.clone());
+        Ok(meta)
+    }
+
     pub(crate) async fn abort(&mut self) {
         self.buffer.clear();
         self.buffer_bytes = 0;

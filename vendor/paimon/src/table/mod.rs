@@ -98,6 +98,7 @@ mod object_table;
 mod partition_filter;
 mod partition_row_count;
 mod partition_stat;
+mod pk_compact;
 #[cfg(feature = "fulltext")]
 mod pk_full_text_bucket_search;
 mod pk_full_text_bucket_state;
@@ -202,6 +203,7 @@ pub use lumina_index_build_builder::LuminaIndexBuildBuilder;
 pub use object_table::{ObjectEntry, ObjectTable};
 pub use partition_row_count::PartitionRowCount;
 pub use partition_stat::PartitionStat;
+pub use pk_compact::{key_value_rewrite_unsupported, rewrite_key_value_files};
 pub use pk_vector_bucket_split::{BucketVectorPayload, BucketVectorSearchSplit};
 pub use postpone_bucket_plan::{PostponeBucketPlan, POSTPONE_BUCKET_PLAN_TOTAL_BUCKETS_FIELD};
 pub use postpone_fixed_bucket_write::{

@@ -1539,6 +1539,26 @@ impl TableWrite {
         ))
     }
 
+    /// The key-value file writer of `bucket` of the partition at `partition_path`
+    /// (`partition_bytes` serialized) of a primary-key table with normal buckets, for a caller
+    /// that writes files itself (a compaction's rewrite).
+    pub(crate) async fn key_value_writer(
+        &mut self,
+        partition_path: String,
+        bucket: i32,
+        partition_bytes: &[u8],
+    ) -> Result<KeyValueFileWriter> {
+        match self
+            .create_kv_writer(partition_path, bucket, partition_bytes)
+            .await?
+        {
+            FileWriter::KeyValue(writer) => Ok(writer),
+            _ => Err(crate::Error::Unsupported {
+                message: "a key-value writer is made for primary-key tables only".to_string(),
+            }),
+        }
+    }
+
     /// Create a key-value writer for PK tables with normal buckets.
     async fn create_kv_writer(
         &mut self,

@@ -95,7 +95,7 @@ pub(crate) struct TableRules {
 
 /// Java `CoreOptions#numLevels`: `num-levels`, else `num-sorted-run.compaction-trigger` + 1
 /// (the trigger defaults to 5).
-fn num_levels(options: &std::collections::HashMap<String, String>) -> i32 {
+pub(crate) fn num_levels(options: &std::collections::HashMap<String, String>) -> i32 {
     let parse = |key: &str| options.get(key).and_then(|v| v.trim().parse::<i32>().ok());
     parse("num-levels")
         .unwrap_or_else(|| {

@@ -1,0 +1,339 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+//! The rewrite of a primary-key bucket's full compaction, for callers that plan and commit
+//! compactions themselves (Java's merge-tree compaction rewrite, into the highest level).
+//!
+//! [`rewrite_key_value_files`] merges every file of one split (a whole bucket) with the
+//! crate's own sort-merge reader and the table's merge engine, and writes each key's winner,
+//! **with the sequence number and row kind it won with**, as one sorted run of new files at
+//! the output level, rolled at about `target-file-size`. Written into the highest level, a
+//! key whose winner retracts it is dropped, as Java's compaction drops deletes there.
+//!
+//! Memory: one batch per input file (the merge's inputs) and the rows of one output file
+//! (`target-file-size` of data, decoded), whatever the bucket's size.
+
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef, Int64Array, Int8Array, RecordBatch, StringArray};
+use arrow_schema::{DataType as ArrowDataType, Field as ArrowField, Schema as ArrowSchema};
+use futures::{StreamExt, TryStreamExt};
+
+use super::sort_merge::{
+    DeduplicateMergeFunction, FirstRowMergeFunction, MergeFunction, SortMergeReaderBuilder,
+};
+use crate::spec::{
+    CoreOptions, DataFileMeta, MergeEngine, PartitionComputer, RowKind, SEQUENCE_NUMBER_FIELD_NAME,
+    VALUE_KIND_FIELD_NAME,
+};
+use crate::table::{ArrowRecordBatchStream, DataSplit, Table, TableWrite};
+use crate::Result;
+
+/// `file_source` of a file a compaction wrote (Java `FileSource.COMPACT`).
+const FILE_SOURCE_COMPACT: i32 = 1;
+
+/// Why the files of `table` cannot be rewritten by [`rewrite_key_value_files`], or `None`.
+pub fn key_value_rewrite_unsupported(table: &Table) -> Option<String> {
+    let schema = table.schema();
+    let options = CoreOptions::new(schema.options());
+    if schema.primary_keys().is_empty() {
+        return Some("it has no primary key".into());
+    }
+    match options.merge_engine() {
+        Ok(MergeEngine::Deduplicate | MergeEngine::FirstRow) => {}
+        Ok(other) => {
+            return Some(format!(
+                "merge-engine {other:?} is not compacted yet (deduplicate and first-row are)"
+            ))
+        }
+        Err(e) => return Some(format!("its merge-engine cannot be read: {e}")),
+    }
+    if !options.sequence_fields().is_empty() {
+        return Some("sequence.field orders its rows; not compacted yet".into());
+    }
+    if options.deletion_vectors_enabled() {
+        return Some(
+            "it has deletion vectors (deletion-vectors.enabled = true), whose index a \
+             compaction must rewrite; not compacted yet"
+                .into(),
+        );
+    }
+    if options.changelog_producer() != "none" {
+        return Some(format!(
+            "changelog-producer {} needs changelog files from a compaction; not written yet",
+            options.changelog_producer()
+        ));
+    }
+    if options.bucket() == -2 {
+        return Some("a postpone table (bucket = -2) compacts across buckets".into());
+    }
+    if schema.fields().iter().any(|f| f.data_type().is_blob_type()) {
+        return Some("it has BLOB columns".into());
+    }
+    None
+}
+
+/// Merges every file of `split` (one partition and bucket of primary-key table `table`) and
+/// writes each key's winner, with its own sequence number and row kind, as one sorted run of
+/// new files at `output_level`; keys whose winner retracts them are dropped (pass the table's
+/// highest level, `num-levels - 1`, so that no older version of the key is left below). The
+/// files are written but not committed; on an error, the files written so far are deleted.
+pub async fn rewrite_key_value_files(
+    table: &Table,
+    split: &DataSplit,
+    output_level: i32,
+) -> Result<Vec<DataFileMeta>> {
+    if let Some(reason) = key_value_rewrite_unsupported(table) {
+        return Err(crate::Error::Unsupported {
+            message: format!(
+                "compacting table {} is not supported: {reason}",
+                table.identifier().full_name()
+            ),
+        });
+    }
+    let schema = table.schema();
+    let options = CoreOptions::new(schema.options());
+    let partition_bytes = split.partition().to_serialized_bytes();
+    let partition_path = if schema.partition_keys().is_empty() {
+        String::new()
+    } else {
+        PartitionComputer::new(
+            schema.partition_keys(),
+            schema.fields(),
+            options.partition_default_name(),
+            options.legacy_partition_name(),
+        )?
+        .generate_partition_path(split.partition())?
+    };
+    let mut writer = TableWrite::new(table, "compaction".to_string())?
+        .key_value_writer(partition_path, split.bucket(), &partition_bytes)
+        .await?;
+
+    // Rows a file, from the inputs' bytes per row, so files come out near target-file-size.
+    let (bytes, rows) = split
+        .data_files()
+        .iter()
+        .fold((0i64, 0i64), |(b, r), f| (b + f.file_size, r + f.row_count));
+    let bytes_per_row = if rows > 0 { (bytes / rows).max(1) } else { 1 };
+    let rows_per_file = usize::try_from(
+        (options.target_file_size() / bytes_per_row)
+            .clamp(1, options.target_file_row_num()?.max(1)),
+    )
+    .unwrap_or(usize::MAX);
+
+    let written: Result<Vec<DataFileMeta>> = async {
+        let mut merged = merged_key_values(table, split)?;
+        let mut pending: Vec<RecordBatch> = Vec::new();
+        let mut pending_rows = 0usize;
+        let mut files = Vec::new();
+        while let Some(batch) = merged.try_next().await? {
+            if batch.num_rows() == 0 {
+                continue;
+            }
+            pending_rows += batch.num_rows();
+            pending.push(batch);
+            if pending_rows >= rows_per_file {
+                let batch = concat(&pending)?;
+                pending.clear();
+                pending_rows = 0;
+                files.push(write_file(&mut writer, &batch, output_level).await?);
+            }
+        }
+        if pending_rows > 0 {
+            let batch = concat(&pending)?;
+            files.push(write_file(&mut writer, &batch, output_level).await?);
+        }
+        Ok(files)
+    }
+    .await;
+    match written {
+        Ok(files) => Ok(files),
+        Err(error) => {
+            writer.abort().await;
+            Err(error)
+        }
+    }
+}
+
+/// The merged key-value rows of `split`: `[_SEQUENCE_NUMBER, _VALUE_KIND, user columns...]`,
+/// one row a key (its winner), in key order.
+fn merged_key_values(table: &Table, split: &DataSplit) -> Result<ArrowRecordBatchStream> {
+    let schema = table.schema();
+    let options = CoreOptions::new(schema.options());
+    let read = table.new_read_builder().new_read()?;
+    let mut streams: Vec<ArrowRecordBatchStream> = Vec::new();
+    for file in split.data_files() {
+        let one = DataSplit::builder()
+            .with_snapshot(split.snapshot_id())
+            .with_partition(split.partition().clone())
+            .with_bucket(split.bucket())
+            .with_bucket_path(split.bucket_path().to_string())
+            .with_total_buckets(split.total_buckets())
+            .with_data_files(vec![file.clone()])
+            .with_data_deletion_files(vec![None])
+            .with_raw_convertible(false)
+            .build()?;
+        let stream = read.to_arrow_key_values(&[one])?;
+        streams.push(Box::pin(
+            stream.map(|batch| batch.and_then(|b| to_key_value(&b))),
+        ));
+    }
+    // The reader's columns: rowkind, _SEQUENCE_NUMBER, then the table's fields.
+    let user_fields = crate::arrow::build_target_arrow_schema(schema.fields())?;
+    let mut fields: Vec<Arc<ArrowField>> = vec![
+        Arc::new(ArrowField::new(
+            SEQUENCE_NUMBER_FIELD_NAME,
+            ArrowDataType::Int64,
+            false,
+        )),
+        Arc::new(ArrowField::new(
+            VALUE_KIND_FIELD_NAME,
+            ArrowDataType::Int8,
+            false,
+        )),
+    ];
+    fields.extend(user_fields.fields().iter().cloned());
+    let input = Arc::new(ArrowSchema::new(fields));
+    let key_indices = schema
+        .trimmed_primary_keys()
+        .iter()
+        .map(|key| {
+            schema
+                .fields()
+                .iter()
+                .position(|f| f.name() == key)
+                .map(|i| i + 2)
+                .ok_or_else(|| crate::Error::DataInvalid {
+                    message: format!("primary key {key} is not a column"),
+                    source: None,
+                })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let merge: Box<dyn MergeFunction> = match options.merge_engine()? {
+        MergeEngine::FirstRow => Box::new(FirstRowMergeFunction {
+            ignore_delete: options.ignore_delete(),
+        }),
+        _ => Box::new(DeduplicateMergeFunction),
+    };
+    // The merge emits the key columns, then the value columns: here every input column, so
+    // the keys come twice and are cut off again below.
+    let all: Vec<usize> = (0..input.fields().len()).collect();
+    let keys = key_indices.len();
+    let mut output_fields: Vec<Arc<ArrowField>> = key_indices
+        .iter()
+        .map(|&i| input.fields()[i].clone())
+        .collect();
+    output_fields.extend(input.fields().iter().cloned());
+    let merged = SortMergeReaderBuilder::new(
+        streams,
+        input.clone(),
+        key_indices,
+        0,
+        1,
+        Vec::new(),
+        all.clone(),
+        Arc::new(ArrowSchema::new(output_fields)),
+        merge,
+    )
+    .build()?;
+    let columns: Vec<usize> = all.iter().map(|i| i + keys).collect();
+    Ok(Box::pin(merged.map(move |batch| {
+        batch.and_then(|b| {
+            b.project(&columns).map_err(|e| crate::Error::DataInvalid {
+                message: format!("projecting merged rows: {e}"),
+                source: None,
+            })
+        })
+    })))
+}
+
+/// A key-value read's batch (`rowkind` text, `_SEQUENCE_NUMBER`, user columns) as the merge
+/// takes it: `_SEQUENCE_NUMBER`, `_VALUE_KIND` (its byte), user columns.
+fn to_key_value(batch: &RecordBatch) -> Result<RecordBatch> {
+    let invalid = |message: String| crate::Error::DataInvalid {
+        message,
+        source: None,
+    };
+    let kinds = batch
+        .column(0)
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .ok_or_else(|| invalid("a key-value read's first column is not its row kind".into()))?;
+    let kind_bytes = (0..kinds.len())
+        .map(|i| RowKind::from_short_string(kinds.value(i)).map(RowKind::to_value))
+        .collect::<Result<Vec<i8>>>()?;
+    let mut columns: Vec<ArrayRef> = vec![
+        batch.column(1).clone(),
+        Arc::new(Int8Array::from(kind_bytes)),
+    ];
+    columns.extend(batch.columns()[2..].iter().cloned());
+    let mut fields: Vec<Arc<ArrowField>> = vec![
+        Arc::new(ArrowField::new(
+            SEQUENCE_NUMBER_FIELD_NAME,
+            ArrowDataType::Int64,
+            false,
+        )),
+        Arc::new(ArrowField::new(
+            VALUE_KIND_FIELD_NAME,
+            ArrowDataType::Int8,
+            false,
+        )),
+    ];
+    fields.extend(batch.schema().fields()[2..].iter().cloned());
+    RecordBatch::try_new(Arc::new(ArrowSchema::new(fields)), columns)
+        .map_err(|e| invalid(format!("rebuilding a key-value batch: {e}")))
+}
+
+fn concat(batches: &[RecordBatch]) -> Result<RecordBatch> {
+    arrow_select::concat::concat_batches(&batches[0].schema(), batches).map_err(|e| {
+        crate::Error::DataInvalid {
+            message: format!("concatenating merged rows: {e}"),
+            source: None,
+        }
+    })
+}
+
+/// Writes merged rows `[_SEQUENCE_NUMBER, _VALUE_KIND, user columns...]` as one file.
+async fn write_file(
+    writer: &mut super::kv_file_writer::KeyValueFileWriter,
+    batch: &RecordBatch,
+    level: i32,
+) -> Result<DataFileMeta> {
+    let seq = batch
+        .column(0)
+        .as_any()
+        .downcast_ref::<Int64Array>()
+        .ok_or_else(|| crate::Error::DataInvalid {
+            message: "merged rows lack their sequence numbers".into(),
+            source: None,
+        })?
+        .clone();
+    // The writer takes the user columns with the row kind as a `_VALUE_KIND` column.
+    let mut columns: Vec<ArrayRef> = batch.columns()[2..].to_vec();
+    columns.push(batch.column(1).clone());
+    let mut fields: Vec<Arc<ArrowField>> = batch.schema().fields()[2..].to_vec();
+    fields.push(batch.schema().fields()[1].clone());
+    let user = RecordBatch::try_new(Arc::new(ArrowSchema::new(fields)), columns).map_err(|e| {
+        crate::Error::DataInvalid {
+            message: format!("building the rows of a compacted file: {e}"),
+            source: None,
+        }
+    })?;
+    writer
+        .write_sorted_file(&user, &seq, level, FILE_SOURCE_COMPACT)
+        .await
+}
