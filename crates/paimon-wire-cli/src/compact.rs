@@ -133,7 +133,17 @@ pub fn run(args: &CompactArgs) -> CliResult<()> {
             // The results of a refused compaction are nobody's: delete them, unless the
             // outcome is unknown (abort then refuses and keeps them).
             let _ = block_on(coordinator.abort(&merged));
-            Err(error.into())
+            Err(match error {
+                // Another compaction planned from the same snapshot committed first.
+                paimon_wire::CoordinatorError::IdentifierReused { snapshot_id, .. } => {
+                    CliError::input(format!(
+                        "another compaction planned from snapshot {identifier} committed first \
+                         (snapshot {snapshot_id}); this one committed nothing and its results \
+                         were deleted: run compact again to compact what is left"
+                    ))
+                }
+                error => error.into(),
+            })
         }
     }
 }

@@ -352,3 +352,88 @@ fn tables_it_cannot_compact_yet_are_refused_by_name() {
         assert!(line.contains("cannot be compacted"), "{table}: {line}");
     }
 }
+
+/// Two compactions of one table at once: both plan the same snapshot, both rewrite; the
+/// first to commit wins and the other is refused (its inputs are no longer live), exit code
+/// 1, no panic. A writer committing meanwhile keeps its rows, and every row is there once.
+#[test]
+fn racing_compactions_and_a_writer_keep_every_row_once() {
+    use std::process::{Command, Stdio};
+
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = path_in(&dir, "wh");
+    for (table, keys, options) in [
+        (
+            "db.append",
+            &[][..],
+            &[("bucket", "2"), ("bucket-key", "id")][..],
+        ),
+        ("db.pk", &["region", "id"][..], &[("bucket", "2")][..]),
+    ] {
+        create(&warehouse, table, keys, options);
+        for job in 1..=12 {
+            write_job(&dir, &warehouse, table, job, 200);
+        }
+        let compact = || {
+            Command::new(common::BIN)
+                .args([
+                    "compact",
+                    "--warehouse",
+                    &warehouse,
+                    "--table",
+                    table,
+                    "--full",
+                ])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let (first, second) = (compact(), compact());
+        // A writer commits while the two compact.
+        write_job(&dir, &warehouse, table, 13, 200);
+        let outcomes = [
+            first.wait_with_output().unwrap(),
+            second.wait_with_output().unwrap(),
+        ];
+        let succeeded = outcomes.iter().filter(|o| o.status.success()).count();
+        assert!(succeeded >= 1, "{table}: {outcomes:?}");
+        for out in &outcomes {
+            let said = if out.status.success() {
+                String::from_utf8_lossy(&out.stdout)
+                    .trim()
+                    .replace('\n', "; ")
+            } else {
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                assert_eq!(out.status.code(), Some(1), "{table}: {stderr}");
+                assert!(!stderr.contains("panicked"), "{table}: {stderr}");
+                assert!(stderr.contains("committed first"), "{table}: {stderr}");
+                stderr.trim().to_string()
+            };
+            eprintln!("{table}: {said}");
+        }
+        let expected = if keys.is_empty() { 13 * 200 } else { 200 };
+        assert_eq!(
+            rows(&read_table(&warehouse, table).1).len(),
+            expected,
+            "{table}"
+        );
+        // What is left compacts cleanly.
+        success(&run(
+            &[
+                "compact",
+                "--warehouse",
+                &warehouse,
+                "--table",
+                table,
+                "--full",
+            ],
+            None,
+        ));
+        assert_eq!(
+            rows(&read_table(&warehouse, table).1).len(),
+            expected,
+            "{table}"
+        );
+    }
+}
