@@ -359,6 +359,25 @@ typedef struct paimon_wire_bytes {
   size_t len;
 } paimon_wire_bytes;
 
+// Payloads owned by the caller: `count` byte strings at `items`, payload `i` being
+// `items[i].data[0 .. items[i].len]`. Free all of them at once with `paimon_wire_payloads_free`
+// (exactly once, passing the struct unchanged); never free one item on its own.
+typedef struct paimon_wire_payloads {
+  // The payloads; NULL when they came from a failed call.
+  struct paimon_wire_bytes *items;
+  // Number of payloads.
+  size_t count;
+} paimon_wire_payloads;
+
+// Result of `paimon_wire_commit_messages_serialize_split`: on success `error` is NULL and
+// `payloads` is owned by the caller; on failure `payloads` is `{NULL, 0}`.
+typedef struct paimon_wire_result_payloads {
+  // The payloads (free with `paimon_wire_payloads_free`).
+  struct paimon_wire_payloads payloads;
+  // The error (free with `paimon_wire_error_free`); NULL on success.
+  struct paimon_wire_error *error;
+} paimon_wire_result_payloads;
+
 // Result of a call returning bytes: on success `error` is NULL and `bytes` is owned by the
 // caller; on failure `bytes` is `{NULL, 0}` and `error` is owned by the caller.
 typedef struct paimon_wire_result_bytes {
@@ -422,25 +441,6 @@ typedef struct paimon_wire_routing {
   // The table's bucket count for a fixed-bucket table, else 0.
   int32_t buckets;
 } paimon_wire_routing;
-
-// Payloads owned by the caller: `count` byte strings at `items`, payload `i` being
-// `items[i].data[0 .. items[i].len]`. Free all of them at once with `paimon_wire_payloads_free`
-// (exactly once, passing the struct unchanged); never free one item on its own.
-typedef struct paimon_wire_payloads {
-  // The payloads; NULL when they came from a failed call.
-  struct paimon_wire_bytes *items;
-  // Number of payloads.
-  size_t count;
-} paimon_wire_payloads;
-
-// Result of `paimon_wire_commit_messages_serialize_split`: on success `error` is NULL and
-// `payloads` is owned by the caller; on failure `payloads` is `{NULL, 0}`.
-typedef struct paimon_wire_result_payloads {
-  // The payloads (free with `paimon_wire_payloads_free`).
-  struct paimon_wire_payloads payloads;
-  // The error (free with `paimon_wire_error_free`); NULL on success.
-  struct paimon_wire_error *error;
-} paimon_wire_result_payloads;
 
 // One payload of a split set as the coordinator received it: its bytes (borrowed for the
 // call), its index in the set and the set's count, which the engine sends beside the bytes.
@@ -686,6 +686,46 @@ struct paimon_wire_error *paimon_wire_table_commit_abort_despite_unknown_outcome
 // # Safety
 // `commit` is NULL or a handle from this library, not used again after this call.
 void paimon_wire_table_commit_free(struct paimon_wire_table_commit *commit);
+
+// Plans the compaction of `table`'s latest snapshot: one task per partition and bucket to
+// compact, each as bytes to send to a worker (free the list with `paimon_wire_payloads_free`);
+// none when nothing needs compacting. Append tables: a bucket's files below
+// `target-file-size` once there are `compaction.min.file-num` (default 5) of them;
+// primary-key tables (`deduplicate`, `first-row`): every sorted run once there are
+// `num-sorted-run.compaction-trigger` (default 5), merged into one at the highest level.
+// `full` compacts every bucket not already compacted. Errors:
+// `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` naming why a table cannot be compacted, the storage
+// codes.
+//
+// # Safety
+// `table` is NULL or a handle from this library.
+struct paimon_wire_result_payloads paimon_wire_table_plan_compaction(const struct paimon_wire_table *table,
+                                                                     bool full);
+
+// The snapshot a task (`task_len` bytes at `task`, from `paimon_wire_table_plan_compaction`)
+// was planned from, written to `*snapshot_id`: commit the compaction under it as the
+// identifier. Errors: `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` for bytes that are not a
+// task, `PAIMON_WIRE_ERROR_CODE_NULL_POINTER`.
+//
+// # Safety
+// `task` points to `task_len` readable bytes; `snapshot_id` is NULL or writable.
+struct paimon_wire_error *paimon_wire_compaction_task_snapshot_id(const uint8_t *task,
+                                                                  size_t task_len,
+                                                                  int64_t *snapshot_id);
+
+// Runs one task (`task_len` bytes at `task`) on `table`: rewrites its files and returns the
+// payload of the compaction's commit message at serializer `version` (free with
+// `paimon_wire_bytes_free`). The new files are written, not committed: hand the payload to
+// the coordinator, whose table commit must take verified compactions. Errors:
+// `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` (not a task), `UNSUPPORTED_VERSION`,
+// `UNSUPPORTED`, the storage codes.
+//
+// # Safety
+// `table` is NULL or a handle from this library; `task` points to `task_len` readable bytes.
+struct paimon_wire_result_bytes paimon_wire_compaction_task_run(const struct paimon_wire_table *table,
+                                                                const uint8_t *task,
+                                                                size_t task_len,
+                                                                int32_t version);
 
 // Frames a raw payload (`payload_len` bytes at `payload`, written at serializer `version`) in
 // an envelope, returned as new bytes owned by the caller (free with `paimon_wire_bytes_free`).

@@ -254,6 +254,13 @@ inline Envelope dpcm_unframe(ByteView framed) {
                   ByteView(result.envelope.payload, result.envelope.payload_len)};
 }
 
+/// The snapshot a compaction task was planned from (paimon_wire_compaction_task_snapshot_id).
+inline int64_t compaction_task_snapshot_id(ByteView task) {
+  int64_t snapshot_id = 0;
+  detail::throw_if_error(paimon_wire_compaction_task_snapshot_id(task.data, task.size, &snapshot_id));
+  return snapshot_id;
+}
+
 /// Counts a payload's messages, new data files and rows, written at serializer `version`, by
 /// reading it in place: no table, no decoded messages. The whole payload is checked, within the
 /// default decode limits; a bad payload throws (MALFORMED_PAYLOAD names the field and offset).
@@ -620,6 +627,23 @@ class Table {
     detail::throw_if_error(paimon_wire_table_assigner_ids(handle_.get(), array, schema, assigners,
                                                           owners.data(), owners.size()));
     return owners;
+  }
+  /// The compaction plan of the latest snapshot: one task, as bytes to send to a worker, per
+  /// bucket to compact (paimon_wire_table_plan_compaction); `full` compacts every bucket not
+  /// already compacted.
+  Payloads plan_compaction(bool full = false) const {
+    paimon_wire_result_payloads result = paimon_wire_table_plan_compaction(handle_.get(), full);
+    detail::throw_if_error(result.error);
+    return Payloads(result.payloads);
+  }
+  /// Runs one task of plan_compaction on this table into the payload of its commit message at
+  /// `version` (paimon_wire_compaction_task_run); commit it with a table commit that verifies
+  /// compactions, under compaction_task_snapshot_id(task) as the identifier.
+  Bytes run_compaction_task(ByteView task, int32_t version) const {
+    paimon_wire_result_bytes result =
+        paimon_wire_compaction_task_run(handle_.get(), task.data, task.size, version);
+    detail::throw_if_error(result.error);
+    return Bytes(result.bytes);
   }
   /// A write builder for one logical commit.
   WriteBuilder new_write_builder(std::string_view commit_user, bool overwrite = false,

@@ -27,6 +27,7 @@
 
 mod args;
 pub mod commit;
+pub mod compaction;
 pub mod envelope;
 pub mod error;
 mod handle;

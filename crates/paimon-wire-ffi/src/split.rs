@@ -43,7 +43,7 @@ impl paimon_wire_payloads {
         count: 0,
     };
 
-    fn from_vecs(payloads: Vec<Vec<u8>>) -> Self {
+    pub(crate) fn from_vecs(payloads: Vec<Vec<u8>>) -> Self {
         let items: Box<[paimon_wire_bytes]> = payloads
             .into_iter()
             .map(paimon_wire_bytes::from_vec)

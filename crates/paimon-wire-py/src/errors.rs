@@ -257,6 +257,8 @@ pub(crate) enum Error {
     Envelope(CoreEnvelopeError),
     /// From framing or unframing a `DPCM` frame.
     Frame(CoreFrameError),
+    /// From planning or running a compaction.
+    Compaction(paimon_wire::compaction::CompactionError),
     /// From the paimon crate, with what this library was doing.
     Paimon {
         during: String,
@@ -427,6 +429,16 @@ impl From<Error> for PyErr {
                 }
             }
             Error::Frame(e) => frame_exception(py, &e, e.to_string()),
+            Error::Compaction(e) => {
+                use paimon_wire::compaction::CompactionError as C;
+                let message = e.to_string();
+                match e {
+                    C::Unsupported { .. } => UnsupportedError::new_err(message),
+                    C::BadTask { .. } => pyo3::exceptions::PyValueError::new_err(message),
+                    C::Paimon { source, .. } => paimon_exception(&source, message),
+                    _ => PaimonWireError::new_err(message),
+                }
+            }
             Error::Paimon { during, source } => {
                 // No secret of a warehouse this process opened shows, in any spelling.
                 let source = paimon_wire::coordinator::without_secrets(source);

@@ -14,6 +14,7 @@
 //! typed stubs live in `python/paimon_wire/`.
 
 mod arrow_input;
+mod compaction;
 mod coordinator;
 mod errors;
 mod logging_bridge;
@@ -55,6 +56,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<coordinator::Coordinator>()?;
     m.add_class::<coordinator::BoundMessages>()?;
     m.add_class::<coordinator::CommitOutcome>()?;
+    m.add_class::<compaction::CompactionTask>()?;
     errors::register(m)?;
     Ok(())
 }

@@ -184,6 +184,17 @@ impl Table {
         schema.as_ref().to_pyarrow(py)
     }
 
+    /// The compaction of the latest snapshot, one task per partition and bucket to compact
+    /// (none when nothing needs it). `full` compacts every bucket not already compacted.
+    #[pyo3(signature = (full = false))]
+    fn plan_compaction(
+        &self,
+        py: Python<'_>,
+        full: bool,
+    ) -> PyResult<Vec<crate::compaction::CompactionTask>> {
+        crate::compaction::plan(self, py, full)
+    }
+
     /// The latest snapshot as a dict (`id`, `commit_user`, `commit_identifier`,
     /// `commit_kind`, `schema_id`, `time_millis`, `total_record_count`), or None for a table
     /// never committed to.

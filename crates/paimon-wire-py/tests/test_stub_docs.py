@@ -972,6 +972,149 @@ def test_doc_FrameError_offset_is_where_the_wrong_field_is(warehouse):
         assert refused.value.offset == offset, (offset, str(refused.value))
 
 
+def written_jobs(table: pw.Table, jobs: int, per_job: int = 40) -> None:
+    """`jobs` committed jobs, each rewriting ids 0..per_job (one file per partition)."""
+    for job in range(1, jobs + 1):
+        payload = prepare(table, range(per_job))
+        table.new_coordinator("job-1").commit_payloads([payload], identifier=job)
+
+
+def compact(table: pw.Table, full: bool = False) -> pw.CommitOutcome | None:
+    """Plans, runs every task here and commits once with verified compaction."""
+    tasks = table.plan_compaction(full)
+    if not tasks:
+        return None
+    coordinator = pw.Coordinator(table, "compactor", verify_compaction=True)
+    payloads = [task.run(table) for task in tasks]
+    return coordinator.commit_payloads(payloads, identifier=tasks[0].snapshot_id)
+
+
+def test_doc_Table_plan_compaction_one_task_per_bucket_to_compact(warehouse):
+    table = create_orders(warehouse)
+    written_jobs(table, 4)
+    assert table.plan_compaction() == [], "four files a bucket, compaction.min.file-num is 5"
+    written_jobs(table, 1)
+    tasks = table.plan_compaction()
+    assert len(tasks) == 4, "four partitions, one bucket each"
+    assert all(task.input_files == 5 for task in tasks)
+
+
+def test_doc_Table_plan_compaction_full_compacts_every_bucket_not_compacted(warehouse):
+    table = create_orders(warehouse)
+    written_jobs(table, 2)
+    assert table.plan_compaction() == []
+    assert [t.input_files for t in table.plan_compaction(full=True)] == [2, 2, 2, 2]
+    compact(table, full=True)
+    assert table.plan_compaction(full=True) == [], "one file a bucket"
+
+
+def test_doc_Table_plan_compaction_primary_key_tables_merge_every_run_into_the_highest_level(warehouse):
+    table = pk_table(warehouse, bucket="2")
+    for job in range(1, 6):
+        data = pa.table(
+            {
+                "id": pa.array(range(50), pa.int64()),
+                "region": [f"region-{i % 2}" for i in range(50)],
+                "amount": [float(job)] * 50,
+                "note": [f"job {job}"] * 50,
+            },
+            schema=PK_SCHEMA,
+        )
+        table.new_coordinator("job-1").commit_payloads([write(table, data)], identifier=job)
+    before = sorted(table.read().to_pylist(), key=lambda r: (r["region"], r["id"]))
+    tasks = table.plan_compaction()
+    assert tasks and all(t.output_level == 5 and t.input_files == 5 for t in tasks)
+    assert compact(table).status == "committed"
+    after = sorted(table.read().to_pylist(), key=lambda r: (r["region"], r["id"]))
+    assert after == before and {r["note"] for r in after} == {"job 5"}
+    assert table.plan_compaction(full=True) == []
+
+
+def test_doc_Table_plan_compaction_refuses_tables_it_cannot_compact_naming_why(warehouse):
+    table = pk_table(warehouse, **{"merge-engine": "aggregation"})
+    with pytest.raises(pw.UnsupportedError, match="merge-engine"):
+        table.plan_compaction()
+
+
+def test_doc_CompactionTask_pickles_as_its_bytes(warehouse):
+    table = create_orders(warehouse)
+    written_jobs(table, 2)
+    task = table.plan_compaction(full=True)[0]
+    back = pickle.loads(pickle.dumps(task))
+    assert back.to_bytes() == task.to_bytes()
+    assert (back.bucket, back.snapshot_id, back.input_files) == (task.bucket, task.snapshot_id, 2)
+
+
+def test_doc_CompactionTask_new_takes_to_bytes_and_refuses_other_bytes(warehouse):
+    table = create_orders(warehouse)
+    written_jobs(table, 2)
+    task = table.plan_compaction(full=True)[0]
+    assert pw.CompactionTask(task.to_bytes()).to_bytes() == task.to_bytes()
+    with pytest.raises(ValueError, match="not a compaction task"):
+        pw.CompactionTask(b"{}")
+
+
+def test_doc_CompactionTask_bucket_is_the_bucket(warehouse):
+    table = pk_table(warehouse, bucket="2")
+    data = rows(range(40)).cast(PK_SCHEMA)
+    table.new_coordinator("job-1").commit_payloads([write(table, data)], identifier=1)
+    buckets = sorted({t.bucket for t in table.plan_compaction(full=True)})
+    assert buckets == [0, 1]
+
+
+def test_doc_CompactionTask_snapshot_id_is_the_planned_snapshot(warehouse):
+    table = create_orders(warehouse)
+    written_jobs(table, 2)
+    assert {t.snapshot_id for t in table.plan_compaction(full=True)} == {2}
+
+
+def test_doc_CompactionTask_input_files_counts_the_files_it_rewrites(warehouse):
+    table = create_orders(warehouse)
+    written_jobs(table, 3)
+    assert [t.input_files for t in table.plan_compaction(full=True)] == [3] * 4
+
+
+def test_doc_CompactionTask_input_bytes_sums_their_sizes(warehouse):
+    table = create_orders(warehouse)
+    written_jobs(table, 2)
+    tasks = table.plan_compaction(full=True)
+    files = sum(f.stat().st_size for f in pathlib.Path(table.location.removeprefix("file:")).rglob("*.parquet"))
+    assert sum(t.input_bytes for t in tasks) == files
+
+
+def test_doc_CompactionTask_output_level_is_0_for_append_and_the_highest_for_primary_keys(warehouse):
+    append = create_orders(warehouse)
+    written_jobs(append, 2)
+    assert {t.output_level for t in append.plan_compaction(full=True)} == {0}
+    keyed = pk_table(warehouse, bucket="1", **{"num-levels": "4"})
+    data = rows(range(10)).cast(PK_SCHEMA)
+    keyed.new_coordinator("job-1").commit_payloads([write(keyed, data)], identifier=1)
+    assert {t.output_level for t in keyed.plan_compaction(full=True)} == {3}
+
+
+def test_doc_CompactionTask_to_bytes_is_what_new_takes(warehouse):
+    table = create_orders(warehouse)
+    written_jobs(table, 2)
+    task = table.plan_compaction(full=True)[0]
+    assert type(task.to_bytes()) is bytes
+    assert pw.CompactionTask(memoryview(task.to_bytes())).input_files == 2
+
+
+def test_doc_CompactionTask_run_returns_a_payload_a_verifying_coordinator_commits(warehouse):
+    table = create_orders(warehouse)
+    written_jobs(table, 6)
+    before = sorted(table.read().column("id").to_pylist())
+    tasks = table.plan_compaction()
+    payload, version = tasks[0].run(table)
+    assert version == pw.CURRENT_SERIALIZER_VERSION
+    (message,) = pw.inspect(payload, version)
+    assert len(message["compact_before"]) == 6 and len(message["compact_after"]) == 1
+    outcome = compact(table)
+    assert outcome.status == "committed"
+    assert sorted(table.read().column("id").to_pylist()) == before
+    assert table.latest_snapshot()["commit_kind"].upper() == "COMPACT"
+
+
 def test_doc_Coordinator_merge_keeps_identical_duplicates_once(warehouse):
     table = create_orders(warehouse)
     payload = prepare(table, range(100))

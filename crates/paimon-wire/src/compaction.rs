@@ -167,6 +167,11 @@ impl CompactionTask {
         self.input_files().iter().map(|f| f.file_size).sum()
     }
 
+    /// The snapshot the task was planned from (commit its result with it as the identifier).
+    pub fn snapshot_id(&self) -> i64 {
+        self.split.snapshot_id()
+    }
+
     /// The level the results are written to.
     pub fn output_level(&self) -> i32 {
         self.output_level

@@ -27,6 +27,7 @@ __all__ = [
     "Coordinator",
     "BoundMessages",
     "CommitOutcome",
+    "CompactionTask",
     "PaimonWireError",
     "CodecError",
     "EnvelopeError",
@@ -287,6 +288,14 @@ class Table:
         ``commit_kind``, ``schema_id``, ``time_millis``, ``total_record_count``), or None."""
     def read(self) -> pyarrow.Table:
         """All rows of the latest snapshot, read with the paimon crate's reader."""
+    def plan_compaction(self, full: bool = False) -> list[CompactionTask]:
+        """The compaction of the latest snapshot: one task per partition and bucket to
+        compact, none when nothing needs it. Append tables: a bucket's files below
+        ``target-file-size`` once there are ``compaction.min.file-num`` (default 5) of them.
+        Primary-key tables (``deduplicate`` and ``first-row`` merge engines): every sorted run
+        of a bucket once there are ``num-sorted-run.compaction-trigger`` (default 5), merged
+        into one at the highest level. ``full=True`` compacts every bucket not already
+        compacted. Tables it cannot compact raise ``UnsupportedError`` naming why."""
     def routing(self) -> tuple[str, Optional[int]]:
         """``("fixed-bucket", n)``, ``("any-writer", None)`` or ``("single-writer", None)``."""
     def bucket_ids(self, data: Any) -> pyarrow.Int32Array:
@@ -454,6 +463,36 @@ class BoundMessages:
     def to_dicts(self) -> list[dict[str, Any]]:
         """The messages in the schema of ``inspect``."""
     def __len__(self) -> int: ...
+
+@final
+class CompactionTask:
+    """One partition and bucket to compact. Pickles as its bytes, so it can be sent to another
+    process (a Ray task) and run there."""
+
+    def __new__(cls, data: _BytesLike) -> CompactionTask:
+        """The task whose ``to_bytes`` are ``data``; ``ValueError`` for other bytes."""
+    @property
+    def bucket(self) -> int:
+        """The bucket."""
+    @property
+    def snapshot_id(self) -> int:
+        """The snapshot the task was planned from: commit its result under this identifier."""
+    @property
+    def input_files(self) -> int:
+        """How many files the task rewrites."""
+    @property
+    def input_bytes(self) -> int:
+        """The bytes of the files the task rewrites."""
+    @property
+    def output_level(self) -> int:
+        """The level its results are written to: 0 on an append table, the highest level
+        (``num-levels - 1``) on a primary-key table."""
+    def to_bytes(self) -> bytes:
+        """The task as bytes."""
+    def run(self, table: Table, version: Optional[int] = None) -> tuple[bytes, int]:
+        """Rewrites the task's files in ``table`` and returns the payload of the compaction,
+        ``(bytes, version)``: commit it with a coordinator bound with
+        ``verify_compaction=True``, which reads inputs and results and compares them."""
 
 @final
 class CommitOutcome:
