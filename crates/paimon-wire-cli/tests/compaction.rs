@@ -221,10 +221,16 @@ fn twenty_jobs_then_a_full_compaction_leave_one_file_per_bucket_and_the_same_row
 
 #[test]
 fn a_primary_key_table_compacts_into_one_sorted_run_at_the_highest_level_keeping_each_keys_value() {
+    for (table, bucket) in [("db.pk", "2"), ("db.dynamic", "-1")] {
+        primary_key_table_compacts(table, bucket);
+    }
+}
+
+/// 20 jobs over the same keys, then compactions; see the test above.
+fn primary_key_table_compacts(table: &str, bucket: &str) {
     let dir = tempfile::tempdir().unwrap();
     let warehouse = path_in(&dir, "wh");
-    let table = "db.pk";
-    create(&warehouse, table, &["region", "id"], &[("bucket", "2")]);
+    create(&warehouse, table, &["region", "id"], &[("bucket", bucket)]);
     // Twenty jobs over the same keys: every job's rows replace the previous job's.
     for job in 1..=20 {
         write_job(&dir, &warehouse, table, job, 300);

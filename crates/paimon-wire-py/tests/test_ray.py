@@ -842,3 +842,21 @@ def test_the_default_commit_user_follows_commit_user_prefix(warehouse):
     assert prefix == "nightly-etl" and len(rest) == 36, sink.commit_user
     create_orders(warehouse)
     assert PaimonDatasink(warehouse, "db.orders").commit_user.startswith("ray-data-")
+
+
+def test_compact_runs_a_ray_task_per_bucket_and_commits_once(warehouse):
+    from paimon_wire.ray import compact
+
+    table = create_orders(warehouse)
+    for job in range(1, 6):
+        with table.new_writer("job-1") as writer:
+            writer.write(rows(range(40)))
+            payload = writer.prepare_commit()
+        table.new_coordinator("job-1").commit_payloads([payload], identifier=job)
+    before = sorted(table.read().column("id").to_pylist())
+    outcome = compact(table)
+    assert outcome is not None and outcome.status == "committed"
+    assert table.latest_snapshot()["commit_user"] == "paimon-wire-compact"
+    assert sorted(table.read().column("id").to_pylist()) == before
+    assert table.plan_compaction(full=True) == [], "one file a bucket"
+    assert compact(table) is None, "nothing left to compact"

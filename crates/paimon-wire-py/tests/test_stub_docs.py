@@ -37,6 +37,7 @@ from conftest import (
     create_orders,
     data_files,
     prepare,
+    read_with_pypaimon,
     rows,
     run_cli,
     sorted_ids,
@@ -972,9 +973,10 @@ def test_doc_FrameError_offset_is_where_the_wrong_field_is(warehouse):
         assert refused.value.offset == offset, (offset, str(refused.value))
 
 
-def written_jobs(table: pw.Table, jobs: int, per_job: int = 40) -> None:
-    """`jobs` committed jobs, each rewriting ids 0..per_job (one file per partition)."""
-    for job in range(1, jobs + 1):
+def written_jobs(table: pw.Table, jobs: int, first: int = 1, per_job: int = 40) -> None:
+    """`jobs` committed jobs (identifiers from `first` on), each writing ids 0..per_job (one
+    file per partition)."""
+    for job in range(first, first + jobs):
         payload = prepare(table, range(per_job))
         table.new_coordinator("job-1").commit_payloads([payload], identifier=job)
 
@@ -993,7 +995,7 @@ def test_doc_Table_plan_compaction_one_task_per_bucket_to_compact(warehouse):
     table = create_orders(warehouse)
     written_jobs(table, 4)
     assert table.plan_compaction() == [], "four files a bucket, compaction.min.file-num is 5"
-    written_jobs(table, 1)
+    written_jobs(table, 1, first=5)
     tasks = table.plan_compaction()
     assert len(tasks) == 4, "four partitions, one bucket each"
     assert all(task.input_files == 5 for task in tasks)
@@ -1027,6 +1029,9 @@ def test_doc_Table_plan_compaction_primary_key_tables_merge_every_run_into_the_h
     assert compact(table).status == "committed"
     after = sorted(table.read().to_pylist(), key=lambda r: (r["region"], r["id"]))
     assert after == before and {r["note"] for r in after} == {"job 5"}
+    # pypaimon, an independent reader, reads the compacted table the same.
+    by_pypaimon = read_with_pypaimon(warehouse, "db.users").to_pylist()
+    assert sorted(by_pypaimon, key=lambda r: (r["region"], r["id"])) == before
     assert table.plan_compaction(full=True) == []
 
 

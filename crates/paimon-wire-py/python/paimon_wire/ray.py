@@ -115,6 +115,7 @@ from paimon_wire._native import (
     DEFAULT_HASH_INDEX_BUDGET,
     BoundMessages,
     CommitOutcome,
+    CompactionTask,
     Coordinator,
     Table,
     UnsupportedError,
@@ -125,7 +126,7 @@ from paimon_wire._native import (
 if TYPE_CHECKING:
     from ray.data._internal.execution.interfaces import TaskContext
 
-__all__ = ["PaimonDatasink"]
+__all__ = ["PaimonDatasink", "compact"]
 
 logger = logging.getLogger(__name__)
 
@@ -848,3 +849,44 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
         state["outcome"] = None
         state["_committed_before"] = None
         return state
+
+
+def _run_compaction_task(table: Table, task: CompactionTask) -> tuple[bytes, int]:
+    return task.run(table)
+
+
+def compact(
+    table: Table,
+    *,
+    full: bool = False,
+    commit_user: str = "paimon-wire-compact",
+    ray_remote_args: Optional[Mapping[str, Any]] = None,
+) -> Optional[CommitOutcome]:
+    """Compacts ``table`` with Ray: plans on the driver (``Table.plan_compaction``), runs one
+    Ray task per bucket to compact (``CompactionTask.run``; the table and the task are sent
+    pickled), and commits every task's payload once on the driver with a coordinator that
+    verifies the compaction, under the planned snapshot's id as the identifier. Returns the
+    commit's outcome, or None when nothing needs compacting. If a task fails, the files of
+    the tasks that finished are deleted (``Coordinator.abort``) and the error is raised;
+    nothing is committed. ``ray_remote_args`` go to each task (``num_cpus``, ...)."""
+    tasks = table.plan_compaction(full)
+    if not tasks:
+        return None
+    remote = ray.remote(_run_compaction_task)
+    if ray_remote_args:
+        remote = remote.options(**ray_remote_args)
+    table_ref = ray.put(table)
+    refs = [remote.remote(table_ref, task) for task in tasks]
+    coordinator = Coordinator(table, commit_user, verify_compaction=True)
+    payloads: list[tuple[bytes, int]] = []
+    failure: Optional[BaseException] = None
+    for ref in refs:
+        try:
+            payloads.append(ray.get(ref))
+        except Exception as error:  # a task failed: keep collecting to clean up the rest
+            failure = failure or error
+    if failure is not None:
+        for payload, version in payloads:
+            coordinator.abort(coordinator.deserialize(payload, version))
+        raise failure
+    return coordinator.commit_payloads(payloads, identifier=tasks[0].snapshot_id)
