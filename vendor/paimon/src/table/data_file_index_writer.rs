@@ -36,7 +36,7 @@ struct IndexColumnOptions {
 
 /// Validated top-level column indexes for the logical table schema.
 #[derive(Clone)]
-pub(super) struct FileIndexOptions {
+pub(crate) struct FileIndexOptions {
     columns: Vec<IndexColumnOptions>,
     pub(super) in_manifest_threshold: i64,
 }
