@@ -180,16 +180,7 @@ fn run_workers(
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(CliError::input(
-                        "a worker-watching thread failed unexpectedly",
-                    ))
-                })
-            })
-            .collect()
+        crate::workers::join_all(handles)
     });
     bar.finish_and_clear();
     results.into_iter().collect()
@@ -233,12 +224,8 @@ fn run_task_process(
     if status.success() {
         return Ok(());
     }
-    let reason = errors
-        .iter()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .map(|l| l.trim_start_matches("paimon-wire: error: ").to_string())
-        .unwrap_or_else(|| format!("exit status {status}"));
+    let reason =
+        crate::workers::last_error_line(&errors).unwrap_or_else(|| format!("exit status {status}"));
     Err(CliError::input(format!(
         "compaction task {index} failed: {reason}"
     )))

@@ -17,6 +17,7 @@ mod payload;
 mod split;
 mod table;
 mod verbose;
+mod workers;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -87,6 +87,13 @@ fn write_job(dir: &tempfile::TempDir, warehouse: &str, table: &str, job: u32, ro
     ));
 }
 
+/// `paimon-wire compact --warehouse W --table T` with `extra` arguments.
+fn compact(warehouse: &str, table: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["compact", "--warehouse", warehouse, "--table", table];
+    args.extend(extra);
+    run(&args, None)
+}
+
 /// Every row of the table as sorted text lines: the multiset a compaction must keep.
 fn rows(batches: &[RecordBatch]) -> Vec<String> {
     let mut lines = Vec::new();
@@ -155,18 +162,10 @@ fn twenty_jobs_then_a_full_compaction_leave_one_file_per_bucket_and_the_same_row
             "{table}: {files_before:?}"
         );
 
-        let out = success(&run(
-            &[
-                "compact",
-                "--warehouse",
-                &warehouse,
-                "--table",
-                table,
-                "--full",
-                "--parallelism",
-                "2",
-            ],
-            None,
+        let out = success(&compact(
+            &warehouse,
+            table,
+            &["--full", "--parallelism", "2"],
         ));
         assert!(out.contains("compacted"), "{table}: {out}");
         let files_after = files_per_bucket(&warehouse, table);
@@ -185,33 +184,13 @@ fn twenty_jobs_then_a_full_compaction_leave_one_file_per_bucket_and_the_same_row
             "{table}: the same rows"
         );
 
-        let again = success(&run(
-            &[
-                "compact",
-                "--warehouse",
-                &warehouse,
-                "--table",
-                table,
-                "--full",
-            ],
-            None,
-        ));
+        let again = success(&compact(&warehouse, table, &["--full"]));
         assert!(again.contains("nothing to compact"), "{table}: {again}");
 
         // Writers go on after the compaction; the next compaction takes their files and the
         // compacted one.
         write_job(&dir, &warehouse, table, 21, 200);
-        success(&run(
-            &[
-                "compact",
-                "--warehouse",
-                &warehouse,
-                "--table",
-                table,
-                "--full",
-            ],
-            None,
-        ));
+        success(&compact(&warehouse, table, &["--full"]));
         assert!(files_per_bucket(&warehouse, table)
             .values()
             .all(|&n| n == 1));
@@ -244,10 +223,7 @@ fn primary_key_table_compacts(table: &str, bucket: &str) {
     );
 
     // Not full: at least num-sorted-run.compaction-trigger (5) runs: every bucket.
-    let out = success(&run(
-        &["compact", "--warehouse", &warehouse, "--table", table],
-        None,
-    ));
+    let out = success(&compact(&warehouse, table, &[]));
     assert!(out.contains("compacted"), "{out}");
     let levels = levels_per_bucket(&warehouse, table);
     assert_eq!(
@@ -261,33 +237,13 @@ fn primary_key_table_compacts(table: &str, bucket: &str) {
         before,
         "each key keeps its value"
     );
-    let again = success(&run(
-        &[
-            "compact",
-            "--warehouse",
-            &warehouse,
-            "--table",
-            table,
-            "--full",
-        ],
-        None,
-    ));
+    let again = success(&compact(&warehouse, table, &["--full"]));
     assert!(again.contains("nothing to compact"), "{again}");
 
     // A later job's updates win over the compacted run, and compact with it.
     write_job(&dir, &warehouse, table, 21, 300);
     let updated = rows(&read_table(&warehouse, table).1);
-    success(&run(
-        &[
-            "compact",
-            "--warehouse",
-            &warehouse,
-            "--table",
-            table,
-            "--full",
-        ],
-        None,
-    ));
+    success(&compact(&warehouse, table, &["--full"]));
     assert!(levels_per_bucket(&warehouse, table)
         .values()
         .all(|l| l == &vec![5]));
@@ -308,19 +264,13 @@ fn a_bucket_is_compacted_once_it_has_compaction_min_file_num_small_files() {
     for job in 1..=3 {
         write_job(&dir, &warehouse, table, job, 50);
     }
-    let out = success(&run(
-        &["compact", "--warehouse", &warehouse, "--table", table],
-        None,
-    ));
+    let out = success(&compact(&warehouse, table, &[]));
     assert!(
         out.contains("nothing to compact"),
         "three files a bucket: {out}"
     );
     write_job(&dir, &warehouse, table, 4, 50);
-    let out = success(&run(
-        &["compact", "--warehouse", &warehouse, "--table", table],
-        None,
-    ));
+    let out = success(&compact(&warehouse, table, &[]));
     assert!(
         out.contains("compacted 8 file(s)"),
         "four files in each of 2 buckets: {out}"
@@ -347,13 +297,7 @@ fn tables_it_cannot_compact_yet_are_refused_by_name() {
         ("db.partial", "merge-engine PartialUpdate"),
         ("db.dv", "deletion-vectors.enabled"),
     ] {
-        let line = failure(
-            &run(
-                &["compact", "--warehouse", &warehouse, "--table", table],
-                None,
-            ),
-            1,
-        );
+        let line = failure(&compact(&warehouse, table, &[]), 1);
         assert!(line.contains(named), "{table}: {line}");
         assert!(line.contains("cannot be compacted"), "{table}: {line}");
     }
@@ -380,7 +324,7 @@ fn racing_compactions_and_a_writer_keep_every_row_once() {
         for job in 1..=12 {
             write_job(&dir, &warehouse, table, job, 200);
         }
-        let compact = || {
+        let spawn_compaction = || {
             Command::new(common::BIN)
                 .args([
                     "compact",
@@ -395,7 +339,7 @@ fn racing_compactions_and_a_writer_keep_every_row_once() {
                 .spawn()
                 .unwrap()
         };
-        let (first, second) = (compact(), compact());
+        let (first, second) = (spawn_compaction(), spawn_compaction());
         // A writer commits while the two compact.
         write_job(&dir, &warehouse, table, 13, 200);
         let outcomes = [
@@ -425,17 +369,7 @@ fn racing_compactions_and_a_writer_keep_every_row_once() {
             "{table}"
         );
         // What is left compacts cleanly.
-        success(&run(
-            &[
-                "compact",
-                "--warehouse",
-                &warehouse,
-                "--table",
-                table,
-                "--full",
-            ],
-            None,
-        ));
+        success(&compact(&warehouse, table, &["--full"]));
         assert_eq!(
             rows(&read_table(&warehouse, table).1).len(),
             expected,

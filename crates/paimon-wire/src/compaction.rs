@@ -240,8 +240,7 @@ fn unsupported(table: &Table) -> Option<String> {
     let schema = table.schema();
     let options = CoreOptions::new(schema.options());
     if !schema.primary_keys().is_empty() {
-        return paimon::table::key_value_rewrite_unsupported(table)
-            .map(|reason| format!("a primary-key table whose {reason}"));
+        return paimon::table::key_value_rewrite_unsupported(table);
     }
     if options.deletion_vectors_enabled() {
         return Some(
@@ -250,16 +249,7 @@ fn unsupported(table: &Table) -> Option<String> {
                 .into(),
         );
     }
-    if options.data_evolution_enabled() {
-        return Some("it is a data-evolution table".into());
-    }
-    if options.is_format_table() {
-        return Some("it is a format table (it has no snapshots to compact)".into());
-    }
-    if schema.fields().iter().any(|f| f.data_type().is_blob_type()) {
-        return Some("it has BLOB columns".into());
-    }
-    None
+    paimon::table::append_rewrite_unsupported(table)
 }
 
 /// The small files of a bucket to compact, or none: the files below `target_file_size`, in
@@ -394,30 +384,9 @@ mod tests {
     use super::*;
 
     fn file(name: &str, size: i64) -> DataFileMeta {
-        let stats = || paimon::spec::BinaryTableStats::new(Vec::new(), Vec::new(), Vec::new());
-        DataFileMeta {
-            file_name: name.into(),
-            file_size: size,
-            row_count: 1,
-            min_key: Vec::new(),
-            max_key: Vec::new(),
-            key_stats: stats(),
-            value_stats: stats(),
-            min_sequence_number: 0,
-            max_sequence_number: 0,
-            schema_id: 0,
-            level: 0,
-            extra_files: vec![],
-            creation_time: None,
-            delete_row_count: None,
-            embedded_index: None,
-            file_source: Some(0),
-            value_stats_cols: None,
-            external_path: None,
-            first_row_id: None,
-            write_cols: None,
-            column_max_sequence_numbers: None,
-        }
+        let mut file = crate::test_support::data_file(name, 1);
+        file.file_size = size;
+        file
     }
 
     #[test]

@@ -60,6 +60,8 @@ pub mod routing;
 pub mod secrets;
 pub mod split;
 mod stats;
+#[cfg(test)]
+mod test_support;
 mod version;
 pub mod view;
 pub mod warehouse;

@@ -254,16 +254,7 @@ fn run_workers(
                 scope.spawn(move || collect_worker(index, child, output.as_deref(), bar))
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(CliError::input(
-                        "a worker-watching thread failed unexpectedly",
-                    ))
-                })
-            })
-            .collect()
+        crate::workers::join_all(handles)
     });
     bar.finish_and_clear();
     results.into_iter().collect()
@@ -365,12 +356,8 @@ fn collect_worker(
 }
 
 fn worker_failed(index: u32, status: ExitStatus, errors: &[String]) -> CliError {
-    let reason = errors
-        .iter()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .map(|l| l.trim_start_matches("paimon-wire: error: ").to_string())
-        .unwrap_or_else(|| "no error message".to_string());
+    let reason =
+        crate::workers::last_error_line(errors).unwrap_or_else(|| "no error message".to_string());
     CliError::input(format!("worker {index} failed ({status}): {reason}"))
 }
 

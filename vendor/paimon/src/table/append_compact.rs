@@ -36,6 +36,25 @@ use crate::Result;
 /// `file_source` of a file a compaction wrote (Java `FileSource.COMPACT`).
 const FILE_SOURCE_COMPACT: i32 = 1;
 
+/// Why the files of `table` cannot be rewritten by [`rewrite_append_files`], or `None`.
+pub fn append_rewrite_unsupported(table: &Table) -> Option<String> {
+    let schema = table.schema();
+    let options = CoreOptions::new(schema.options());
+    if !schema.trimmed_primary_keys().is_empty() {
+        return Some("it has a primary key (its compaction merges keys)".into());
+    }
+    if options.data_evolution_enabled() {
+        return Some("it is a data-evolution table".into());
+    }
+    if options.is_format_table() {
+        return Some("it is a format table (it has no snapshots to compact)".into());
+    }
+    if schema.fields().iter().any(|f| f.data_type().is_blob_type()) {
+        return Some("it has BLOB columns".into());
+    }
+    None
+}
+
 /// Rewrites the files of `split` (one partition and bucket of append table `table`, with
 /// their deletion vectors) into new files holding exactly their live rows, in order. Returns
 /// the new files; none when no row is live. The files are written but not committed: on an
@@ -44,26 +63,16 @@ const FILE_SOURCE_COMPACT: i32 = 1;
 /// Refuses primary-key tables (their compaction merges keys), data-evolution and format
 /// tables, and tables with BLOB columns.
 pub async fn rewrite_append_files(table: &Table, split: &DataSplit) -> Result<Vec<DataFileMeta>> {
+    if let Some(reason) = append_rewrite_unsupported(table) {
+        return Err(crate::Error::Unsupported {
+            message: format!(
+                "compacting table {} is not supported: {reason}",
+                table.identifier().full_name()
+            ),
+        });
+    }
     let schema = table.schema();
     let options = CoreOptions::new(schema.options());
-    let refuse = |what: &str| crate::Error::Unsupported {
-        message: format!(
-            "compacting table {} is not supported: {what}",
-            table.identifier().full_name()
-        ),
-    };
-    if !schema.trimmed_primary_keys().is_empty() {
-        return Err(refuse("it has a primary key (its compaction merges keys)"));
-    }
-    if options.data_evolution_enabled() {
-        return Err(refuse("it is a data-evolution table"));
-    }
-    if options.is_format_table() {
-        return Err(refuse("it is a format table"));
-    }
-    if schema.fields().iter().any(|f| f.data_type().is_blob_type()) {
-        return Err(refuse("it has BLOB columns"));
-    }
     options.ensure_read_authorized()?;
 
     let partition_path = if schema.partition_keys().is_empty() {

@@ -166,7 +166,7 @@ mod write_batch_normalize;
 mod write_builder;
 
 use crate::Result;
-pub use append_compact::rewrite_append_files;
+pub use append_compact::{append_rewrite_unsupported, rewrite_append_files};
 use arrow_array::RecordBatch;
 pub use audit_log_table::AuditLogTable;
 pub use batch_vector_search_builder::BatchVectorSearchBuilder;

@@ -66,6 +66,21 @@ struct IndexAt<'a> {
     field: String,
 }
 
+impl IndexAt<'_> {
+    /// The bucket's partition as a serialized row (a live file's partition is the normalized
+    /// key: empty for an unpartitioned table) and the bucket's directory.
+    fn bucket(&self, table: &paimon::table::Table) -> paimon::Result<(&[u8], String)> {
+        let partition: &[u8] = if self.partition.is_empty() {
+            &paimon::spec::EMPTY_SERIALIZED_ROW
+        } else {
+            self.partition
+        };
+        let path =
+            TableCommit::new(table.clone(), String::new()).bucket_path(partition, self.bucket)?;
+        Ok((partition, path))
+    }
+}
+
 /// Rule `hash-index-replaced`, checked on each message as its payload is decoded: a HASH
 /// index the message deletes, in either deleted list and whatever the binding allows, is
 /// replaced by a HASH index the message adds, in either new list.
@@ -321,13 +336,7 @@ async fn first_unknown_key(
     known: &HashSet<i32>,
 ) -> paimon::Result<Option<i32>> {
     use futures::TryStreamExt;
-    let partition: &[u8] = if at.partition.is_empty() {
-        &paimon::spec::EMPTY_SERIALIZED_ROW
-    } else {
-        at.partition
-    };
-    let bucket_path =
-        TableCommit::new(table.clone(), String::new()).bucket_path(partition, at.bucket)?;
+    let (partition, bucket_path) = at.bucket(table)?;
     let split = paimon::table::DataSplit::builder()
         .with_snapshot(snapshot_id)
         .with_partition(paimon::spec::BinaryRow::from_serialized_bytes(partition)?)
@@ -590,14 +599,8 @@ async fn read_hashes(
 ) -> CoordinatorResult<()> {
     let table = context.table;
     let message = at.message.unwrap_or_default();
-    // A live file's partition is the normalized key: empty for an unpartitioned table.
-    let partition: &[u8] = if at.partition.is_empty() {
-        &paimon::spec::EMPTY_SERIALIZED_ROW
-    } else {
-        at.partition
-    };
-    let bucket_path = TableCommit::new(table.clone(), String::new())
-        .bucket_path(partition, at.bucket)
+    let (_, bucket_path) = at
+        .bucket(table)
         .map_err(|e| CoordinatorError::paimon("locating a HASH index", e))?;
     let path = index_file_path(table, &bucket_path, at.file);
     let during = || format!("reading HASH index {path}");
