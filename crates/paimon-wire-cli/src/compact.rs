@@ -10,7 +10,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -91,19 +91,15 @@ pub fn run(args: &CompactArgs) -> CliResult<()> {
         .parallelism
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
         .clamp(1, jobs.len());
-    run_workers(args, &jobs, parallelism)?;
-
     let coordinator = block_on(Coordinator::bind(
         table,
         Binding::append(args.commit_user.clone()).with_verified_compaction(),
     ))??;
-    let mut parts = Vec::with_capacity(jobs.len());
-    for (_, payload_file) in &jobs {
-        let bytes = std::fs::read(payload_file)
-            .map_err(|e| CliError::input(format!("cannot read {}: {e}", payload_file.display())))?;
-        parts.push(coordinator.deserialize(SerializerVersion::CURRENT, &bytes)?);
-    }
-    let merged = coordinator.merge(parts)?;
+    // From here on a failure before the commit leaves the finished tasks' results to nobody:
+    // they are deleted before the error is reported.
+    let merged = run_workers(args, &jobs, parallelism)
+        .and_then(|()| decode_results(&coordinator, &jobs))
+        .inspect_err(|_| discard_results(&coordinator, &jobs))?;
     let outputs: usize = merged
         .messages()
         .iter()
@@ -148,8 +144,36 @@ pub fn run(args: &CompactArgs) -> CliResult<()> {
     }
 }
 
+/// Every task's payload, decoded and merged as one compaction.
+fn decode_results(
+    coordinator: &Coordinator,
+    jobs: &[(PathBuf, PathBuf)],
+) -> CliResult<paimon_wire::BoundMessages> {
+    let mut parts = Vec::with_capacity(jobs.len());
+    for (_, payload_file) in jobs {
+        let bytes = std::fs::read(payload_file)
+            .map_err(|e| CliError::input(format!("cannot read {}: {e}", payload_file.display())))?;
+        parts.push(coordinator.deserialize(SerializerVersion::CURRENT, &bytes)?);
+    }
+    Ok(coordinator.merge(parts)?)
+}
+
+/// Deletes the results of every task that finished (its payload is there), for a compaction
+/// that will not be committed. Best effort: a payload that does not decode is skipped.
+fn discard_results(coordinator: &Coordinator, jobs: &[(PathBuf, PathBuf)]) {
+    for (_, payload_file) in jobs {
+        let Ok(bytes) = std::fs::read(payload_file) else {
+            continue;
+        };
+        if let Ok(messages) = coordinator.deserialize(SerializerVersion::CURRENT, &bytes) {
+            let _ = block_on(coordinator.abort(&messages));
+        }
+    }
+}
+
 /// Runs every task in a `compact-task` process, `parallelism` at a time, with a progress
-/// bar on a terminal. Fails naming the first task that failed and its error line.
+/// bar on a terminal. After a task fails no other task starts; fails naming the first task
+/// that failed and its error line.
 fn run_workers(
     args: &CompactArgs,
     jobs: &[(PathBuf, PathBuf)],
@@ -165,6 +189,7 @@ fn run_workers(
     }
     bar.enable_steady_tick(Duration::from_millis(100));
     let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
     let results: Vec<CliResult<()>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..parallelism)
             .map(|_| {
@@ -174,7 +199,11 @@ fn run_workers(
                         let Some((task, output)) = jobs.get(index) else {
                             return Ok(());
                         };
-                        run_task_process(&exe, args, index, task, output)?;
+                        if failed.load(Ordering::SeqCst) {
+                            return Ok(());
+                        }
+                        run_task_process(&exe, args, index, task, output)
+                            .inspect_err(|_| failed.store(true, Ordering::SeqCst))?;
                         bar.inc(1);
                     }
                 })

@@ -130,7 +130,7 @@ fn files_per_bucket(warehouse: &str, table: &str) -> BTreeMap<(Vec<u8>, i32), us
 
 /// The level of every live data file, per (partition, bucket).
 fn levels_per_bucket(warehouse: &str, table: &str) -> BTreeMap<(Vec<u8>, i32), Vec<i32>> {
-    let (table, _) = read_table(warehouse, table);
+    let table = block_on(paimon_wire::coordinator::open_table(warehouse, table)).unwrap();
     let plan = block_on(table.new_read_builder().new_scan().plan()).unwrap();
     let mut files: BTreeMap<(Vec<u8>, i32), Vec<i32>> = BTreeMap::new();
     for split in plan.splits() {
@@ -376,4 +376,60 @@ fn racing_compactions_and_a_writer_keep_every_row_once() {
             "{table}"
         );
     }
+}
+
+/// Every data file under `warehouse`, by path.
+fn data_files_on_disk(warehouse: &str) -> std::collections::BTreeSet<std::path::PathBuf> {
+    let mut found = std::collections::BTreeSet::new();
+    let mut dirs = vec![std::path::PathBuf::from(warehouse)];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "parquet") {
+                found.insert(path);
+            }
+        }
+    }
+    found
+}
+
+/// A task that fails (one of its bucket's files is gone from storage) fails the compaction,
+/// nothing is committed, and the other tasks' results are deleted: no file is left that no
+/// snapshot references.
+#[test]
+fn a_failed_task_commits_nothing_and_leaves_no_result_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = path_in(&dir, "wh");
+    let table = "db.events";
+    create(&warehouse, table, &[], &[("bucket", "-1")]);
+    for job in 1..=5 {
+        write_job(&dir, &warehouse, table, job, 100);
+    }
+    let lost = data_files_on_disk(&warehouse).into_iter().next().unwrap();
+    std::fs::remove_file(&lost).unwrap();
+    let before = data_files_on_disk(&warehouse);
+    let buckets = levels_per_bucket(&warehouse, table).len();
+    assert_eq!(buckets, 2, "two partitions, two tasks");
+
+    let line = failure(
+        &compact(&warehouse, table, &["--full", "--parallelism", "2"]),
+        1,
+    );
+    assert!(line.contains("compaction task"), "{line}");
+    assert_eq!(
+        data_files_on_disk(&warehouse),
+        before,
+        "the task that succeeded left its results behind"
+    );
+    let opened = block_on(paimon_wire::coordinator::open_table(&warehouse, table)).unwrap();
+    let latest = block_on(opened.snapshot_manager().get_latest_snapshot())
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        latest.commit_user(),
+        USER,
+        "nothing committed by the compaction"
+    );
 }
