@@ -106,8 +106,8 @@ pub enum Rule {
     /// On a dynamic-bucket primary-key table, a bucket that gets new data files has a HASH
     /// index after the commit (live, or new in the commit; in an overwrite commit, new), and a
     /// bucket that keeps its live index gets only keys that index lists (the coordinator reads
-    /// those files' keys). Keys written without an index are invisible to the next writers'
-    /// assigners.
+    /// the keys of those new files, and of an unverified compaction's results). Keys written
+    /// without an index are invisible to the next writers' assigners.
     HashIndexCoverage,
     /// On a dynamic-bucket primary-key table, the HASH indexes after the commit give each key
     /// one bucket per partition: no key hash in two buckets' indexes (new against new, and

@@ -327,6 +327,66 @@ async fn a_new_key_in_a_bucket_that_keeps_its_index_is_refused() {
     ));
 }
 
+/// A compaction of a dynamic bucket that keeps its live index cannot bring in a key the index
+/// does not list either. The forged compaction below passes every compaction rule on
+/// metadata (whole runs, key and sequence ranges within its inputs, fewer rows, a real file at
+/// the highest level); an unverified binding reads its result's keys (`hash-index-coverage`),
+/// a verified one compares them with the inputs' (`compact-content`).
+#[tokio::test]
+async fn a_compaction_bringing_a_new_key_into_a_bucket_that_keeps_its_index_is_refused() {
+    use paimon_wire::coordinator::Binding;
+
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("dyn", Kind::DynamicBucketPk).await;
+    let coordinator = append_coordinator(&table).await;
+    let mut live = Vec::new();
+    for identifier in 1..=2 {
+        let messages =
+            assigner_messages(&table, AssignerShare::WHOLE, &batch(&[(1, "a"), (5, "a")]))
+                .await
+                .unwrap();
+        live.extend(messages[0].new_files.iter().cloned());
+        send(&coordinator, &messages, identifier).await.unwrap();
+    }
+    let bucket = 0;
+    let before = Unchanged::of(&table).await;
+
+    // Keys 1 and 3 at sequence numbers 0 and 1: written for a table of the same schema, and
+    // put into this bucket's directory.
+    let other = warehouse.create("other", Kind::DynamicBucketPk).await;
+    let written = assigner_messages(&other, AssignerShare::WHOLE, &batch(&[(1, "a"), (3, "a")]))
+        .await
+        .unwrap();
+    let mut result = written[0].new_files[0].clone();
+    let source = super::support::find_files(
+        std::path::Path::new(other.location().trim_start_matches("file:")),
+        &result.file_name,
+    );
+    let live_path = super::support::find_files(
+        std::path::Path::new(table.location().trim_start_matches("file:")),
+        &live[0].file_name,
+    );
+    std::fs::copy(&source[0], live_path[0].with_file_name(&result.file_name)).unwrap();
+    result.level = 5;
+    let mut compaction = CommitMessage::new(written[0].partition.clone(), bucket, Vec::new());
+    compaction.compact_before = live.clone();
+    compaction.compact_after = vec![result];
+
+    let unverified = super::support::bind(&table, Binding::append(USER).with_compaction()).await;
+    assert_refused(
+        send(&unverified, std::slice::from_ref(&compaction), 3).await,
+        Rule::HashIndexCoverage,
+        "does not list",
+    );
+    let verified =
+        super::support::bind(&table, Binding::append(USER).with_verified_compaction()).await;
+    let error = send(&verified, &[compaction], 3).await.unwrap_err();
+    assert_eq!(rule_of(&error), Rule::CompactContent, "{error}");
+    before
+        .assert_still(&table, "a compaction bringing a new key")
+        .await;
+}
+
 /// The compaction's index lists are checked like the data increment's: a forged HASH index
 /// moved to `compact_new_index_files`, or a live one deleted by `compact_deleted_index_files`
 /// without a replacement, is refused even by a coordinator that takes compactions.

@@ -7,14 +7,15 @@
 //! |---|---|---|
 //! | `hash-index-keys` | one bucket per key (HASH indexes in `new_index_files` and `compact_new_index_files` alike): after the commit no key hash is in two buckets' HASH indexes of one partition (new against new, and new against the live indexes of buckets the commit does not replace); a bucket's new index keeps every key of the index it replaces (append commits); an index file holds exactly `row_count` keys | `two_assigners_giving_one_key_two_buckets_are_refused`, `a_new_bucket_holding_a_key_another_bucket_holds_is_refused`, `an_index_that_drops_keys_of_the_one_it_replaces_is_refused`, `an_index_whose_size_is_not_its_row_count_is_refused` |
 //! | `hash-index-replaced` | a message that deletes a bucket's HASH index (in `deleted_index_files` or `compact_deleted_index_files`, whatever the binding's opt-ins) adds the bucket's new one (in `new_index_files` or `compact_new_index_files`): a bucket left without an index makes the next writers put its keys in other buckets, and a dynamic-bucket writer never deletes an index without writing its successor | `hostile_round_4::a_hash_index_deleted_without_a_replacement_is_refused_in_every_list` |
-//! | `hash-index-coverage` | a bucket that gets new data files has a HASH index after the commit (live or new; in an overwrite commit, new), so the next writers' assigners see its keys; and a bucket that gets new data files but keeps its live index (no new one in the commit) gets only keys that index lists: its new files' primary keys are read and hashed | `new_data_in_a_bucket_without_an_index_is_refused`, `a_new_key_in_a_bucket_that_keeps_its_index_is_refused` |
+//! | `hash-index-coverage` | a bucket that gets new data files has a HASH index after the commit (live or new; in an overwrite commit, new), so the next writers' assigners see its keys; and a bucket that gets data files but keeps its live index (no new one in the commit) gets only keys that index lists: its new files' primary keys, and an unverified compaction's results', are read and hashed | `new_data_in_a_bucket_without_an_index_is_refused`, `a_new_key_in_a_bucket_that_keeps_its_index_is_refused`, `a_compaction_bringing_a_new_key_into_a_bucket_that_keeps_its_index_is_refused` |
 //!
 //! What the rules cannot see: the keys of a bucket that gets a new index. Its writer maintained
 //! that index as it wrote (a dynamic-bucket writer writes one exactly when it added keys), so
 //! its data files are not read: reading every new data file would make the commit cost the
 //! size of the data. A HASH index that lists a key hash the bucket's data files do not hold
 //! only wastes a slot. The files that are read are those of writers that only updated keys
-//! the table has (they write no new index): the cost is one read of those files' rows.
+//! the table has (they write no new index), and the results of compactions a binding does not
+//! verify (a verifying binding reads them anyway): the cost is one read of those files' rows.
 //!
 //! Cost: the HASH index files of the partitions whose indexes the commit changes are read (4
 //! bytes per key, in chunks of [`HASH_INDEX_READ_CHUNK`]); other partitions are not touched.
@@ -219,13 +220,17 @@ fn check_coverage(
     Ok(())
 }
 
-/// `hash-index-coverage`, the keys: a bucket that gets new data files but no new HASH index
-/// keeps its live index, which must then list every key of those files (a dynamic-bucket
-/// writer that adds a key writes the bucket's new index). Otherwise the next writers'
-/// assigners would put the key in another bucket, and it would read back twice.
+/// `hash-index-coverage`, the keys: a bucket that gets data files but no new HASH index keeps
+/// its live index, which must then list every key of those files (a dynamic-bucket writer
+/// that adds a key writes the bucket's new index). Otherwise the next writers' assigners
+/// would put the key in another bucket, and it would read back twice.
+///
+/// The files are the message's `new_files` and, unless the binding verifies compactions,
+/// its `compact_after` files that are not inputs upgraded in place: a verified compaction is
+/// read anyway and refused (`compact-content`) if a result holds a key its inputs do not.
 ///
 /// Reads the live index of each such bucket (its keys held in a set, charged to the HASH
-/// index budget) and each of those new files' key-value rows, one file at a time, batch by
+/// index budget) and each of those files' key-value rows, one file at a time, batch by
 /// batch: each row's trimmed primary key is hashed as the index hashes it.
 async fn check_known_keys(
     context: TableContext<'_>,
@@ -233,11 +238,26 @@ async fn check_known_keys(
     state: &TableState,
     new_indexes: &HashMap<BucketKey, IndexAt<'_>>,
 ) -> CoordinatorResult<()> {
-    // Per bucket keeping its index: the live index, and the new files with their message.
-    let mut buckets: Vec<(IndexAt, Vec<(usize, &DataFileMeta)>)> = Vec::new();
+    // Per bucket keeping its index: the live index, and the files to read with their
+    // message and list.
+    type Files<'m> = Vec<(usize, &'static str, &'m DataFileMeta)>;
+    let mut buckets: Vec<(IndexAt, Files)> = Vec::new();
     let mut position: HashMap<BucketKey, usize> = HashMap::new();
+    let read_results = !context.binding.verify_compaction;
     for (index, message) in messages.iter().enumerate() {
-        if message.new_files.is_empty() {
+        let inputs: HashSet<&str> = message
+            .compact_before
+            .iter()
+            .map(|f| f.file_name.as_str())
+            .collect();
+        let results = message
+            .compact_after
+            .iter()
+            .filter(|f| read_results && !inputs.contains(f.file_name.as_str()));
+        let files: Files = (message.new_files.iter().map(|f| (index, "new_files", f)))
+            .chain(results.map(|f| (index, "compact_after", f)))
+            .collect();
+        if files.is_empty() {
             continue;
         }
         let key = bucket_key(state.partitioned, &message.partition, message.bucket);
@@ -267,9 +287,7 @@ async fn check_known_keys(
                 buckets.len() - 1
             }
         };
-        buckets[slot]
-            .1
-            .extend(message.new_files.iter().map(|file| (index, file)));
+        buckets[slot].1.extend(files);
     }
     if buckets.is_empty() {
         return Ok(());
@@ -294,7 +312,7 @@ async fn check_known_keys(
             known.insert(hash);
         })
         .await?;
-        for &(message, file) in files {
+        for &(message, list, file) in files {
             if let Some(hash) = first_unknown_key(table, at, snapshot_id, file, &key_fields, &known)
                 .await
                 .map_err(|e| {
@@ -309,7 +327,7 @@ async fn check_known_keys(
             {
                 return Err(refuse(
                     message,
-                    format!("new_files[{}]", file.file_name),
+                    format!("{list}[{}]", file.file_name),
                     Rule::HashIndexCoverage,
                     format!(
                         "bucket {} gets a key (hash {hash}) that its live HASH index {} does \
@@ -325,7 +343,7 @@ async fn check_known_keys(
     Ok(())
 }
 
-/// The hash of the first key of `file` (a new data file of the bucket at `at`) that `known`
+/// The hash of the first key of `file` (a data file the commit adds to the bucket at `at`) that `known`
 /// does not hold, read from its key-value rows batch by batch; `None` if it holds them all.
 async fn first_unknown_key(
     table: &paimon::table::Table,

@@ -317,9 +317,9 @@ pub const REGISTRY: [RuleEntry; 29] = [
         name: "hash-index-coverage",
         module: "hash_index",
         stage: Stage::TableState,
-        protects: "a dynamic bucket with new data has a HASH index after the commit, and one that keeps its live index gets only keys that index lists (the new files' keys are read)",
-        lists: &["new_files", "new_index_files", "compact_new_index_files"],
-        tests: &["crates/paimon-wire/tests/coordinator/hash_index.rs::new_data_in_a_bucket_without_an_index_is_refused", "crates/paimon-wire/tests/coordinator/hash_index.rs::a_new_key_in_a_bucket_that_keeps_its_index_is_refused"],
+        protects: "a dynamic bucket with new data has a HASH index after the commit, and one that keeps its live index gets only keys that index lists (the new files' keys are read, and an unverified compaction's results')",
+        lists: &["new_files", "compact_after", "new_index_files", "compact_new_index_files"],
+        tests: &["crates/paimon-wire/tests/coordinator/hash_index.rs::new_data_in_a_bucket_without_an_index_is_refused", "crates/paimon-wire/tests/coordinator/hash_index.rs::a_new_key_in_a_bucket_that_keeps_its_index_is_refused", "crates/paimon-wire/tests/coordinator/hash_index.rs::a_compaction_bringing_a_new_key_into_a_bucket_that_keeps_its_index_is_refused"],
     },
     RuleEntry {
         rule: Rule::HashIndexKeys,
