@@ -828,7 +828,7 @@ struct paimon_wire_result_bytes paimon_wire_commit_messages_serialize_version(co
 
 // Serializes `messages` at `version` as `paimon_wire_commit_messages_serialize_version` does,
 // in the frame `frame` (`PAIMON_WIRE_FRAME_RAW`, `PAIMON_WIRE_FRAME_ENVELOPE` or
-// `PAIMON_WIRE_FRAME_DPCM`), in one call and one buffer. Errors: those of
+// `PAIMON_WIRE_FRAME_DPCM`), in one call. Errors: those of
 // `paimon_wire_commit_messages_serialize_version`, `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT`
 // for another `frame`, `PAIMON_WIRE_ERROR_CODE_LIMIT_EXCEEDED` for a payload of 2 GiB or more
 // in a `DPCM` frame (split it: `paimon_wire_commit_messages_serialize_split`).
