@@ -128,9 +128,10 @@ impl Binding {
 
     /// The same binding, taking compaction results and verifying each by reading its inputs
     /// and results (see [`Binding::verify_compaction`]): append tables must keep the
-    /// multiset of rows, primary-key tables (merge engines `deduplicate` and `first-row`)
-    /// the merged rows. Binding refuses tables whose compactions cannot be verified (other
-    /// merge engines, postpone tables).
+    /// multiset of rows, primary-key tables every key's winner (`deduplicate`, `first-row`)
+    /// or, for a compaction of a whole bucket, the merged rows (`partial-update`,
+    /// `aggregation`). Binding refuses tables whose compactions cannot be verified
+    /// (postpone tables).
     pub fn with_verified_compaction(mut self) -> Self {
         self.allow_compaction = true;
         self.verify_compaction = true;

@@ -18,11 +18,17 @@
 //! The rewrite of a primary-key bucket's full compaction, for callers that plan and commit
 //! compactions themselves (Java's merge-tree compaction rewrite, into the highest level).
 //!
-//! [`rewrite_key_value_files`] merges every file of one split (a whole bucket) with the
-//! crate's own sort-merge reader and the table's merge engine, and writes each key's winner,
-//! **with the sequence number and row kind it won with**, as one sorted run of new files at
-//! the output level, rolled at about `target-file-size`. Written into the highest level, a
-//! key whose winner retracts it is dropped, as Java's compaction drops deletes there.
+//! [`rewrite_key_value_files`] merges every file of one split (a whole bucket, each file with
+//! its deletion vector applied) with the crate's own sort-merge reader and the table's merge
+//! engine and `sequence.field`, and writes one row a key as one sorted run of new files at the
+//! output level, rolled at about `target-file-size`:
+//! - `deduplicate` and `first-row`: the key's winner, **with the sequence number and row kind
+//!   it won with**;
+//! - `partial-update` and `aggregation`: the merged row, as an INSERT with the sequence number
+//!   of the latest row that added to it (what Java's merge functions return).
+//!
+//! Written into the highest level, a key whose result retracts it is dropped, as Java's
+//! compaction drops deletes there.
 //!
 //! Memory: one batch per input file (the merge's inputs) and the rows of one output file
 //! (`target-file-size` of data, decoded), whatever the bucket's size.
@@ -33,12 +39,14 @@ use arrow_array::{Array, ArrayRef, Int64Array, Int8Array, RecordBatch, StringArr
 use arrow_schema::{DataType as ArrowDataType, Field as ArrowField, Schema as ArrowSchema};
 use futures::{StreamExt, TryStreamExt};
 
+use super::audit_log_table::merge::value_merge_with_sequence;
 use super::sort_merge::{
     DeduplicateMergeFunction, FirstRowMergeFunction, MergeFunction, SortMergeReaderBuilder,
 };
 use crate::spec::{
-    CoreOptions, DataFileMeta, MergeEngine, PartitionComputer, RowKind, SEQUENCE_NUMBER_FIELD_NAME,
-    VALUE_KIND_FIELD_NAME,
+    BigIntType, CoreOptions, DataField, DataFileMeta, DataType, MergeEngine, PartitionComputer,
+    RowKind, TinyIntType, SEQUENCE_NUMBER_FIELD_ID, SEQUENCE_NUMBER_FIELD_NAME,
+    VALUE_KIND_FIELD_ID, VALUE_KIND_FIELD_NAME,
 };
 use crate::table::{ArrowRecordBatchStream, DataSplit, Table, TableWrite};
 use crate::Result;
@@ -53,24 +61,8 @@ pub fn key_value_rewrite_unsupported(table: &Table) -> Option<String> {
     if schema.primary_keys().is_empty() {
         return Some("it has no primary key".into());
     }
-    match options.merge_engine() {
-        Ok(MergeEngine::Deduplicate | MergeEngine::FirstRow) => {}
-        Ok(other) => {
-            return Some(format!(
-                "merge-engine {other:?} is not compacted yet (deduplicate and first-row are)"
-            ))
-        }
-        Err(e) => return Some(format!("its merge-engine cannot be read: {e}")),
-    }
-    if !options.sequence_fields().is_empty() {
-        return Some("sequence.field orders its rows; not compacted yet".into());
-    }
-    if options.deletion_vectors_enabled() {
-        return Some(
-            "it has deletion vectors (deletion-vectors.enabled = true), whose index a \
-             compaction must rewrite; not compacted yet"
-                .into(),
-        );
+    if let Err(e) = options.merge_engine() {
+        return Some(format!("its merge-engine cannot be read: {e}"));
     }
     if options.changelog_producer() != "none" {
         return Some(format!(
@@ -170,13 +162,15 @@ pub async fn rewrite_key_value_files(
 }
 
 /// The merged key-value rows of `split`: `[_SEQUENCE_NUMBER, _VALUE_KIND, user columns...]`,
-/// one row a key (its winner), in key order.
+/// one row a key, in key order.
 fn merged_key_values(table: &Table, split: &DataSplit) -> Result<ArrowRecordBatchStream> {
     let schema = table.schema();
     let options = CoreOptions::new(schema.options());
     let read = table.new_read_builder().new_read()?;
+    let vectors = split.data_deletion_files();
     let mut streams: Vec<ArrowRecordBatchStream> = Vec::new();
-    for file in split.data_files() {
+    for (index, file) in split.data_files().iter().enumerate() {
+        let vector = vectors.and_then(|v| v.get(index).cloned().flatten());
         let one = DataSplit::builder()
             .with_snapshot(split.snapshot_id())
             .with_partition(split.partition().clone())
@@ -184,7 +178,7 @@ fn merged_key_values(table: &Table, split: &DataSplit) -> Result<ArrowRecordBatc
             .with_bucket_path(split.bucket_path().to_string())
             .with_total_buckets(split.total_buckets())
             .with_data_files(vec![file.clone()])
-            .with_data_deletion_files(vec![None])
+            .with_data_deletion_files(vec![vector])
             .with_raw_convertible(false)
             .build()?;
         let stream = read.to_arrow_key_values(&[one])?;
@@ -192,65 +186,93 @@ fn merged_key_values(table: &Table, split: &DataSplit) -> Result<ArrowRecordBatc
             stream.map(|batch| batch.and_then(|b| to_key_value(&b))),
         ));
     }
-    // The reader's columns: rowkind, _SEQUENCE_NUMBER, then the table's fields.
-    let user_fields = crate::arrow::build_target_arrow_schema(schema.fields())?;
-    let mut fields: Vec<Arc<ArrowField>> = vec![
-        Arc::new(ArrowField::new(
-            SEQUENCE_NUMBER_FIELD_NAME,
-            ArrowDataType::Int64,
-            false,
-        )),
-        Arc::new(ArrowField::new(
-            VALUE_KIND_FIELD_NAME,
-            ArrowDataType::Int8,
-            false,
-        )),
-    ];
-    fields.extend(user_fields.fields().iter().cloned());
-    let input = Arc::new(ArrowSchema::new(fields));
-    let key_indices = schema
-        .trimmed_primary_keys()
+    // The inputs' columns: _SEQUENCE_NUMBER, _VALUE_KIND, then the table's fields.
+    let sequence_field = DataField::new(
+        SEQUENCE_NUMBER_FIELD_ID,
+        SEQUENCE_NUMBER_FIELD_NAME.to_string(),
+        DataType::BigInt(BigIntType::new()),
+    );
+    let kind_field = DataField::new(
+        VALUE_KIND_FIELD_ID,
+        VALUE_KIND_FIELD_NAME.to_string(),
+        DataType::TinyInt(TinyIntType::new()),
+    );
+    let mut input_fields = vec![sequence_field, kind_field];
+    input_fields.extend(schema.fields().iter().cloned());
+    let input = crate::arrow::build_target_arrow_schema(&input_fields)?;
+    let position = |name: &str| {
+        input_fields
+            .iter()
+            .position(|f| f.name() == name)
+            .ok_or_else(|| crate::Error::DataInvalid {
+                message: format!("{name} is not a column"),
+                source: None,
+            })
+    };
+    let trimmed_keys = schema.trimmed_primary_keys();
+    let key_indices = trimmed_keys
         .iter()
-        .map(|key| {
-            schema
-                .fields()
-                .iter()
-                .position(|f| f.name() == key)
-                .map(|i| i + 2)
-                .ok_or_else(|| crate::Error::DataInvalid {
-                    message: format!("primary key {key} is not a column"),
-                    source: None,
-                })
-        })
+        .map(|key| position(key))
         .collect::<Result<Vec<_>>>()?;
-    let merge: Box<dyn MergeFunction> = match options.merge_engine()? {
+    let sequence_indices = options
+        .sequence_fields()
+        .iter()
+        .map(|field| position(field))
+        .collect::<Result<Vec<_>>>()?;
+    // The merge emits the key columns, then the value columns: the rest, in input order.
+    let value_indices: Vec<usize> = (0..input_fields.len())
+        .filter(|i| !key_indices.contains(i))
+        .collect();
+    let output_order: Vec<usize> = key_indices.iter().chain(&value_indices).copied().collect();
+    let output_fields: Vec<DataField> = output_order
+        .iter()
+        .map(|&i| input_fields[i].clone())
+        .collect();
+    let engine = options.merge_engine()?;
+    let merge: Box<dyn MergeFunction> = match engine {
         MergeEngine::FirstRow => Box::new(FirstRowMergeFunction {
             ignore_delete: options.ignore_delete(),
         }),
-        _ => Box::new(DeduplicateMergeFunction),
+        MergeEngine::Deduplicate => Box::new(DeduplicateMergeFunction),
+        MergeEngine::PartialUpdate | MergeEngine::Aggregation => {
+            let sequence_fields: Vec<String> = options
+                .sequence_fields()
+                .iter()
+                .map(|f| f.to_string())
+                .collect();
+            let keys = if engine == MergeEngine::Aggregation {
+                schema.primary_keys().to_vec()
+            } else {
+                trimmed_keys.clone()
+            };
+            value_merge_with_sequence(
+                engine,
+                schema.options(),
+                &table.identifier().full_name(),
+                schema.fields(),
+                &keys,
+                &sequence_fields,
+                &output_fields,
+            )?
+        }
     };
-    // The merge emits the key columns, then the value columns: here every input column, so
-    // the keys come twice and are cut off again below.
-    let all: Vec<usize> = (0..input.fields().len()).collect();
-    let keys = key_indices.len();
-    let mut output_fields: Vec<Arc<ArrowField>> = key_indices
-        .iter()
-        .map(|&i| input.fields()[i].clone())
-        .collect();
-    output_fields.extend(input.fields().iter().cloned());
     let merged = SortMergeReaderBuilder::new(
         streams,
         input.clone(),
         key_indices,
         0,
         1,
-        Vec::new(),
-        all.clone(),
-        Arc::new(ArrowSchema::new(output_fields)),
+        sequence_indices,
+        value_indices,
+        crate::arrow::build_target_arrow_schema(&output_fields)?,
         merge,
     )
+    .with_user_sequence_descending(!options.sequence_field_sort_order_is_ascending())
     .build()?;
-    let columns: Vec<usize> = all.iter().map(|i| i + keys).collect();
+    // Back to input order.
+    let columns: Vec<usize> = (0..input_fields.len())
+        .map(|i| output_order.iter().position(|&o| o == i).unwrap_or(i))
+        .collect();
     Ok(Box::pin(merged.map(move |batch| {
         batch.and_then(|b| {
             b.project(&columns).map_err(|e| crate::Error::DataInvalid {

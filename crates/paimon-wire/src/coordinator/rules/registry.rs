@@ -308,9 +308,9 @@ pub const REGISTRY: [RuleEntry; 29] = [
         name: "compact-content",
         module: "verify",
         stage: Stage::TableState,
-        protects: "with verification, a compaction's results read as its inputs do: append rows as a multiset, every primary key's winner with its sequence number and row kind",
+        protects: "with verification, a compaction's results read as its inputs do: append rows as a multiset, every primary key's winner with its sequence number and row kind, a partial-update or aggregation bucket's merged rows (whole buckets only)",
         lists: &["compact_before", "compact_after", "compact_new_index_files"],
-        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::verified_compaction_refuses_results_that_hold_other_rows", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::verified_compaction_keeps_every_keys_winner_with_its_sequence_number"],
+        tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::verified_compaction_refuses_results_that_hold_other_rows", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::verified_compaction_keeps_every_keys_winner_with_its_sequence_number", "crates/paimon-wire/tests/coordinator/native_compaction.rs::a_verified_compaction_of_part_of_a_value_merging_bucket_is_refused"],
     },
     RuleEntry {
         rule: Rule::HashIndexCoverage,

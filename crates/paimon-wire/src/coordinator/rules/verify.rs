@@ -18,9 +18,13 @@
 //!   results (a compaction into the bottom level drops deletes); every other key keeps its
 //!   winner exactly. Tables ordered by `sequence.field` compare the merged rows instead.
 //!
-//! Other merge engines (`partial-update`, `aggregation`) are refused at bind when
-//! verification is asked for: their merged rows depend on files outside the compaction.
-//! Postpone tables compact across buckets and are refused too. The cost is one read of every
+//! - primary-key tables with the `partial-update` or `aggregation` merge engine: the merged
+//!   rows, and only for a compaction of every live file of its bucket. A field-by-field merge
+//!   of some files is not what a reader of the bucket sees (a retraction or an aggregate's
+//!   state may sit in the files left out), so a compaction of part of a bucket is refused.
+//!
+//! Postpone tables compact across buckets and are refused at bind when verification is asked
+//! for. The cost is one read of every
 //! compacted byte, twice (inputs and results); BENCHMARKS.md gives it per GB.
 
 use std::collections::HashMap;
@@ -52,14 +56,18 @@ pub(crate) fn unverifiable(table: &Table, rules: &TableRules) -> Option<String> 
     }
     let options = paimon::spec::CoreOptions::new(table.schema().options());
     match options.merge_engine() {
-        Ok(MergeEngine::Deduplicate | MergeEngine::FirstRow) => None,
-        Ok(other) => Some(format!(
-            "the merge engine {other:?} merges rows with files outside a compaction, so a \
-             compaction's results cannot be compared with its inputs alone (verification \
-             supports deduplicate and first-row)"
-        )),
+        Ok(_) => None,
         Err(e) => Some(format!("the merge engine cannot be read: {e}")),
     }
+}
+
+/// Whether `table`'s merge engine merges a key's rows field by field (`partial-update`,
+/// `aggregation`) rather than keeping one of them.
+fn merges_values(table: &Table) -> bool {
+    matches!(
+        paimon::spec::CoreOptions::new(table.schema().options()).merge_engine(),
+        Ok(MergeEngine::PartialUpdate | MergeEngine::Aggregation)
+    )
 }
 
 /// One side of a compaction: its files and each file's deletion vector.
@@ -293,7 +301,8 @@ pub(crate) async fn verify_compactions(
     // Primary-key tables ordered by sequence number compare every key's winner from the
     // key-value rows (`Some(first_row)`); others the rows a reader sees.
     let options = paimon::spec::CoreOptions::new(table.schema().options());
-    let key_values = (has_primary_keys && options.sequence_fields().is_empty())
+    let value_merge = has_primary_keys && merges_values(table);
+    let key_values = (has_primary_keys && !value_merge && options.sequence_fields().is_empty())
         .then(|| matches!(options.merge_engine(), Ok(MergeEngine::FirstRow)));
     let paths = TableCommit::new(table.clone(), String::new());
     let hasher = std::collections::hash_map::RandomState::new();
@@ -352,6 +361,27 @@ pub(crate) async fn verify_compactions(
                     .find_map(|v| deletion_file(table, &bucket_path, v, &f.file_name))
             })
             .collect();
+        if value_merge {
+            // A field-by-field merge of some of a bucket's files is not the merge of the
+            // bucket: only a compaction of every live file compares as a reader sees it.
+            let input_names: std::collections::HashSet<&str> =
+                inputs.files.iter().map(|f| f.file_name.as_str()).collect();
+            if let Some(left_out) = state.data.get(&key).and_then(|live| {
+                live.keys()
+                    .find(|name| !input_names.contains(name.as_str()))
+            }) {
+                return Err(refuse(
+                    index,
+                    "compact_before".into(),
+                    Rule::CompactContent,
+                    format!(
+                        "the table merges a key's rows field by field (partial-update or \
+                         aggregation), so a verified compaction rewrites every live file of its \
+                         bucket; live file {left_out} is not among its inputs"
+                    ),
+                ));
+            }
+        }
         let at = BucketLocation {
             table,
             snapshot_id,

@@ -43,6 +43,30 @@ pub(in crate::table) fn new_merge_function(
             ignore_delete: CoreOptions::new(options).ignore_delete(),
         }));
     }
+    value_merge_with_sequence(
+        engine,
+        options,
+        &config.table_name,
+        &config.table_fields,
+        &config.primary_keys,
+        &config.sequence_fields,
+        fields,
+    )
+}
+
+/// The merge of a partial-update or aggregation table over `fields` (the merge's output
+/// columns, `_SEQUENCE_NUMBER` and `_VALUE_KIND` among them by field id): the engine's merged
+/// row as an INSERT with the sequence number of the latest row that adds to it, as Java's
+/// merge functions return it (so a compaction can write it with that number).
+pub(in crate::table) fn value_merge_with_sequence(
+    engine: MergeEngine,
+    options: &std::collections::HashMap<String, String>,
+    table_name: &str,
+    table_fields: &[DataField],
+    primary_keys: &[String],
+    sequence_fields: &[String],
+    fields: &[DataField],
+) -> crate::Result<Box<dyn MergeFunction>> {
     let value_projection: Vec<_> = fields
         .iter()
         .enumerate()
@@ -56,19 +80,23 @@ pub(in crate::table) fn new_merge_function(
     let inner: Box<dyn MergeFunction> = match engine {
         MergeEngine::PartialUpdate => Box::new(PartialUpdateMergeFunction::new_with_schema(
             options,
-            &config.table_name,
-            &config.table_fields,
+            table_name,
+            table_fields,
             &value_fields,
-            &config.primary_keys,
+            primary_keys,
         )?),
         MergeEngine::Aggregation => Box::new(AggregateMergeFunction::new(
             options,
-            &config.table_name,
+            table_name,
             &value_fields,
-            &config.primary_keys,
-            &config.sequence_fields,
+            primary_keys,
+            sequence_fields,
         )?),
-        _ => unreachable!(),
+        other => {
+            return Err(Error::Unsupported {
+                message: format!("{other:?} keeps a winning row; it has no value merge"),
+            })
+        }
     };
     if value_projection.len() == fields.len() {
         return Ok(inner);
