@@ -9,6 +9,7 @@ mod coordinator {
     pub mod hostile;
     pub mod hostile_round_3;
     pub mod hostile_round_4;
+    pub mod lookup_compaction;
     pub mod native_compaction;
     pub mod readme_example;
     pub mod registry;

@@ -93,11 +93,17 @@ pub enum Rule {
     /// them.
     CompactRows,
     /// A live file's deletion vector would lose positions (dropped or shrunk, in either
-    /// increment), a compaction would change the vector of a file it does not rewrite, a
-    /// vector would hide positions past its file's row count, a file would have two vectors,
+    /// increment), a compaction would change the vector of a file it does not rewrite (on
+    /// tables where the newest version of a key wins or merges, a compaction may add
+    /// positions, checked by [`Rule::SupersededRows`]), a vector would hide positions past its
+    /// file's row count, a file would have two vectors,
     /// or a vector names a data file that is not live in its bucket once the commit is
     /// applied.
     DeletionVectors,
+    /// A compaction hides a row of a file it does not rewrite (Java's lookup compaction marks
+    /// the older versions of the keys it compacts) whose key has no newer version among the
+    /// compaction's results: a live row would disappear.
+    SupersededRows,
     /// A file the message says was written (a compaction result) is not in storage.
     MissingFile,
     /// Verified compaction: the rows read from a compaction's results differ from the rows
@@ -753,6 +759,7 @@ mod tests {
             Rule::HashIndexReplaced => 26,
             Rule::CompactRuns => 27,
             Rule::IdentifierOwner => 28,
+            Rule::SupersededRows => 29,
         }
     }
 

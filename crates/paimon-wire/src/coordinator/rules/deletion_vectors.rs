@@ -30,6 +30,7 @@ use super::shared::buckets::{bucket_key, bucket_name, BucketKey};
 use super::shared::limits::DELETION_VECTORS_INDEX_TYPE;
 use super::shared::paths::{bucket_path, deletion_file, index_file_path};
 use super::shared::state::{refuse, TableContext, TableState};
+use super::shared::vectors::GrownVector;
 use crate::coordinator::error::{CoordinatorError, CoordinatorResult, Rule};
 
 fn is_deletion_vectors(file: &IndexFileMeta) -> bool {
@@ -133,12 +134,13 @@ struct StepLists<'m> {
 
 /// Checks every deletion vector the messages add or drop against the vectors live in the
 /// table, by content (see the module docs). Reads each vector the commit changes, and the
-/// live vector it replaces, once.
+/// live vector it replaces, once. Returns the positions a compaction adds to vectors of
+/// files it does not rewrite, on tables that admit it, for rule `superseded-rows` to check.
 pub(crate) async fn check_against_table(
     context: TableContext<'_>,
     messages: &[CommitMessage],
     state: &TableState,
-) -> CoordinatorResult<()> {
+) -> CoordinatorResult<Vec<GrownVector>> {
     let touches_vectors = |m: &CommitMessage| {
         [
             &m.new_index_files,
@@ -151,7 +153,7 @@ pub(crate) async fn check_against_table(
         .any(is_deletion_vectors)
     };
     if !messages.iter().any(touches_vectors) {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let table = context.table;
     let paths = TableCommit::new(table.clone(), String::new());
@@ -179,18 +181,41 @@ pub(crate) async fn check_against_table(
         read: HashMap::new(),
     };
     let after_data = apply_step(Step::Data, &paths, messages, state, &live)?;
-    check_step(Step::Data, messages, state, &live, &after_data, &mut reader).await?;
-    let after_compaction = apply_step(Step::Compaction, &paths, messages, state, &after_data)?;
     check_step(
+        Step::Data,
+        messages,
+        state,
+        &live,
+        &after_data,
+        &mut reader,
+        false,
+    )
+    .await?;
+    let after_compaction = apply_step(Step::Compaction, &paths, messages, state, &after_data)?;
+    let grown = check_step(
         Step::Compaction,
         messages,
         state,
         &after_data,
         &after_compaction,
         &mut reader,
+        admits_superseded_rows(table, context.rules.orders_by_sequence_number()),
     )
     .await?;
-    check_targets_live(messages, state)
+    check_targets_live(messages, state)?;
+    Ok(grown)
+}
+
+/// Whether a compaction of `table` may hide rows of files it does not rewrite, for rule
+/// `superseded-rows` to check by reading them: a primary-key table whose rows of one key are
+/// ordered by sequence number and whose newest row wins or merges (not `first-row`, whose
+/// oldest row wins).
+fn admits_superseded_rows(table: &paimon::table::Table, orders_by_sequence_number: bool) -> bool {
+    orders_by_sequence_number
+        && !matches!(
+            paimon::spec::CoreOptions::new(table.schema().options()).merge_engine(),
+            Ok(paimon::spec::MergeEngine::FirstRow) | Err(_)
+        )
 }
 
 /// The point after `step` applies the messages' lists to `before`. Refuses a data file with
@@ -259,7 +284,9 @@ fn apply_step<'a>(
     Ok(after)
 }
 
-/// Checks the invariant of the module docs for one step, from `before` to `after`.
+/// Checks the invariant of the module docs for one step, from `before` to `after`. With
+/// `admit_grown`, a compaction may add positions to the vector of a file it does not rewrite;
+/// they are returned for rule `superseded-rows`.
 async fn check_step<'a>(
     step: Step,
     messages: &'a [CommitMessage],
@@ -267,7 +294,9 @@ async fn check_step<'a>(
     before: &Point<'a>,
     after: &Point<'a>,
     reader: &mut VectorReader<'_>,
-) -> CoordinatorResult<()> {
+    admit_grown: bool,
+) -> CoordinatorResult<Vec<GrownVector>> {
+    let mut grown = Vec::new();
     // Where each index file the step drops is named, for errors.
     let mut dropped_at: HashMap<&str, Place> = HashMap::new();
     let mut results: HashSet<FileKey<'a>> = HashSet::new();
@@ -327,7 +356,7 @@ async fn check_step<'a>(
         };
         let (index, field) = new.added_at.clone().unwrap_or_default();
         let exact = step == Step::Compaction && !results.contains(file_key);
-        if exact && old.is_none() {
+        if exact && old.is_none() && !admit_grown {
             return Err(refuse(
                 index,
                 field,
@@ -355,9 +384,29 @@ async fn check_step<'a>(
                 ));
             }
         }
-        let Some(old) = old else { continue };
+        let grow = |added_positions: Vec<u64>| GrownVector {
+            bucket: bucket.clone(),
+            file_name: name.to_string(),
+            added_positions,
+            message_index: index,
+            field: field.clone(),
+        };
+        let Some(old) = old else {
+            if exact {
+                grown.push(grow(new_vector.iter().collect()));
+            }
+            continue;
+        };
         let old_vector = reader.read(old, name).await?;
-        if exact && new_vector != old_vector {
+        if exact && admit_grown {
+            let added: Vec<u64> = new_vector
+                .iter()
+                .filter(|p| !old_vector.is_deleted(*p))
+                .collect();
+            if !added.is_empty() {
+                grown.push(grow(added));
+            }
+        } else if exact && new_vector != old_vector {
             return Err(refuse(
                 index,
                 field,
@@ -389,7 +438,7 @@ async fn check_step<'a>(
             ));
         }
     }
-    Ok(())
+    Ok(grown)
 }
 
 /// Reads deletion vectors, each (index file, data file) once per commit.

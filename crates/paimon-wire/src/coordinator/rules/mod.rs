@@ -47,6 +47,7 @@ pub(crate) mod one_writer;
 pub mod registry;
 pub(crate) mod shared;
 pub(crate) mod sorted_runs;
+pub(crate) mod superseded_rows;
 pub(crate) mod table_state;
 pub mod validate;
 pub(crate) mod verify;
@@ -158,7 +159,8 @@ pub(crate) async fn check_against_table(
     table_state::check_deleted_files_are_live(messages, &state)?;
     compaction::check_against_table(context.rules, messages, &state)?;
     sorted_runs::check_against_table(context.rules, messages, &state)?;
-    deletion_vectors::check_against_table(context, messages, &state).await?;
+    let grown = deletion_vectors::check_against_table(context, messages, &state).await?;
+    superseded_rows::check_against_table(context, messages, &state, &grown).await?;
     hash_index::check_against_table(context, messages, &state).await?;
     table_state::check_added_files_exist(context, messages).await?;
     if context.binding.verify_compaction && messages.iter().any(has_compaction) {

@@ -77,7 +77,7 @@ const COMPACTION: &[&str] = &[
 ];
 
 /// Every rule, in the order the coordinator applies them. `REGISTRY[i].rule as usize == i`.
-pub const REGISTRY: [RuleEntry; 29] = [
+pub const REGISTRY: [RuleEntry; 30] = [
     RuleEntry {
         rule: Rule::Partition,
         name: "partition",
@@ -290,9 +290,18 @@ pub const REGISTRY: [RuleEntry; 29] = [
         name: "deletion-vectors",
         module: "deletion_vectors",
         stage: Stage::TableState,
-        protects: "a live file's deletion vector only grows, in either increment (read by content); a compaction leaves the vectors of files it does not rewrite as they are; a vector hides only rows of its own file; a file has one vector",
+        protects: "a live file's deletion vector only grows, in either increment (read by content); a compaction leaves the vectors of files it does not rewrite as they are (or, on tables where the newest version of a key wins, adds positions for superseded-rows to read); a vector hides only rows of its own file; a file has one vector",
         lists: &["new_files", "deleted_files", "compact_before", "compact_after", "new_index_files", "deleted_index_files", "compact_new_index_files", "compact_deleted_index_files"],
         tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::compaction_deletion_vectors_cannot_hide_rows", "crates/paimon-wire/tests/coordinator/hostile_round_3.rs::compaction_deletion_vectors_cannot_resurrect_rows", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_carried_deletion_vector_with_other_positions_is_refused", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_deletion_vector_beyond_its_result_is_refused", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_data_increment_cannot_shrink_or_drop_a_live_deletion_vector"],
+    },
+    RuleEntry {
+        rule: Rule::SupersededRows,
+        name: "superseded-rows",
+        module: "superseded_rows",
+        stage: Stage::TableState,
+        protects: "a compaction hides rows of a file it does not rewrite (Java's lookup compaction) only where its results hold a newer version of the row's key (read by content), on tables where the newest version wins or merges",
+        lists: &["compact_after", "compact_new_index_files", "compact_deleted_index_files"],
+        tests: &["crates/paimon-wire/tests/coordinator/lookup_compaction.rs::a_hidden_row_without_a_newer_version_in_the_results_is_refused", "crates/paimon-wire/tests/coordinator/lookup_compaction.rs::a_lookup_compaction_hides_only_rows_it_replaced"],
     },
     RuleEntry {
         rule: Rule::MissingFile,

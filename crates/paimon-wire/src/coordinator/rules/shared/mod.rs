@@ -11,3 +11,4 @@ pub mod limits;
 pub(crate) mod paths;
 pub(crate) mod state;
 pub(crate) mod table_rules;
+pub(crate) mod vectors;

@@ -53,7 +53,7 @@ import java.util.TreeSet;
  * <pre>
  * Every command also takes --options-file F (catalog options, e.g. for an s3:// warehouse).
  *
- * create-table --warehouse W --table DB.T --kind append|pk
+ * create-table --warehouse W --table DB.T --kind append|pk|pk-dv|dynamic
  * write  --warehouse W --table DB.T --commit-user U --identifier I
  *        --rows FROM:TO[:PREFIX][,...] [--value-prefix P] [--route W/N] [--compact true]
  *        [--overwrite true] [--assigner I/N] --out F.bin
@@ -155,6 +155,13 @@ final class TableOps {
             case "pk":
                 schema.primaryKey("pt", "id").option("bucket", "2");
                 break;
+            case "pk-dv":
+                // Deletion vectors: Java's writers compact level 0 at every commit (lookup
+                // compaction) and mark the rows they supersede in files they leave alone.
+                schema.primaryKey("pt", "id")
+                        .option("bucket", "2")
+                        .option("deletion-vectors.enabled", "true");
+                break;
             case "dynamic":
                 // Paimon's default for a primary key: dynamic buckets from a HASH index. Small
                 // buckets, so a few hundred keys fill several buckets per assigner.
@@ -164,7 +171,7 @@ final class TableOps {
                 break;
             default:
                 throw new IllegalArgumentException(
-                        "--kind is append, pk or dynamic, not " + kind);
+                        "--kind is append, pk, pk-dv or dynamic, not " + kind);
         }
         try (Catalog catalog = catalog(named)) {
             catalog.createDatabase(id.getDatabaseName(), true);
@@ -251,6 +258,11 @@ final class TableOps {
                     overwrite
                             ? table.newBatchWriteBuilder().withOverwrite().newWrite()
                             : builder.newWrite()) {
+                // Lookup compaction (deletion-vector tables, lookup changelog) spills to a
+                // temporary directory.
+                write.withIOManager(
+                        org.apache.paimon.disk.IOManager.create(
+                                System.getProperty("java.io.tmpdir")));
                 for (String range : req(named, "--rows").split(",")) {
                     String[] parts = range.split(":");
                     int from = Integer.parseInt(parts[0]);
@@ -458,6 +470,9 @@ final class TableOps {
             List<CommitMessage> messages;
             int units = 0;
             try (StreamTableWrite write = builder.newWrite()) {
+                write.withIOManager(
+                        org.apache.paimon.disk.IOManager.create(
+                                System.getProperty("java.io.tmpdir")));
                 for (Map.Entry<BinaryRow, Set<Integer>> e : buckets.entrySet()) {
                     for (int bucket : e.getValue()) {
                         write.compact(e.getKey(), bucket, true);
