@@ -91,9 +91,10 @@ enum Command {
     /// One worker process of the demo (started by `demo`).
     #[command(hide = true)]
     Worker(demo::worker::WorkerArgs),
-    /// Compact a table (append tables so far): plan which small files of each bucket to
-    /// rewrite, rewrite each bucket in a worker process, and commit once with the compaction
-    /// verified (inputs and results read and compared).
+    /// Compact a table: plan what to rewrite in each bucket (an append table's small files, a
+    /// primary-key table's sorted runs, with Paimon's options), rewrite each bucket in a worker
+    /// process, and commit once with the compaction verified (inputs and results read and
+    /// compared).
     Compact(compact::CompactArgs),
     /// One compaction task (started by `compact`).
     #[command(hide = true)]
