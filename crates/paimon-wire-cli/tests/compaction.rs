@@ -485,3 +485,77 @@ fn a_failed_task_commits_nothing_and_leaves_no_result_behind() {
         "nothing committed by the compaction"
     );
 }
+
+/// The latest snapshot's id, if any.
+fn latest_snapshot(warehouse: &str, table: &str) -> Option<i64> {
+    let table = block_on(paimon_wire::coordinator::open_table(warehouse, table)).unwrap();
+    block_on(table.snapshot_manager().get_latest_snapshot_id()).unwrap()
+}
+
+/// `paimon-wire compact` killed (SIGKILL, its whole process group: coordinator and task
+/// workers) at points from its start to its end: each time the table is the one before the
+/// compaction, or the compacted one, never a snapshot naming a file the kill left half
+/// written; every row reads back once, and a later compaction completes.
+#[test]
+fn a_compactor_killed_mid_task_leaves_nothing_referenced_behind() {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = path_in(&dir, "wh");
+    let table = "db.pk";
+    create(&warehouse, table, &["region", "id"], &[("bucket", "2")]);
+    for job in 1..=6 {
+        write_job(&dir, &warehouse, table, job, 40_000);
+    }
+    let before = rows(&read_table(&warehouse, table).1);
+    let mut killed_before_commit = 0;
+    for delay_ms in [20u64, 80, 200, 400, 800] {
+        let snapshot = latest_snapshot(&warehouse, table);
+        let mut child = Command::new(common::BIN)
+            .args([
+                "compact",
+                "--warehouse",
+                &warehouse,
+                "--table",
+                table,
+                "--full",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        // The process group the child leads (it was started with process_group(0)).
+        let killed = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", child.id())])
+            .status()
+            .unwrap();
+        assert!(killed.success() || child.try_wait().unwrap().is_some());
+        let status = child.wait().unwrap();
+        let now = latest_snapshot(&warehouse, table);
+        if now == snapshot {
+            killed_before_commit += usize::from(!status.success());
+        }
+        // Whether it was killed before or after its commit, the table reads as before.
+        assert_eq!(
+            rows(&read_table(&warehouse, table).1),
+            before,
+            "killed after {delay_ms} ms"
+        );
+        if now != snapshot {
+            // It committed before the kill: write again, so the next round has work.
+            write_job(&dir, &warehouse, table, 7 + delay_ms as u32, 40_000);
+        }
+    }
+    assert!(
+        killed_before_commit > 0,
+        "no kill landed before the commit: the test exercised nothing"
+    );
+    success(&compact(&warehouse, table, &["--full"]));
+    assert_eq!(rows(&read_table(&warehouse, table).1), before);
+    assert!(levels_per_bucket(&warehouse, table)
+        .values()
+        .all(|l| l == &vec![5]));
+}

@@ -435,3 +435,270 @@ async fn twenty_jobs_and_a_full_compaction_read_alike_everywhere_and_java_writes
         assert_eq!(read_with_java(warehouse.path(), &full_name).unwrap(), rows);
     }
 }
+
+/// pypaimon writes and commits `rows` (`PAIMON_WIRE_PYPAIMON`), or does nothing.
+fn write_with_pypaimon(warehouse: &str, table: &str, rows: &[(i32, String, String)]) -> bool {
+    let Ok(python) = std::env::var("PAIMON_WIRE_PYPAIMON") else {
+        return false;
+    };
+    let script = r#"
+import json, sys
+import pyarrow as pa
+from pypaimon import CatalogFactory
+t = CatalogFactory.create({"warehouse": sys.argv[1]}).get_table(sys.argv[2])
+rows = json.loads(sys.argv[3])
+data = pa.table({"id": pa.array([r[0] for r in rows], pa.int32()),
+                 "pt": pa.array([r[1] for r in rows], pa.string()),
+                 "v": pa.array([r[2] for r in rows], pa.string())})
+b = t.new_batch_write_builder()
+w = b.new_write()
+w.write_arrow(data)
+c = b.new_commit()
+c.commit(w.prepare_commit())
+w.close()
+c.close()
+"#;
+    let out = std::process::Command::new(python)
+        .args(["-c", script, warehouse, table])
+        .arg(serde_json::to_string(rows).unwrap())
+        .output()
+        .expect("run pypaimon");
+    assert!(
+        out.status.success(),
+        "pypaimon write failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    true
+}
+
+/// One paimon-crate job writing `ids` valued `<prefix><id>` in partition `p<id % 3>`,
+/// committed; `latest` records each id's value.
+async fn crate_job(
+    table: &Table,
+    identifier: i64,
+    ids: std::ops::Range<i32>,
+    prefix: &str,
+    latest: &mut std::collections::BTreeMap<i32, String>,
+) {
+    let rows: Vec<(i32, String, String)> = ids
+        .map(|id| (id, format!("p{}", id % 3), format!("{prefix}{id}")))
+        .collect();
+    for (id, _, v) in &rows {
+        latest.insert(*id, v.clone());
+    }
+    let borrowed: Vec<(i32, &str, String)> = rows
+        .iter()
+        .map(|(id, pt, v)| (*id, pt.as_str(), v.clone()))
+        .collect();
+    job(table, identifier, &borrowed).await;
+}
+
+/// Data files under the table's directory.
+fn data_files_on_disk(table: &Table) -> std::collections::BTreeSet<String> {
+    let root = std::path::PathBuf::from(table.location().trim_start_matches("file:"));
+    let mut files = std::collections::BTreeSet::new();
+    let mut dirs = vec![root];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if name.starts_with("data-") {
+                files.insert(name);
+            }
+        }
+    }
+    files
+}
+
+/// Issue 41's races, made deterministic by running each side's steps in a chosen order
+/// (writers and compactors are real processes where they are Java's or pypaimon's): a
+/// compaction planned and rewritten before a Java writer, pypaimon and the paimon crate
+/// commit, and committed after them; a Java writer that prepared before the compaction and
+/// commits after it; a Java compaction job that commits between our plan and our commit, so
+/// ours is refused, its results deleted and nothing else. Every key is read once with its
+/// latest value throughout. Java's and pypaimon's parts run when `scripts/test-python` names
+/// them.
+#[tokio::test]
+async fn compactions_racing_writers_and_another_compactor_keep_every_row_once() {
+    let warehouse = Warehouse::new();
+    let table = warehouse
+        .create_with_options("raced", Kind::FixedBucketPk, &[])
+        .await;
+    let name = "db.raced";
+    let mut latest: std::collections::BTreeMap<i32, String> = Default::default();
+    let row = |id: i32, v: String| (id, format!("p{}", id % 3), v);
+    let expected_rows = |latest: &std::collections::BTreeMap<i32, String>| {
+        let mut rows: Vec<(i32, String, String)> =
+            latest.iter().map(|(id, v)| row(*id, v.clone())).collect();
+        rows.sort();
+        rows
+    };
+    for job_number in 1..=6 {
+        crate_job(
+            &table,
+            job_number,
+            0..30,
+            &format!("c{job_number}_"),
+            &mut latest,
+        )
+        .await;
+    }
+    let java_available = std::env::var("PAIMON_WIRE_JAVA_HARNESS").is_ok();
+    let java_write = |identifier: &str, rows: &str, out: &str| {
+        java(&[
+            "write",
+            "--warehouse",
+            warehouse.path(),
+            "--table",
+            name,
+            "--commit-user",
+            "java",
+            "--identifier",
+            identifier,
+            "--rows",
+            rows,
+            "--out",
+            out,
+        ])
+    };
+    let java_commit = |identifier: &str, payload: &str| {
+        java(&[
+            "commit",
+            "--warehouse",
+            warehouse.path(),
+            "--table",
+            name,
+            "--commit-user",
+            "java",
+            "--identifier",
+            identifier,
+            "--version",
+            "12",
+            payload,
+        ])
+    };
+    let payload = |what: &str| {
+        std::env::temp_dir()
+            .join(format!("race-{}-{what}.bin", std::process::id()))
+            .to_str()
+            .unwrap()
+            .to_string()
+    };
+    let compactor = bind(
+        &table,
+        Binding::append(COMPACTOR).with_verified_compaction(),
+    )
+    .await;
+
+    // 1. Planned and rewritten first; Java, pypaimon and the paimon crate commit meanwhile.
+    let plan = plan_compaction(&table, true).await.unwrap();
+    let mut messages = Vec::new();
+    for task in plan.tasks() {
+        messages.push(task.run(&table).await.unwrap());
+    }
+    if java_available {
+        let out = payload("java-1");
+        java_write("1", "10:20:java1_", &out);
+        java_commit("1", &out);
+        let _ = std::fs::remove_file(&out);
+        for id in 10..20 {
+            latest.insert(id, format!("java1_{id}"));
+        }
+    }
+    let py_rows: Vec<(i32, String, String)> =
+        (20..25).map(|id| row(id, format!("py_{id}"))).collect();
+    if write_with_pypaimon(warehouse.path(), name, &py_rows) {
+        for (id, _, v) in &py_rows {
+            latest.insert(*id, v.clone());
+        }
+    }
+    crate_job(&table, 7, 25..35, "c7_", &mut latest).await;
+    let outcome = send(&compactor, &messages, plan.snapshot_id().unwrap())
+        .await
+        .unwrap();
+    assert!(
+        matches!(outcome, CommitOutcome::Committed { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(
+        read_rows(&table).await,
+        expected_rows(&latest),
+        "after race 1"
+    );
+
+    // 2. A Java writer prepared before the compaction commits after it.
+    if java_available {
+        let out = payload("java-2");
+        java_write("2", "0:5:java2_", &out);
+        assert!(compact_fully(&table).await > 0);
+        java_commit("2", &out);
+        let _ = std::fs::remove_file(&out);
+        for id in 0..5 {
+            latest.insert(id, format!("java2_{id}"));
+        }
+        assert_eq!(
+            read_rows(&table).await,
+            expected_rows(&latest),
+            "after race 2"
+        );
+    }
+
+    // 3. Java's compaction job commits between our plan and our commit: ours loses, is
+    // refused by rule, and its abort deletes its own results only.
+    if java_available {
+        crate_job(&table, 8, 0..3, "c8_", &mut latest).await;
+        let plan = plan_compaction(&table, true).await.unwrap();
+        let mut messages = Vec::new();
+        for task in plan.tasks() {
+            messages.push(task.run(&table).await.unwrap());
+        }
+        let ours: Vec<String> = messages
+            .iter()
+            .flat_map(|m| &m.compact_after)
+            .map(|f| f.file_name.clone())
+            .collect();
+        java(&[
+            "compact",
+            "--warehouse",
+            warehouse.path(),
+            "--table",
+            name,
+            "--commit-user",
+            "java-compactor",
+            "--identifier",
+            "1",
+        ]);
+        let before_ours = data_files_on_disk(&table);
+        let error = send(&compactor, &messages, plan.snapshot_id().unwrap())
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(rule_of(&error), Rule::NotLive | Rule::CompactInputs),
+            "{error}"
+        );
+        let bound = compactor
+            .deserialize(
+                paimon_wire::SerializerVersion::CURRENT,
+                &paimon_wire::serialize_list(&messages, paimon_wire::SerializerVersion::CURRENT)
+                    .unwrap(),
+            )
+            .unwrap();
+        compactor.abort(&bound).await.unwrap();
+        let after_abort = data_files_on_disk(&table);
+        let deleted: Vec<&String> = before_ours.difference(&after_abort).collect();
+        let mut ours_sorted: Vec<&String> = ours.iter().collect();
+        ours_sorted.sort();
+        assert_eq!(deleted, ours_sorted, "abort deletes exactly our results");
+        assert_eq!(
+            read_rows(&table).await,
+            expected_rows(&latest),
+            "after race 3"
+        );
+        assert_eq!(
+            read_with_java(warehouse.path(), name).unwrap(),
+            expected_rows(&latest)
+        );
+    }
+}
