@@ -53,12 +53,14 @@ import java.util.TreeSet;
  * <pre>
  * Every command also takes --options-file F (catalog options, e.g. for an s3:// warehouse).
  *
- * create-table --warehouse W --table DB.T --kind append|pk|pk-dv|dynamic
+ * create-table --warehouse W --table DB.T --kind append|append-fixed|pk|pk-dv|dynamic
  * write  --warehouse W --table DB.T --commit-user U --identifier I
  *        --rows FROM:TO[:PREFIX][,...] [--value-prefix P] [--route W/N] [--compact true]
  *        [--overwrite true] [--assigner I/N] --out F.bin
  * commit --warehouse W --table DB.T --commit-user U --identifier I --version V F.bin...
  * compact --warehouse W --table DB.T --commit-user U --identifier I
+ * compact-bench --source W --table DB.T --work DIR [--warmup N] [--iterations N]
+ *        (see {@link CompactBench})
  * read   --warehouse W --table DB.T
  * check-hash-index --warehouse W --table DB.T
  *        every key in exactly one bucket's HASH index, and its row in that bucket
@@ -81,6 +83,8 @@ final class TableOps {
                 return commit(named, positional);
             case "compact":
                 return compact(named);
+            case "compact-bench":
+                return CompactBench.run(named);
             case "read":
                 return read(named);
             case "bucket-tables":
@@ -155,6 +159,11 @@ final class TableOps {
             case "pk":
                 schema.primaryKey("pt", "id").option("bucket", "2");
                 break;
+            case "append-fixed":
+                // Bucketed append: Java's table writers compact it (an unaware-bucket table
+                // needs a Flink or Spark job).
+                schema.option("bucket", "2").option("bucket-key", "id");
+                break;
             case "pk-dv":
                 // Deletion vectors: Java's writers compact level 0 at every commit (lookup
                 // compaction) and mark the rows they supersede in files they leave alone.
@@ -171,7 +180,7 @@ final class TableOps {
                 break;
             default:
                 throw new IllegalArgumentException(
-                        "--kind is append, pk, pk-dv or dynamic, not " + kind);
+                        "--kind is append, append-fixed, pk, pk-dv or dynamic, not " + kind);
         }
         try (Catalog catalog = catalog(named)) {
             catalog.createDatabase(id.getDatabaseName(), true);
