@@ -99,12 +99,12 @@ struct ArrowArray {
 // A flag of `paimon_wire_table_commit_new_with_flags`: the binding takes messages that carry
 // compaction results (it implies `PAIMON_WIRE_BINDING_ALLOW_COMPACTION`) and verifies each
 // compaction by reading its inputs and its results: a compaction whose rows differ (append
-// tables: the multiset of rows; primary-key tables with the `deduplicate` or `first-row` merge
-// engine: the merged rows) is refused with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED`, rule
-// `compact-content`. The cost is a read of every compacted byte, twice (inputs and results).
-// Binding fails with `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for tables whose compactions cannot
-// be verified: postpone tables (`'bucket' = '-2'`) and primary-key tables with the
-// `partial-update` or `aggregation` merge engine.
+// tables: the multiset of rows; primary-key tables: every key's winner, or with the
+// `partial-update` or `aggregation` merge engine the merged rows of a whole bucket) is refused
+// with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED`, rule `compact-content`. The cost is a read
+// of every compacted byte, twice (inputs and results). Binding fails with
+// `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for tables whose compactions cannot be verified:
+// postpone tables (`'bucket' = '-2'`).
 #define PAIMON_WIRE_BINDING_VERIFY_COMPACTION 4
 
 // A frame of `paimon_wire_commit_messages_serialize_framed`: the raw payload, as
@@ -566,8 +566,7 @@ struct paimon_wire_result_table_commit paimon_wire_table_commit_new_with_compact
 // differ with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (rule `compact-content`), where the
 // metadata rules alone cannot tell. It reads every compacted byte twice (inputs and results),
 // and binding fails with `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for tables whose compactions
-// cannot be verified (postpone tables, `'bucket' = '-2'`; primary-key tables with the
-// `partial-update` or `aggregation` merge engine).
+// cannot be verified (postpone tables, `'bucket' = '-2'`).
 //
 // Ownership and errors as `paimon_wire_table_commit_new`, and
 // `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` when `flags` has a bit this library does not know
@@ -690,8 +689,9 @@ void paimon_wire_table_commit_free(struct paimon_wire_table_commit *commit);
 // Plans the compaction of `table`'s latest snapshot: one task per partition and bucket to
 // compact, each as bytes to send to a worker (free the list with `paimon_wire_payloads_free`);
 // none when nothing needs compacting. Append tables: a bucket's files below
-// `target-file-size` once there are `compaction.min.file-num` (default 5) of them;
-// primary-key tables (`deduplicate`, `first-row`): every sorted run once there are
+// `target-file-size` (and those with a deletion vector) once there are
+// `compaction.min.file-num` (default 5) of them; primary-key tables (every merge engine,
+// `sequence.field`, deletion vectors): every sorted run once there are
 // `num-sorted-run.compaction-trigger` (default 5), merged into one at the highest level.
 // `full` compacts every bucket not already compacted. Errors:
 // `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` naming why a table cannot be compacted, the storage

@@ -190,12 +190,12 @@ pub const PAIMON_WIRE_BINDING_ALLOW_COMPACTION: u32 = 2;
 /// A flag of `paimon_wire_table_commit_new_with_flags`: the binding takes messages that carry
 /// compaction results (it implies `PAIMON_WIRE_BINDING_ALLOW_COMPACTION`) and verifies each
 /// compaction by reading its inputs and its results: a compaction whose rows differ (append
-/// tables: the multiset of rows; primary-key tables with the `deduplicate` or `first-row` merge
-/// engine: the merged rows) is refused with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED`, rule
-/// `compact-content`. The cost is a read of every compacted byte, twice (inputs and results).
-/// Binding fails with `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for tables whose compactions cannot
-/// be verified: postpone tables (`'bucket' = '-2'`) and primary-key tables with the
-/// `partial-update` or `aggregation` merge engine.
+/// tables: the multiset of rows; primary-key tables: every key's winner, or with the
+/// `partial-update` or `aggregation` merge engine the merged rows of a whole bucket) is refused
+/// with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED`, rule `compact-content`. The cost is a read
+/// of every compacted byte, twice (inputs and results). Binding fails with
+/// `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for tables whose compactions cannot be verified:
+/// postpone tables (`'bucket' = '-2'`).
 pub const PAIMON_WIRE_BINDING_VERIFY_COMPACTION: u32 = 4;
 
 /// Every flag `paimon_wire_table_commit_new_with_flags` knows.
@@ -331,8 +331,7 @@ pub unsafe extern "C" fn paimon_wire_table_commit_new_with_compaction(
 /// differ with `PAIMON_WIRE_ERROR_CODE_VALIDATION_FAILED` (rule `compact-content`), where the
 /// metadata rules alone cannot tell. It reads every compacted byte twice (inputs and results),
 /// and binding fails with `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` for tables whose compactions
-/// cannot be verified (postpone tables, `'bucket' = '-2'`; primary-key tables with the
-/// `partial-update` or `aggregation` merge engine).
+/// cannot be verified (postpone tables, `'bucket' = '-2'`).
 ///
 /// Ownership and errors as `paimon_wire_table_commit_new`, and
 /// `PAIMON_WIRE_ERROR_CODE_INVALID_ARGUMENT` when `flags` has a bit this library does not know

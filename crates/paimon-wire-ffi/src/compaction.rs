@@ -29,8 +29,9 @@ impl From<CompactionError> for FfiError {
 /// Plans the compaction of `table`'s latest snapshot: one task per partition and bucket to
 /// compact, each as bytes to send to a worker (free the list with `paimon_wire_payloads_free`);
 /// none when nothing needs compacting. Append tables: a bucket's files below
-/// `target-file-size` once there are `compaction.min.file-num` (default 5) of them;
-/// primary-key tables (`deduplicate`, `first-row`): every sorted run once there are
+/// `target-file-size` (and those with a deletion vector) once there are
+/// `compaction.min.file-num` (default 5) of them; primary-key tables (every merge engine,
+/// `sequence.field`, deletion vectors): every sorted run once there are
 /// `num-sorted-run.compaction-trigger` (default 5), merged into one at the highest level.
 /// `full` compacts every bucket not already compacted. Errors:
 /// `PAIMON_WIRE_ERROR_CODE_UNSUPPORTED` naming why a table cannot be compacted, the storage

@@ -152,8 +152,7 @@ impl Coordinator {
     /// `compact-content`) for one whose rows differ, which the metadata rules alone cannot
     /// tell; it reads every compacted byte twice (inputs and results), and binding raises
     /// `UnsupportedError` for tables whose compactions cannot be verified (postpone tables,
-    /// `bucket = -2`; primary-key tables with the `partial-update` or `aggregation` merge
-    /// engine). `refuse_compaction` is deprecated and ignored (refusing is the default);
+    /// `bucket = -2`). `refuse_compaction` is deprecated and ignored (refusing is the default);
     /// `refuse_compaction=True` together with `allow_compaction=True` or
     /// `verify_compaction=True` raises `ValueError`. `hash_index_budget` is the most bytes of
     /// memory one commit's HASH index checks (dynamic-bucket tables) may hold, 12 a key of the

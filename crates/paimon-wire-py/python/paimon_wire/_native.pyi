@@ -292,10 +292,11 @@ class Table:
         """The compaction of the latest snapshot: one task per partition and bucket to
         compact, none when nothing needs it. Append tables: a bucket's files below
         ``target-file-size`` once there are ``compaction.min.file-num`` (default 5) of them.
-        Primary-key tables (``deduplicate`` and ``first-row`` merge engines): every sorted run
-        of a bucket once there are ``num-sorted-run.compaction-trigger`` (default 5), merged
-        into one at the highest level. ``full=True`` compacts every bucket not already
-        compacted. Tables it cannot compact raise ``UnsupportedError`` naming why."""
+        Primary-key tables (every merge engine, ``sequence.field``, deletion vectors): every
+        sorted run of a bucket once there are ``num-sorted-run.compaction-trigger`` (default
+        5), merged into one at the highest level. ``full=True`` compacts every bucket not
+        already compacted. Tables it cannot compact (a changelog producer, postpone tables)
+        raise ``UnsupportedError`` naming why."""
     def routing(self) -> tuple[str, Optional[int]]:
         """``("fixed-bucket", n)``, ``("any-writer", None)`` or ``("single-writer", None)``."""
     def bucket_ids(self, data: Any) -> pyarrow.Int32Array:
@@ -391,8 +392,7 @@ class Coordinator:
         compaction's inputs and results, raising ``ValidationError`` (rule
         ``compact-content``) for one whose rows differ; it reads every compacted byte twice,
         and binding raises ``UnsupportedError`` for tables whose compactions cannot be
-        verified (postpone tables, ``bucket = -2``; primary-key tables with the
-        ``partial-update`` or ``aggregation`` merge engine).
+        verified (postpone tables, ``bucket = -2``).
         ``refuse_compaction`` is deprecated and ignored (refusing is the default); together
         with ``allow_compaction=True`` or ``verify_compaction=True`` it raises
         ``ValueError``.

@@ -453,9 +453,8 @@ class PaimonDatasink(Datasink[Optional[Payload]]):
             compaction by reading its inputs and results
             (``Coordinator(..., verify_compaction=True)``; rule ``compact-content``), at the
             cost of reading every compacted byte twice. Implies ``allow_compaction``. Tables
-            whose compactions cannot be verified (postpone tables, ``bucket = -2``;
-            primary-key tables with the ``partial-update`` or ``aggregation`` merge engine)
-            raise ``UnsupportedError`` here, before anything is written.
+            whose compactions cannot be verified (postpone tables, ``bucket = -2``) raise
+            ``UnsupportedError`` here, before anything is written.
         hash_index_budget: The most bytes of memory the sink's coordinator gives one
             commit's HASH index checks (dynamic-bucket tables;
             ``Coordinator(..., hash_index_budget=...)``, default
