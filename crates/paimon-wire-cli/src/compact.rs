@@ -58,9 +58,11 @@ fn compaction_error(e: CompactionError) -> CliError {
 
 /// Plans, runs every task in a worker process and commits once.
 pub fn run(args: &CompactArgs) -> CliResult<()> {
+    let started = std::time::Instant::now();
     let table = block_on(open(&args.table))??;
     let name = args.table.table.as_str();
     let plan = block_on(plan_compaction(&table, args.full))?.map_err(compaction_error)?;
+    let planned = started.elapsed();
     let Some(snapshot_id) = plan.snapshot_id().filter(|_| !plan.is_empty()) else {
         return stdout_line(format_args!(
             "nothing to compact in table {name}{}",
@@ -97,9 +99,12 @@ pub fn run(args: &CompactArgs) -> CliResult<()> {
     ))??;
     // From here on a failure before the commit leaves the finished tasks' results to nobody:
     // they are deleted before the error is reported.
+    let rewriting = std::time::Instant::now();
     let merged = run_workers(args, &jobs, parallelism)
         .and_then(|()| decode_results(&coordinator, &jobs))
         .inspect_err(|_| discard_results(&coordinator, &jobs))?;
+    let rewritten = rewriting.elapsed();
+    let committing = std::time::Instant::now();
     let outputs: usize = merged
         .messages()
         .iter()
@@ -112,11 +117,17 @@ pub fn run(args: &CompactArgs) -> CliResult<()> {
         .map(|f| f.file_size)
         .sum();
     let identifier = snapshot_id;
-    match block_on(coordinator.commit(merged.clone(), identifier))? {
+    let outcome = block_on(coordinator.commit(merged.clone(), identifier))?;
+    let committed = committing.elapsed();
+    match outcome {
         Ok(CommitOutcome::Committed { snapshot_id }) => stdout_line(format_args!(
             "compacted {inputs} file(s) ({input_bytes} bytes) into {outputs} file(s) \
-             ({output_bytes} bytes) in {} bucket(s): snapshot {snapshot_id}",
-            plan.tasks().len()
+             ({output_bytes} bytes) in {} bucket(s): snapshot {snapshot_id} (plan {:.2} s, \
+             rewrite {:.2} s, verify and commit {:.2} s)",
+            plan.tasks().len(),
+            planned.as_secs_f64(),
+            rewritten.as_secs_f64(),
+            committed.as_secs_f64()
         )),
         Ok(CommitOutcome::AlreadyCommitted { snapshot_id }) => stdout_line(format_args!(
             "already committed (identifier {identifier}{})",

@@ -702,3 +702,71 @@ async fn compactions_racing_writers_and_another_compactor_keep_every_row_once() 
         );
     }
 }
+
+/// The memory bound of a primary-key rewrite: an output file holds at most `write-buffer-size`
+/// of decoded rows, so a bucket larger than it compacts into several files of one sorted run
+/// (key ranges in order, not overlapping), every row kept.
+#[tokio::test]
+async fn a_bucket_larger_than_the_write_buffer_compacts_into_one_run_of_several_files() {
+    let warehouse = Warehouse::new();
+    let table = warehouse
+        .create_with_options(
+            "bounded",
+            Kind::FixedBucketPk,
+            &[("bucket", "1"), ("write-buffer-size", "16 kb")],
+        )
+        .await;
+    let mut latest = std::collections::BTreeMap::new();
+    for job_number in 1..=4 {
+        crate_job(
+            &table,
+            job_number,
+            0..6000,
+            &format!("j{job_number}_"),
+            &mut latest,
+        )
+        .await;
+    }
+    let before = read_rows(&table).await;
+    let plan = plan_compaction(&table, true).await.unwrap();
+    let mut messages = Vec::new();
+    for task in plan.tasks() {
+        messages.push(task.run(&table).await.unwrap());
+    }
+    // Partition p0, p1 and p2 hold 2,000 keys each: far more than 16 kb decoded.
+    for message in &messages {
+        let results = &message.compact_after;
+        assert!(results.len() > 1, "{} file(s)", results.len());
+        assert!(results.iter().all(|f| f.level == 5));
+        for pair in results.windows(2) {
+            assert!(
+                key_at_or_below(&pair[0].max_key, &pair[1].min_key),
+                "files of one run follow each other in key order"
+            );
+        }
+    }
+    let coordinator = bind(
+        &table,
+        Binding::append(COMPACTOR).with_verified_compaction(),
+    )
+    .await;
+    let outcome = send(&coordinator, &messages, plan.snapshot_id().unwrap())
+        .await
+        .unwrap();
+    assert!(
+        matches!(outcome, CommitOutcome::Committed { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(read_rows(&table).await, before);
+}
+
+/// Whether serialized key row `a` (one INT field, the table's trimmed key `id`) is below `b`.
+fn key_at_or_below(a: &[u8], b: &[u8]) -> bool {
+    let id = |bytes: &[u8]| {
+        paimon::spec::BinaryRow::from_serialized_bytes(bytes)
+            .unwrap()
+            .get_int(0)
+            .unwrap()
+    };
+    id(a) <= id(b)
+}

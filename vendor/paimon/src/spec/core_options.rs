@@ -2065,7 +2065,7 @@ fn parse_scan_timestamp(value: &str, zone: &jiff::tz::TimeZone) -> crate::Result
 /// bytes. Returns `None` for an empty string, a missing or non-numeric number,
 /// an unrecognized unit, or a value that would overflow `i64`, matching the
 /// inputs on which Java throws.
-fn parse_memory_size(value: &str) -> Option<i64> {
+pub(crate) fn parse_memory_size(value: &str) -> Option<i64> {
     let value = value.trim();
     if value.is_empty() {
         return None;

@@ -30,8 +30,10 @@
 //! Written into the highest level, a key whose result retracts it is dropped, as Java's
 //! compaction drops deletes there.
 //!
-//! Memory: one batch per input file (the merge's inputs) and the rows of one output file
-//! (`target-file-size` of data, decoded), whatever the bucket's size.
+//! Memory: one batch per input file (the merge's inputs) and the rows of one output file,
+//! whatever the bucket's size. A file is written once its rows reach `target-file-size` (as
+//! estimated from the inputs' bytes per row) or `write-buffer-size` decoded (default 256 mb,
+//! as Java's writers), whichever comes first.
 
 use std::sync::Arc;
 
@@ -53,6 +55,13 @@ use crate::Result;
 
 /// `file_source` of a file a compaction wrote (Java `FileSource.COMPACT`).
 const FILE_SOURCE_COMPACT: i32 = 1;
+
+/// Paimon's option for the memory of a writer's buffer, which bounds the decoded rows of one
+/// output file here.
+const WRITE_BUFFER_SIZE_OPTION: &str = "write-buffer-size";
+
+/// Its default in Paimon Java (256 mb).
+const DEFAULT_WRITE_BUFFER_SIZE: i64 = 256 * 1024 * 1024;
 
 /// Why the files of `table` cannot be rewritten by [`rewrite_key_value_files`], or `None`.
 pub fn key_value_rewrite_unsupported(table: &Table) -> Option<String> {
@@ -127,21 +136,34 @@ pub async fn rewrite_key_value_files(
     )
     .unwrap_or(usize::MAX);
 
+    // The decoded rows one output file may hold in memory: Java's `write-buffer-size` (a
+    // writer's memory). A file is written when it reaches either bound.
+    let max_pending_bytes = schema
+        .options()
+        .get(WRITE_BUFFER_SIZE_OPTION)
+        .and_then(|v| crate::spec::parse_memory_size(v))
+        .unwrap_or(DEFAULT_WRITE_BUFFER_SIZE)
+        .max(1);
+    let max_pending_bytes = usize::try_from(max_pending_bytes).unwrap_or(usize::MAX);
+
     let written: Result<Vec<DataFileMeta>> = async {
         let mut merged = merged_key_values(table, split)?;
         let mut pending: Vec<RecordBatch> = Vec::new();
         let mut pending_rows = 0usize;
+        let mut pending_bytes = 0usize;
         let mut files = Vec::new();
         while let Some(batch) = merged.try_next().await? {
             if batch.num_rows() == 0 {
                 continue;
             }
             pending_rows += batch.num_rows();
+            pending_bytes += batch.get_array_memory_size();
             pending.push(batch);
-            if pending_rows >= rows_per_file {
+            if pending_rows >= rows_per_file || pending_bytes >= max_pending_bytes {
                 let batch = concat(&pending)?;
                 pending.clear();
                 pending_rows = 0;
+                pending_bytes = 0;
                 files.push(write_file(&mut writer, &batch, output_level).await?);
             }
         }
