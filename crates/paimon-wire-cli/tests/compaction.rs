@@ -493,7 +493,7 @@ fn latest_snapshot(warehouse: &str, table: &str) -> Option<i64> {
 }
 
 /// `paimon-wire compact` killed (SIGKILL, its whole process group: coordinator and task
-/// workers) at points from its start to its end: each time the table is the one before the
+/// workers) at points from its start to its end (more of them with `PAIMON_WIRE_LONG_TESTS=1`): each time the table is the one before the
 /// compaction, or the compacted one, never a snapshot naming a file the kill left half
 /// written; every row reads back once, and a later compaction completes.
 #[test]
@@ -510,7 +510,13 @@ fn a_compactor_killed_mid_task_leaves_nothing_referenced_behind() {
     }
     let before = rows(&read_table(&warehouse, table).1);
     let mut killed_before_commit = 0;
-    for delay_ms in [20u64, 80, 200, 400, 800] {
+    // Five kill points; with PAIMON_WIRE_LONG_TESTS=1, forty from 10 ms to 1.6 s.
+    let delays: Vec<u64> = if std::env::var("PAIMON_WIRE_LONG_TESTS").as_deref() == Ok("1") {
+        (1..=40).map(|i| i * 40 - 30).collect()
+    } else {
+        vec![20, 80, 200, 400, 800]
+    };
+    for delay_ms in delays {
         let snapshot = latest_snapshot(&warehouse, table);
         let mut child = Command::new(common::BIN)
             .args([

@@ -29,7 +29,6 @@
 
 use std::collections::HashMap;
 
-use arrow_array::RecordBatch;
 use arrow_row::{RowConverter, SortField};
 use futures::TryStreamExt;
 use paimon::spec::{BinaryRow, DataFileMeta, IndexFileMeta, MergeEngine};
@@ -131,13 +130,12 @@ async fn read_winners(
         return Ok(winners);
     }
     let table = at.table;
-    let batches: Vec<RecordBatch> = table
+    // Batch by batch, as the reader yields them: memory is the winners, not the side's rows.
+    let mut batches = table
         .new_read_builder()
         .new_read()?
-        .to_arrow_key_values(&[split_of(at, side, false)?])?
-        .try_collect()
-        .await?;
-    let Some(first) = batches.first() else {
+        .to_arrow_key_values(&[split_of(at, side, false)?])?;
+    let Some(first) = batches.try_next().await? else {
         return Ok(winners);
     };
     let schema = first.schema();
@@ -160,7 +158,9 @@ async fn read_winners(
         message: format!("a key-value read lacks its {name} column"),
         source: None,
     };
-    for batch in &batches {
+    let mut next = Some(first);
+    while let Some(batch) = next.take() {
+        let batch = &batch;
         let kinds = batch
             .column(0)
             .as_any()
@@ -204,6 +204,7 @@ async fn read_winners(
                 }
             }
         }
+        next = batches.try_next().await?;
     }
     Ok(winners)
 }
@@ -249,31 +250,36 @@ async fn read_rows(
     if side.files.is_empty() {
         return Ok(Vec::new());
     }
-    let batches: Vec<RecordBatch> = at
+    // Batch by batch, as the reader yields them: memory is eight bytes a row.
+    let mut batches = at
         .table
         .new_read_builder()
         .new_read()?
-        .to_arrow(&[split_of(at, side, !merge)?])?
-        .try_collect()
-        .await?;
+        .to_arrow(&[split_of(at, side, !merge)?])?;
     let mut rows = Vec::new();
-    if let Some(first) = batches.first() {
-        let fields = first
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| SortField::new(f.data_type().clone()))
-            .collect();
-        let converter = RowConverter::new(fields).map_err(arrow_error)?;
-        for batch in &batches {
-            let converted = converter
-                .convert_columns(batch.columns())
-                .map_err(arrow_error)?;
-            rows.extend(converted.iter().map(|row| {
-                use std::hash::BuildHasher;
-                hasher.hash_one(row.as_ref())
-            }));
-        }
+    let mut converter: Option<RowConverter> = None;
+    while let Some(batch) = batches.try_next().await? {
+        let converter = match &mut converter {
+            Some(converter) => converter,
+            None => converter.insert(
+                RowConverter::new(
+                    batch
+                        .schema()
+                        .fields()
+                        .iter()
+                        .map(|f| SortField::new(f.data_type().clone()))
+                        .collect(),
+                )
+                .map_err(arrow_error)?,
+            ),
+        };
+        let converted = converter
+            .convert_columns(batch.columns())
+            .map_err(arrow_error)?;
+        rows.extend(converted.iter().map(|row| {
+            use std::hash::BuildHasher;
+            hasher.hash_one(row.as_ref())
+        }));
     }
     rows.sort_unstable();
     Ok(rows)
