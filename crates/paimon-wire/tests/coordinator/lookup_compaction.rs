@@ -9,10 +9,7 @@ use paimon_wire::compaction::plan_compaction;
 use paimon_wire::coordinator::{Binding, CommitOutcome, Rule};
 
 use super::hostile_round_3::compacting;
-use super::support::{
-    append_coordinator, batch_with_values, bind, read_rows, rule_of, send, Kind, Unchanged,
-    Warehouse, USER,
-};
+use super::support::{bind, read_rows, rule_of, send, Kind, Unchanged, Warehouse};
 
 /// A primary-key table with deletion vectors: X, one file at the highest level holding ids
 /// 0..10 of partition `a` (`old<id>`), and Y, a level-0 file of a later job holding ids 0..3
@@ -24,28 +21,15 @@ struct Lookup {
     y: CommitMessage,
 }
 
+/// A paimon-crate job writing `ids` of partition `a` valued `<prefix><id>`, committed.
 async fn job(
     table: &Table,
     identifier: i64,
     ids: std::ops::Range<i32>,
     prefix: &str,
 ) -> Vec<CommitMessage> {
-    let builder = table.new_write_builder().with_commit_user(USER).unwrap();
-    let mut write = builder.new_write().unwrap();
     let rows: Vec<(i32, &str, String)> = ids.map(|id| (id, "a", format!("{prefix}{id}"))).collect();
-    write
-        .write_arrow_batch(&batch_with_values(&rows))
-        .await
-        .unwrap();
-    let messages = write.prepare_commit().await.unwrap();
-    let outcome = send(&append_coordinator(table).await, &messages, identifier)
-        .await
-        .unwrap();
-    assert!(
-        matches!(outcome, CommitOutcome::Committed { .. }),
-        "{outcome:?}"
-    );
-    messages
+    super::native_compaction::job(table, identifier, &rows).await
 }
 
 async fn lookup_table(options: &[(&str, &str)]) -> Lookup {

@@ -16,8 +16,23 @@ use super::support::{
 /// planned snapshot as the identifier).
 const COMPACTOR: &str = "compactor";
 
-/// Writes `rows` as one job and commits it.
-async fn job(table: &Table, identifier: i64, rows: &[(i32, &str, String)]) {
+/// Every id of `latest` as the row `(id, "p<id % 3>", value)`, sorted: what a reader of a
+/// table [`crate_job`] wrote returns.
+fn rows_of(latest: &std::collections::BTreeMap<i32, String>) -> Vec<(i32, String, String)> {
+    let mut rows: Vec<(i32, String, String)> = latest
+        .iter()
+        .map(|(id, v)| (*id, format!("p{}", id % 3), v.clone()))
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// Writes `rows` as one job and commits it; returns its messages.
+pub async fn job(
+    table: &Table,
+    identifier: i64,
+    rows: &[(i32, &str, String)],
+) -> Vec<paimon::table::CommitMessage> {
     let builder = table.new_write_builder().with_commit_user(USER).unwrap();
     let mut write = builder.new_write().unwrap();
     write
@@ -32,6 +47,7 @@ async fn job(table: &Table, identifier: i64, rows: &[(i32, &str, String)]) {
         matches!(outcome, CommitOutcome::Committed { .. }),
         "{outcome:?}"
     );
+    messages
 }
 
 /// Plans a full compaction, runs every task and commits them under a verifying binding.
@@ -319,26 +335,9 @@ async fn twenty_jobs_and_a_full_compaction_read_alike_everywhere_and_java_writes
             } else {
                 (job_number - 1) * 10..job_number * 10
             };
-            let rows: Vec<(i32, String, String)> = ids
-                .map(|id| (id, format!("p{}", id % 3), format!("j{job_number}_{id}")))
-                .collect();
-            for (id, _, v) in &rows {
-                expected.insert(*id, v.clone());
-            }
-            let borrowed: Vec<(i32, &str, String)> = rows
-                .iter()
-                .map(|(id, pt, v)| (*id, pt.as_str(), v.clone()))
-                .collect();
-            job(&table, i64::from(job_number), &borrowed).await;
+            let prefix = format!("j{job_number}_");
+            crate_job(&table, job_number.into(), ids, &prefix, &mut expected).await;
         }
-        let expected_rows = |map: &std::collections::BTreeMap<i32, String>| {
-            let mut rows: Vec<(i32, String, String)> = map
-                .iter()
-                .map(|(id, v)| (*id, format!("p{}", id % 3), v.clone()))
-                .collect();
-            rows.sort();
-            rows
-        };
         let compacted = compact_fully(&table).await;
         assert!(compacted >= 20, "{name}: {compacted} file(s) compacted");
         for levels in levels_per_bucket(&table).await {
@@ -349,7 +348,7 @@ async fn twenty_jobs_and_a_full_compaction_read_alike_everywhere_and_java_writes
             }
         }
         let after = read_rows(&table).await;
-        assert_eq!(after, expected_rows(&expected), "{name}: the paimon crate");
+        assert_eq!(after, rows_of(&expected), "{name}: the paimon crate");
         if let Some(rows) = super::support::read_with_pypaimon(warehouse.path(), &full_name) {
             assert_eq!(rows, after, "{name}: pypaimon");
         }
@@ -423,14 +422,14 @@ async fn twenty_jobs_and_a_full_compaction_read_alike_everywhere_and_java_writes
             }
         } else {
             // Append: the rows are added (ids repeat; compare as a multiset).
-            let mut rows = expected_rows(&expected);
+            let mut rows = rows_of(&expected);
             rows.extend((0..40).map(|id| (id, format!("p{}", id % 3), format!("java_{id}"))));
             rows.sort();
             assert_eq!(read_rows(&table).await, rows, "{name}: after Java's write");
             assert_eq!(read_with_java(warehouse.path(), &full_name).unwrap(), rows);
             continue;
         }
-        let rows = expected_rows(&expected);
+        let rows = rows_of(&expected);
         assert_eq!(read_rows(&table).await, rows, "{name}: after Java's write");
         assert_eq!(read_with_java(warehouse.path(), &full_name).unwrap(), rows);
     }
@@ -529,12 +528,6 @@ async fn compactions_racing_writers_and_another_compactor_keep_every_row_once() 
     let name = "db.raced";
     let mut latest: std::collections::BTreeMap<i32, String> = Default::default();
     let row = |id: i32, v: String| (id, format!("p{}", id % 3), v);
-    let expected_rows = |latest: &std::collections::BTreeMap<i32, String>| {
-        let mut rows: Vec<(i32, String, String)> =
-            latest.iter().map(|(id, v)| row(*id, v.clone())).collect();
-        rows.sort();
-        rows
-    };
     for job_number in 1..=6 {
         crate_job(
             &table,
@@ -622,11 +615,7 @@ async fn compactions_racing_writers_and_another_compactor_keep_every_row_once() 
         matches!(outcome, CommitOutcome::Committed { .. }),
         "{outcome:?}"
     );
-    assert_eq!(
-        read_rows(&table).await,
-        expected_rows(&latest),
-        "after race 1"
-    );
+    assert_eq!(read_rows(&table).await, rows_of(&latest), "after race 1");
 
     // 2. A Java writer prepared before the compaction commits after it.
     if java_available {
@@ -638,11 +627,7 @@ async fn compactions_racing_writers_and_another_compactor_keep_every_row_once() 
         for id in 0..5 {
             latest.insert(id, format!("java2_{id}"));
         }
-        assert_eq!(
-            read_rows(&table).await,
-            expected_rows(&latest),
-            "after race 2"
-        );
+        assert_eq!(read_rows(&table).await, rows_of(&latest), "after race 2");
     }
 
     // 3. Java's compaction job commits between our plan and our commit: ours loses, is
@@ -691,14 +676,10 @@ async fn compactions_racing_writers_and_another_compactor_keep_every_row_once() 
         let mut ours_sorted: Vec<&String> = ours.iter().collect();
         ours_sorted.sort();
         assert_eq!(deleted, ours_sorted, "abort deletes exactly our results");
-        assert_eq!(
-            read_rows(&table).await,
-            expected_rows(&latest),
-            "after race 3"
-        );
+        assert_eq!(read_rows(&table).await, rows_of(&latest), "after race 3");
         assert_eq!(
             read_with_java(warehouse.path(), name).unwrap(),
-            expected_rows(&latest)
+            rows_of(&latest)
         );
     }
 }
