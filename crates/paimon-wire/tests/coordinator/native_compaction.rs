@@ -290,6 +290,68 @@ fn java(args: &[&str]) -> Option<String> {
     Some(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// A Java 2.0 writer (commit user `java`) writing harness rows `rows` (`FROM:TO:PREFIX`) with
+/// `extra` arguments, its payload to `out`.
+fn java_write(
+    warehouse: &str,
+    table: &str,
+    identifier: &str,
+    rows: &str,
+    extra: &[&str],
+    out: &str,
+) {
+    let mut args = vec![
+        "write",
+        "--warehouse",
+        warehouse,
+        "--table",
+        table,
+        "--commit-user",
+        "java",
+        "--identifier",
+        identifier,
+        "--rows",
+        rows,
+        "--out",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    java(&args);
+}
+
+/// Java 2.0's committer (commit user `java`) committing a version-12 payload.
+fn java_commit(warehouse: &str, table: &str, identifier: &str, payload: &str) {
+    java(&[
+        "commit",
+        "--warehouse",
+        warehouse,
+        "--table",
+        table,
+        "--commit-user",
+        "java",
+        "--identifier",
+        identifier,
+        "--version",
+        "12",
+        payload,
+    ]);
+}
+
+/// Java 2.0's dedicated compaction job (commit user `java-compactor`): every bucket, fully.
+fn java_compact(warehouse: &str, table: &str) {
+    java(&[
+        "compact",
+        "--warehouse",
+        warehouse,
+        "--table",
+        table,
+        "--commit-user",
+        "java-compactor",
+        "--identifier",
+        "1",
+    ]);
+}
+
 /// Levels of the live files of each bucket of the latest snapshot, level 0 included.
 async fn levels_per_bucket(table: &Table) -> Vec<Vec<i32>> {
     let plan = table
@@ -364,55 +426,25 @@ async fn twenty_jobs_and_a_full_compaction_read_alike_everywhere_and_java_writes
             std::process::id()
         ));
         let payload = payload.to_str().unwrap();
-        let mut write = vec![
-            "write",
-            "--warehouse",
+        let assigner: &[&str] = if name == "dynamic" {
+            &["--assigner", "0/1"]
+        } else {
+            &[]
+        };
+        let compacting = [&["--compact", "true"][..], assigner].concat();
+        java_write(
             warehouse.path(),
-            "--table",
             &full_name,
-            "--commit-user",
-            "java",
-            "--identifier",
             "1",
-            "--rows",
             "0:40:java_",
-            "--compact",
-            "true",
-            "--out",
+            &compacting,
             payload,
-        ];
-        if name == "dynamic" {
-            write.extend(["--assigner", "0/1"]);
-        }
-        java(&write);
-        java(&[
-            "commit",
-            "--warehouse",
-            warehouse.path(),
-            "--table",
-            &full_name,
-            "--commit-user",
-            "java",
-            "--identifier",
-            "1",
-            "--version",
-            "12",
-            payload,
-        ]);
+        );
+        java_commit(warehouse.path(), &full_name, "1", payload);
         // (Java compacts an unaware-bucket append table in a Flink or Spark job of its own,
         // not through a table writer: the harness's job covers bucketed tables.)
         if keyed {
-            java(&[
-                "compact",
-                "--warehouse",
-                warehouse.path(),
-                "--table",
-                &full_name,
-                "--commit-user",
-                "java-compactor",
-                "--identifier",
-                "1",
-            ]);
+            java_compact(warehouse.path(), &full_name);
         }
         let _ = std::fs::remove_file(payload);
         if keyed {
@@ -539,39 +571,6 @@ async fn compactions_racing_writers_and_another_compactor_keep_every_row_once() 
         .await;
     }
     let java_available = std::env::var("PAIMON_WIRE_JAVA_HARNESS").is_ok();
-    let java_write = |identifier: &str, rows: &str, out: &str| {
-        java(&[
-            "write",
-            "--warehouse",
-            warehouse.path(),
-            "--table",
-            name,
-            "--commit-user",
-            "java",
-            "--identifier",
-            identifier,
-            "--rows",
-            rows,
-            "--out",
-            out,
-        ])
-    };
-    let java_commit = |identifier: &str, payload: &str| {
-        java(&[
-            "commit",
-            "--warehouse",
-            warehouse.path(),
-            "--table",
-            name,
-            "--commit-user",
-            "java",
-            "--identifier",
-            identifier,
-            "--version",
-            "12",
-            payload,
-        ])
-    };
     let payload = |what: &str| {
         std::env::temp_dir()
             .join(format!("race-{}-{what}.bin", std::process::id()))
@@ -593,8 +592,8 @@ async fn compactions_racing_writers_and_another_compactor_keep_every_row_once() 
     }
     if java_available {
         let out = payload("java-1");
-        java_write("1", "10:20:java1_", &out);
-        java_commit("1", &out);
+        java_write(warehouse.path(), name, "1", "10:20:java1_", &[], &out);
+        java_commit(warehouse.path(), name, "1", &out);
         let _ = std::fs::remove_file(&out);
         for id in 10..20 {
             latest.insert(id, format!("java1_{id}"));
@@ -620,9 +619,9 @@ async fn compactions_racing_writers_and_another_compactor_keep_every_row_once() 
     // 2. A Java writer prepared before the compaction commits after it.
     if java_available {
         let out = payload("java-2");
-        java_write("2", "0:5:java2_", &out);
+        java_write(warehouse.path(), name, "2", "0:5:java2_", &[], &out);
         assert!(compact_fully(&table).await > 0);
-        java_commit("2", &out);
+        java_commit(warehouse.path(), name, "2", &out);
         let _ = std::fs::remove_file(&out);
         for id in 0..5 {
             latest.insert(id, format!("java2_{id}"));
@@ -644,17 +643,7 @@ async fn compactions_racing_writers_and_another_compactor_keep_every_row_once() 
             .flat_map(|m| &m.compact_after)
             .map(|f| f.file_name.clone())
             .collect();
-        java(&[
-            "compact",
-            "--warehouse",
-            warehouse.path(),
-            "--table",
-            name,
-            "--commit-user",
-            "java-compactor",
-            "--identifier",
-            "1",
-        ]);
+        java_compact(warehouse.path(), name);
         let before_ours = data_files_on_disk(&table);
         let error = send(&compactor, &messages, plan.snapshot_id().unwrap())
             .await
