@@ -211,11 +211,10 @@ impl CompactionTask {
         let merges_keys = value["merges_keys"]
             .as_bool()
             .ok_or_else(|| bad("merges_keys is not a boolean".into()))?;
-        let split =
+        let split: DataSplit =
             serde_json::from_value(value["split"].take()).map_err(|e| bad(e.to_string()))?;
         let deleted_index_files = serde_json::from_value(value["deleted_index_files"].take())
             .map_err(|e| bad(format!("deleted_index_files: {e}")))?;
-        let split: DataSplit = split;
         if let Some(vectors) = split.data_deletion_files() {
             if vectors.len() != split.data_files().len() {
                 return Err(bad(format!(

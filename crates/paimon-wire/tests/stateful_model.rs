@@ -416,7 +416,7 @@ impl Run {
 
     /// pypaimon writes and commits rows itself (its own commit user).
     async fn pypaimon_write(&mut self) -> Option<Step> {
-        let python = std::env::var("PAIMON_WIRE_PYPAIMON").ok()?;
+        std::env::var_os("PAIMON_WIRE_PYPAIMON")?;
         if self.is_dynamic() {
             // pypaimon reads the dynamic-bucket table (every check); its writer is not one of
             // the job's assigners, so it does not write here.
@@ -428,33 +428,7 @@ impl Run {
             .into_iter()
             .map(|(id, pt, v)| (id, pt, format!("py{v}")))
             .collect();
-        let script = r#"
-import json, sys
-import pyarrow as pa
-from pypaimon import CatalogFactory
-t = CatalogFactory.create({"warehouse": sys.argv[1]}).get_table(sys.argv[2])
-rows = json.loads(sys.argv[3])
-data = pa.table({"id": pa.array([r[0] for r in rows], pa.int32()),
-                 "pt": pa.array([r[1] for r in rows], pa.string()),
-                 "v": pa.array([r[2] for r in rows], pa.string())})
-b = t.new_batch_write_builder()
-w = b.new_write()
-w.write_arrow(data)
-c = b.new_commit()
-c.commit(w.prepare_commit())
-w.close()
-c.close()
-"#;
-        let out = std::process::Command::new(python)
-            .args(["-c", script, &self.warehouse, &format!("db.{}", self.name)])
-            .arg(serde_json::to_string(&rows).unwrap())
-            .output()
-            .expect("run pypaimon");
-        assert!(
-            out.status.success(),
-            "pypaimon write failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        support::write_with_pypaimon(&self.warehouse, &format!("db.{}", self.name), &rows);
         self.apply_upserts(&rows);
         Some(Step::Honest("pypaimon write"))
     }

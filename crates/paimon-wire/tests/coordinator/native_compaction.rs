@@ -467,41 +467,6 @@ async fn twenty_jobs_and_a_full_compaction_read_alike_everywhere_and_java_writes
     }
 }
 
-/// pypaimon writes and commits `rows` (`PAIMON_WIRE_PYPAIMON`), or does nothing.
-fn write_with_pypaimon(warehouse: &str, table: &str, rows: &[(i32, String, String)]) -> bool {
-    let Ok(python) = std::env::var("PAIMON_WIRE_PYPAIMON") else {
-        return false;
-    };
-    let script = r#"
-import json, sys
-import pyarrow as pa
-from pypaimon import CatalogFactory
-t = CatalogFactory.create({"warehouse": sys.argv[1]}).get_table(sys.argv[2])
-rows = json.loads(sys.argv[3])
-data = pa.table({"id": pa.array([r[0] for r in rows], pa.int32()),
-                 "pt": pa.array([r[1] for r in rows], pa.string()),
-                 "v": pa.array([r[2] for r in rows], pa.string())})
-b = t.new_batch_write_builder()
-w = b.new_write()
-w.write_arrow(data)
-c = b.new_commit()
-c.commit(w.prepare_commit())
-w.close()
-c.close()
-"#;
-    let out = std::process::Command::new(python)
-        .args(["-c", script, warehouse, table])
-        .arg(serde_json::to_string(rows).unwrap())
-        .output()
-        .expect("run pypaimon");
-    assert!(
-        out.status.success(),
-        "pypaimon write failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    true
-}
-
 /// One paimon-crate job writing `ids` valued `<prefix><id>` in partition `p<id % 3>`,
 /// committed; `latest` records each id's value.
 async fn crate_job(
@@ -601,7 +566,7 @@ async fn compactions_racing_writers_and_another_compactor_keep_every_row_once() 
     }
     let py_rows: Vec<(i32, String, String)> =
         (20..25).map(|id| row(id, format!("py_{id}"))).collect();
-    if write_with_pypaimon(warehouse.path(), name, &py_rows) {
+    if super::support::write_with_pypaimon(warehouse.path(), name, &py_rows) {
         for (id, _, v) in &py_rows {
             latest.insert(*id, v.clone());
         }

@@ -470,6 +470,42 @@ fn uuid_like() -> String {
     )
 }
 
+/// pypaimon writes and commits `rows` `(id, pt, v)` with its own commit user, if
+/// `PAIMON_WIRE_PYPAIMON` names a Python with pypaimon; returns whether it did.
+pub fn write_with_pypaimon(warehouse: &str, table: &str, rows: &[(i32, String, String)]) -> bool {
+    let Ok(python) = std::env::var("PAIMON_WIRE_PYPAIMON") else {
+        return false;
+    };
+    let script = r#"
+import json, sys
+import pyarrow as pa
+from pypaimon import CatalogFactory
+t = CatalogFactory.create({"warehouse": sys.argv[1]}).get_table(sys.argv[2])
+rows = json.loads(sys.argv[3])
+data = pa.table({"id": pa.array([r[0] for r in rows], pa.int32()),
+                 "pt": pa.array([r[1] for r in rows], pa.string()),
+                 "v": pa.array([r[2] for r in rows], pa.string())})
+b = t.new_batch_write_builder()
+w = b.new_write()
+w.write_arrow(data)
+c = b.new_commit()
+c.commit(w.prepare_commit())
+w.close()
+c.close()
+"#;
+    let out = std::process::Command::new(python)
+        .args(["-c", script, warehouse, table])
+        .arg(serde_json::to_string(rows).unwrap())
+        .output()
+        .expect("run pypaimon");
+    assert!(
+        out.status.success(),
+        "pypaimon write failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    true
+}
+
 /// The table as pypaimon reads it, if `PAIMON_WIRE_PYPAIMON` names a Python with pypaimon.
 pub fn read_with_pypaimon(warehouse: &str, table: &str) -> Option<Vec<(i32, String, String)>> {
     let python = std::env::var("PAIMON_WIRE_PYPAIMON").ok()?;

@@ -159,8 +159,7 @@ async fn read_winners(
         source: None,
     };
     let mut next = Some(first);
-    while let Some(batch) = next.take() {
-        let batch = &batch;
+    while let Some(batch) = &next {
         let kinds = batch
             .column(0)
             .as_any()
