@@ -201,6 +201,79 @@ fn scale_table(rows: &[Row], failures: &[Failure]) -> String {
     out
 }
 
+/// The scale targets of paimon-wire's coordinator: 10^6 files in at most this many seconds…
+const TARGET_SECONDS_AT_1M: f64 = 6.0;
+/// …and this peak RSS in MB.
+const TARGET_MB_AT_1M: f64 = 1024.0;
+/// Linear within this fraction from 10^6 to the largest size (time and memory per file).
+const TARGET_LINEARITY: f64 = 0.10;
+
+/// The projection of paimon-wire's scale curve to 10^7 files, and the scale targets met or
+/// missed: time and peak RSS are fitted as `fixed + per_file × files` through the two largest
+/// sizes paimon-wire ran; the targets are checked on the 10^6 row and, above it, on the largest
+/// size (time per file against 10^6's, peak memory against 10^6's). Empty without two sizes.
+fn projection(rows: &[Row]) -> String {
+    let mut ours: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.implementation == "paimon-wire")
+        .collect();
+    ours.sort_by_key(|r| r.files);
+    let [.., small, large] = ours.as_slice() else {
+        return String::new();
+    };
+    let fit = |y: fn(&Row) -> f64| {
+        let per_file = (y(large) - y(small)) / (large.files - small.files) as f64;
+        (y(large) - per_file * large.files as f64, per_file)
+    };
+    let (time_fixed, time_per_file) = fit(|r| r.median_s);
+    let (mb_fixed, mb_per_file) = fit(|r| r.peak_rss_mb);
+    let ten_million = 1e7;
+    let mut out = format!(
+        "Projection to 10^7 files (a line through the {} and {} file runs): \
+         **{:.1} s and {:.1} GB** (time {:.2} µs and memory {:.2} KB per file, plus {:.2} s and \
+         {:.0} MB fixed).\n\n",
+        small.files,
+        large.files,
+        time_fixed + time_per_file * ten_million,
+        (mb_fixed + mb_per_file * ten_million) / 1024.0,
+        time_per_file * 1e6,
+        mb_per_file * 1e3,
+        time_fixed,
+        mb_fixed,
+    );
+    let met = |ok: bool| if ok { "met" } else { "**missed**" };
+    if let Some(million) = ours.iter().find(|r| r.files == 1_000_000) {
+        let _ = writeln!(
+            out,
+            "- 10^6 files in at most {TARGET_SECONDS_AT_1M} s and {TARGET_MB_AT_1M} MB: {:.2} s \
+             ({}) and {:.0} MB ({}).",
+            million.median_s,
+            met(million.median_s <= TARGET_SECONDS_AT_1M),
+            million.peak_rss_mb,
+            met(million.peak_rss_mb <= TARGET_MB_AT_1M),
+        );
+        if large.files > million.files {
+            let time_change = (large.median_s / large.files as f64)
+                / (million.median_s / million.files as f64)
+                - 1.0;
+            let mb_change = large.peak_rss_mb / million.peak_rss_mb - 1.0;
+            let _ = writeln!(
+                out,
+                "- {} files, time linear within {:.0} %: time per file {:+.1} % against 10^6 \
+                 ({}); memory flat (the peak of 10^6 within {:.0} %): peak {:+.1} % ({}).",
+                large.files,
+                TARGET_LINEARITY * 100.0,
+                time_change * 100.0,
+                met(time_change.abs() <= TARGET_LINEARITY),
+                TARGET_LINEARITY * 100.0,
+                mb_change * 100.0,
+                met(mb_change.abs() <= TARGET_LINEARITY),
+            );
+        }
+    }
+    out
+}
+
 /// A log-log panel of `series` (name, colour, points) at (`x0`, `y0`) of `w` × `h` pixels.
 fn panel(
     svg: &mut String,
@@ -389,6 +462,7 @@ fn main() -> Result<(), Error> {
         let failures = parse_failures(&text)?;
         println!("### Scale curve (append table, 100 files per payload)\n");
         println!("{}", scale_table(&rows, &failures));
+        println!("{}", projection(&rows));
         if let Some(out) = svg {
             let loads: Vec<&str> = rows.iter().map(|r| r.load.as_str()).collect();
             let caption = format!(

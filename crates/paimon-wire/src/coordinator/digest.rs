@@ -203,17 +203,30 @@ pub(crate) struct CommitIdentity {
 }
 
 impl CommitIdentity {
-    /// The identity of `messages`.
+    /// The identity of `messages`. The fingerprints and the digest are independent hashes of
+    /// every file: the fingerprints are computed on a thread of their own while the calling
+    /// thread computes the digest (on 10^6 files, 0.69 s on one core before).
     pub(crate) fn of(messages: &[CommitMessage], partitioned: bool) -> Self {
-        let mut added: Vec<u128> = messages
-            .iter()
-            .flat_map(|m| {
-                let partition = partition_key(partitioned, &m.partition);
-                (m.new_files.iter().chain(&m.new_changelog_files))
-                    .map(move |f| added_file_fingerprint(partition, m.bucket, f))
-            })
-            .collect();
-        added.sort_unstable();
+        let added_fingerprints = || {
+            let mut added: Vec<u128> = messages
+                .iter()
+                .flat_map(|m| {
+                    let partition = partition_key(partitioned, &m.partition);
+                    (m.new_files.iter().chain(&m.new_changelog_files))
+                        .map(move |f| added_file_fingerprint(partition, m.bucket, f))
+                })
+                .collect();
+            added.sort_unstable();
+            added
+        };
+        let (added, digest) = std::thread::scope(|scope| {
+            let added = scope.spawn(added_fingerprints);
+            let digest = commit_digest(messages, partitioned, Lists::All);
+            let added = added
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (added, digest)
+        });
         let adds_only = messages.iter().all(|m| {
             m.deleted_files.is_empty()
                 && m.new_index_files.is_empty()
@@ -221,7 +234,7 @@ impl CommitIdentity {
                 && !super::rules::shared::check::has_compaction(m)
         });
         Self {
-            digest: commit_digest(messages, partitioned, Lists::All),
+            digest,
             added,
             adds_only,
         }

@@ -258,6 +258,50 @@ async fn missing_files_names_exactly_the_paths_not_in_storage() {
     }
 }
 
+/// On the local disk a directory holding at least `MISSING_FILES_LOCAL_LIST_DIRECTORY_AT` of
+/// the paths is read once instead of a `stat` per path. The listing only confirms regular
+/// files; the other entries get their `stat` as before: a dangling symbolic link is missing, a
+/// link to a present file and a directory are present (as `exists` says), and the missing names
+/// among the many are named exactly, also when the directory holds far more files than are
+/// checked (it is then read only in part).
+#[tokio::test]
+async fn missing_files_on_disk_reads_a_large_directory_once_and_confirms_only_regular_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap().to_string();
+    let file_io = paimon::io::FileIO::from_path(&root)
+        .unwrap()
+        .build()
+        .unwrap();
+    let bucket = dir.path().join("bucket-0");
+    std::fs::create_dir(&bucket).unwrap();
+    let count = paimon::io::MISSING_FILES_LOCAL_LIST_DIRECTORY_AT + 10;
+    let mut paths = Vec::new();
+    for i in 0..count {
+        std::fs::write(bucket.join(format!("data-{i}.parquet")), b"x").unwrap();
+        paths.push(format!("{root}/bucket-0/data-{i}.parquet"));
+    }
+    // Files nobody checks, four times as many: the directory is not read to its end (at most
+    // four entries per path checked), and the checked files it does not reach get a `stat`.
+    for i in 0..4 * count {
+        std::fs::write(bucket.join(format!("other-{i}.parquet")), b"x").unwrap();
+    }
+    std::os::unix::fs::symlink(bucket.join("gone.parquet"), bucket.join("dangling.parquet"))
+        .unwrap();
+    std::os::unix::fs::symlink(bucket.join("data-0.parquet"), bucket.join("link.parquet")).unwrap();
+    std::fs::create_dir(bucket.join("a-directory.parquet")).unwrap();
+    let expected = vec![
+        format!("{root}/bucket-0/dangling.parquet"),
+        format!("{root}/bucket-0/data-missing.parquet"),
+    ];
+    paths.extend(expected.iter().cloned());
+    // Not confirmed by the listing, but present for `stat` (as for `exists`).
+    paths.push(format!("{root}/bucket-0/a-directory.parquet"));
+    paths.push(format!("{root}/bucket-0/link.parquet"));
+    paths.reverse();
+    let missing = file_io.missing_files(paths).await.unwrap();
+    assert_eq!(missing, expected);
+}
+
 /// `workers` workers each write one file into each of two partitions; with `remove_one`, one
 /// file is deleted from storage before the commit, which must then be refused naming it.
 async fn commit_with_one_file_missing(workers: i32, remove_one: bool) {

@@ -57,6 +57,80 @@ pub const MISSING_FILES_LOCAL_BATCH: usize = 1024;
 /// How many of those blocking tasks [`FileIO::missing_files`] runs at a time.
 pub const MISSING_FILES_LOCAL_TASKS: usize = 4;
 
+/// On the built-in local filesystem, [`FileIO::missing_files`] reads a directory once when it
+/// holds at least this many of the paths to check: one `readdir` pass over a directory answers
+/// for all of them, where a `stat` each costs a system call and a path lookup (10^6 files in 30
+/// directories: 1.5 s of `stat` calls on two cores). Below it, a listing of a large directory
+/// would cost more than the calls it saves.
+pub const MISSING_FILES_LOCAL_LIST_DIRECTORY_AT: usize = 1024;
+
+/// How many directory entries [`confirmed_by_listing`] reads per path it checks, at most: a
+/// directory far larger than the paths checked in it is not read to its end (the paths left
+/// get a `stat` each), so the work stays proportional to the paths checked.
+const MISSING_FILES_LOCAL_ENTRIES_PER_PATH: usize = 4;
+
+/// The paths of `files` (all in one directory: the same text before their last `/`) that one
+/// reading of that directory does not show as regular files: those are left for a `stat`
+/// call. The directory read is the first file's parent on disk; a file's name is the text
+/// after its last `/` (a name that does not match is left unconfirmed). Each directory entry
+/// is looked up among the paths' names (borrowed): no copy of the listing is kept. An entry's type comes with it on Linux (no `stat` per entry); a symbolic link is
+/// left unconfirmed (a `stat` follows it), as is every path when the directory cannot be
+/// read, and every path not confirmed within [`MISSING_FILES_LOCAL_ENTRIES_PER_PATH`] entries
+/// per path.
+fn confirmed_by_listing(
+    files: Vec<(String, std::path::PathBuf)>,
+) -> Vec<(String, std::path::PathBuf)> {
+    fn name_of(path: &str) -> &str {
+        path.rsplit('/').next().unwrap_or_default()
+    }
+    let Some(directory) = files
+        .first()
+        .and_then(|(_, on_disk)| on_disk.parent())
+        .map(std::path::Path::to_path_buf)
+    else {
+        return files;
+    };
+    let Ok(entries) = std::fs::read_dir(directory) else {
+        return files;
+    };
+    // Each path's name (borrowed) and its index in `files`; a name given twice keeps its first
+    // index, and the other path is left to its `stat`.
+    let mut names: HashMap<&str, usize> = HashMap::with_capacity(files.len());
+    for (index, (path, _)) in files.iter().enumerate() {
+        names.entry(name_of(path)).or_insert(index);
+    }
+    let mut confirmed = vec![false; files.len()];
+    let mut left = names.len();
+    let budget = files
+        .len()
+        .saturating_mul(MISSING_FILES_LOCAL_ENTRIES_PER_PATH);
+    for entry in entries.take(budget) {
+        let Ok(entry) = entry else {
+            break;
+        };
+        if !entry.file_type().is_ok_and(|kind| kind.is_file()) {
+            continue;
+        }
+        let name = entry.file_name();
+        let Some(&index) = name.to_str().and_then(|name| names.get(name)) else {
+            continue;
+        };
+        if !confirmed[index] {
+            confirmed[index] = true;
+            left -= 1;
+            if left == 0 {
+                break;
+            }
+        }
+    }
+    drop(names);
+    files
+        .into_iter()
+        .zip(confirmed)
+        .filter_map(|(file, confirmed)| (!confirmed).then_some(file))
+        .collect()
+}
+
 #[cfg(all(test, feature = "storage-memory"))]
 mod provider_tests;
 
@@ -624,10 +698,55 @@ impl FileIO {
         Ok(missing)
     }
 
-    /// [`Self::missing_files`] on the built-in local filesystem: `stat` calls (following
-    /// symbolic links, as [`Self::exists`] does), [`MISSING_FILES_LOCAL_BATCH`] per blocking
-    /// task, [`MISSING_FILES_LOCAL_TASKS`] tasks at a time.
+    /// [`Self::missing_files`] on the built-in local filesystem. A directory holding at least
+    /// [`MISSING_FILES_LOCAL_LIST_DIRECTORY_AT`] of the paths is read once
+    /// ([`confirmed_by_listing`]); its regular files are confirmed without a `stat`. Every
+    /// other path (those of smaller directories, those a listing does not show as a regular
+    /// file, symbolic links included, all of a directory that cannot be read) is checked with
+    /// a `stat` call (following symbolic links, as [`Self::exists`] does),
+    /// [`MISSING_FILES_LOCAL_BATCH`] per blocking task, [`MISSING_FILES_LOCAL_TASKS`] tasks at
+    /// a time. A listing only ever confirms, so it never turns a missing file into a present one.
     async fn missing_local_files(paths: Vec<(String, std::path::PathBuf)>) -> Result<Vec<String>> {
+        // Grouped by the directory part of each path as given, borrowed (no copy per path):
+        // 10^6 paths cost a hash of a short string each.
+        let mut by_directory: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (index, (path, _)) in paths.iter().enumerate() {
+            if let Some(slash) = path.rfind('/').filter(|&slash| slash > 0) {
+                by_directory.entry(&path[..slash]).or_default().push(index);
+            }
+        }
+        let groups: Vec<Vec<usize>> = by_directory
+            .into_values()
+            .filter(|indexes| indexes.len() >= MISSING_FILES_LOCAL_LIST_DIRECTORY_AT)
+            .collect();
+        let mut paths: Vec<Option<(String, std::path::PathBuf)>> =
+            paths.into_iter().map(Some).collect();
+        let mut listings = Vec::with_capacity(groups.len());
+        for indexes in groups {
+            let files: Vec<(String, std::path::PathBuf)> = indexes
+                .into_iter()
+                .filter_map(|index| paths[index].take())
+                .collect();
+            listings.push(tokio::task::spawn_blocking(move || {
+                confirmed_by_listing(files)
+            }));
+        }
+        let mut unconfirmed: Vec<(String, std::path::PathBuf)> =
+            paths.into_iter().flatten().collect();
+        for listing in listings {
+            let left = listing.await.map_err(|error| Error::UnexpectedError {
+                message: "a directory listing task failed".to_string(),
+                source: Some(Box::new(error)),
+            })?;
+            unconfirmed.extend(left);
+        }
+        Self::missing_local_files_by_stat(unconfirmed).await
+    }
+
+    /// The `stat` part of [`Self::missing_local_files`].
+    async fn missing_local_files_by_stat(
+        paths: Vec<(String, std::path::PathBuf)>,
+    ) -> Result<Vec<String>> {
         let mut batches = Vec::new();
         let mut paths = paths.into_iter().peekable();
         while paths.peek().is_some() {

@@ -61,6 +61,67 @@ struct EncodedManifestFile {
     meta: ManifestFileMeta,
 }
 
+/// Encodes one contiguous run of manifest entries into manifest files rolled by the target
+/// size, one file per call to [`Self::next_file`] (see `TableCommit::write_manifest_files`).
+struct ManifestRunEncoder<'a> {
+    commit: &'a TableCommit,
+    schema: Schema,
+    entries: &'a [ManifestEntry],
+    /// The first entry not yet encoded.
+    next: usize,
+}
+
+impl<'a> ManifestRunEncoder<'a> {
+    fn new(commit: &'a TableCommit, entries: &'a [ManifestEntry]) -> Result<Self> {
+        Ok(Self {
+            commit,
+            schema: Schema::parse_str(MANIFEST_ENTRY_SCHEMA)?,
+            entries,
+            next: 0,
+        })
+    }
+
+    /// Whether every entry of the run is encoded.
+    fn done(&self) -> bool {
+        self.next >= self.entries.len()
+    }
+
+    /// The next manifest file of the run: its entries from the first not yet encoded until
+    /// the file reaches the target size (checked every `CHECK_ROLLING_RECORD_COUNT` records,
+    /// as Java's rolling writer checks) or the run ends; `None` when the run is done. Its
+    /// name is left empty.
+    fn next_file(&mut self) -> Result<Option<EncodedManifestFile>> {
+        if self.done() {
+            return Ok(None);
+        }
+        let target_size = self.commit.manifest_target_size.max(1) as usize;
+        let mut writer = crate::spec::new_avro_writer(
+            &self.schema,
+            &self.commit.manifest_compression,
+            crate::spec::DEFAULT_AVRO_BLOCK_SIZE,
+        )?;
+        let start = self.next;
+        let mut end = self.entries.len();
+        for (offset, entry) in self.entries[start..].iter().enumerate() {
+            // Straight against the schema, as the record branch of its top-level
+            // `["null", record]` union (see `ManifestEntryAvroRecord`).
+            writer.append_ser(Some(ManifestEntryAvroRecord(entry)))?;
+            let record_count = offset + 1;
+            if record_count % CHECK_ROLLING_RECORD_COUNT == 0
+                && writer.get_ref().len() >= target_size
+            {
+                end = start + record_count;
+                break;
+            }
+        }
+        let bytes = writer.into_inner()?;
+        self.next = end;
+        self.commit
+            .encoded_manifest_file(&self.entries[start..end], bytes)
+            .map(Some)
+    }
+}
+
 mod row_tracking;
 
 const DELETION_VECTORS_INDEX_TYPE: &str = "DELETION_VECTORS";
@@ -1616,13 +1677,18 @@ impl TableCommit {
         Ok(Some(name))
     }
 
-    /// Write manifest files, rolling by configured target size, and return their metadata.
+    /// Write manifest files, rolling by configured target size, and return their metadata in
+    /// entry order.
     ///
     /// Encoding (Avro and its compression) is the commit's largest CPU cost, so a large list
     /// is encoded on several threads: split into contiguous runs of at least
     /// `MIN_ENTRIES_PER_ENCODING_THREAD` entries, one per available core, each run rolled by
     /// the target size on its own (so a large commit makes a manifest file per run at least).
-    /// The files are then named in entry order and written concurrently.
+    /// The runs advance in waves: every run encodes its next file (the first run on the
+    /// calling thread, the others on threads of their own), the wave's files are written
+    /// concurrently, and their bytes are dropped before the next wave. So at most one encoded
+    /// file per run is held at a time, whatever the number of entries. Files are named in the
+    /// order they are encoded; the returned list (the manifest list's order) is entry order.
     async fn write_manifest_files(
         &self,
         file_io: &FileIO,
@@ -1639,94 +1705,70 @@ impl TableCommit {
             .unwrap_or(1)
             .min(entries.len() / MIN_ENTRIES_PER_ENCODING_THREAD)
             .max(1);
-        // In runs of `run_len` entries: the first on the calling thread, the others on threads
-        // of their own (none when one run holds every entry).
         let run_len = entries.len().div_ceil(threads);
-        let runs = std::thread::scope(|scope| {
-            let mut chunks = entries.chunks(run_len);
-            let first = chunks.next().unwrap_or_default();
-            let handles: Vec<_> = chunks
-                .map(|run| scope.spawn(move || self.encode_manifest_run(run)))
-                .collect();
-            let mut runs = vec![self.encode_manifest_run(first)];
-            runs.extend(handles.into_iter().map(|handle| {
-                handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            }));
-            runs
-        });
-        let mut encoded: Vec<EncodedManifestFile> = Vec::new();
-        for run in runs {
-            encoded.extend(run?);
-        }
-
-        let mut metas = Vec::with_capacity(encoded.len());
-        let mut writes = Vec::with_capacity(encoded.len());
-        for (index, file) in encoded.into_iter().enumerate() {
-            let file_name = format!("{name_prefix}-{index}");
-            let path = format!("{manifest_dir}/{file_name}");
-            let sidecar_name = file
-                .sidecar
-                .as_ref()
-                .map(|_| format!("{}{}", file_name, crate::spec::MANIFEST_SIDECAR_SUFFIX));
-            metas.push(
-                file.meta
-                    .with_file_name(file_name)
-                    .with_extra_files(sidecar_name.map(|name| vec![name])),
-            );
-            created_files.push(path.clone());
-            let sidecar_path = file
-                .sidecar
-                .as_ref()
-                .map(|_| crate::spec::ManifestSidecar::path(&path));
-            if let Some(sidecar_path) = &sidecar_path {
-                created_files.push(sidecar_path.clone());
+        let mut runs = entries
+            .chunks(run_len)
+            .map(|run| ManifestRunEncoder::new(self, run))
+            .collect::<Result<Vec<_>>>()?;
+        let mut run_metas: Vec<Vec<ManifestFileMeta>> = vec![Vec::new(); runs.len()];
+        let mut next_index = 0usize;
+        loop {
+            let wave: Vec<(usize, EncodedManifestFile)> = std::thread::scope(|scope| {
+                let mut pending = runs.iter_mut().enumerate().filter(|(_, run)| !run.done());
+                let first = pending.next();
+                let handles: Vec<_> = pending
+                    .map(|(index, run)| (index, scope.spawn(move || run.next_file())))
+                    .collect();
+                let mut wave = Vec::with_capacity(handles.len() + 1);
+                if let Some((index, run)) = first {
+                    wave.push((index, run.next_file()));
+                }
+                for (index, handle) in handles {
+                    let file = handle
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                    wave.push((index, file));
+                }
+                wave.into_iter()
+                    .filter_map(|(index, file)| file.transpose().map(|file| (index, file)))
+                    .map(|(index, file)| file.map(|file| (index, file)))
+                    .collect::<Result<Vec<_>>>()
+            })?;
+            if wave.is_empty() {
+                break;
             }
-            writes.push(Self::write_manifest_file_bytes(
-                file_io,
-                path,
-                file.bytes,
-                sidecar_path.zip(file.sidecar),
-            ));
-        }
-        futures::future::try_join_all(writes).await?;
-        Ok(metas)
-    }
-
-    /// Encodes `entries` into manifest files rolled by the target size, with each file's
-    /// sidecar and metadata (its name left empty: `write_manifest_files` names the files).
-    fn encode_manifest_run(&self, entries: &[ManifestEntry]) -> Result<Vec<EncodedManifestFile>> {
-        let target_size = self.manifest_target_size.max(1) as usize;
-        let schema = Schema::parse_str(MANIFEST_ENTRY_SCHEMA)?;
-        let new_writer = || {
-            crate::spec::new_avro_writer(
-                &schema,
-                &self.manifest_compression,
-                crate::spec::DEFAULT_AVRO_BLOCK_SIZE,
-            )
-        };
-        let mut files = Vec::new();
-        let mut chunk_start = 0usize;
-        let mut writer = new_writer()?;
-        for (idx, entry) in entries.iter().enumerate() {
-            // Straight against the schema, as the record branch of its top-level
-            // `["null", record]` union (see `ManifestEntryAvroRecord`).
-            writer.append_ser(Some(ManifestEntryAvroRecord(entry)))?;
-            let record_count = idx + 1;
-            if record_count % CHECK_ROLLING_RECORD_COUNT == 0
-                && writer.get_ref().len() >= target_size
-            {
-                let bytes = std::mem::replace(&mut writer, new_writer()?).into_inner()?;
-                files.push(self.encoded_manifest_file(&entries[chunk_start..=idx], bytes)?);
-                chunk_start = idx + 1;
+            let mut writes = Vec::with_capacity(wave.len());
+            for (run, file) in wave {
+                let file_name = format!("{name_prefix}-{next_index}");
+                next_index += 1;
+                let path = format!("{manifest_dir}/{file_name}");
+                let sidecar_name = file
+                    .sidecar
+                    .as_ref()
+                    .map(|_| format!("{}{}", file_name, crate::spec::MANIFEST_SIDECAR_SUFFIX));
+                run_metas[run].push(
+                    file.meta
+                        .with_file_name(file_name)
+                        .with_extra_files(sidecar_name.map(|name| vec![name])),
+                );
+                created_files.push(path.clone());
+                let sidecar_path = file
+                    .sidecar
+                    .as_ref()
+                    .map(|_| crate::spec::ManifestSidecar::path(&path));
+                if let Some(sidecar_path) = &sidecar_path {
+                    created_files.push(sidecar_path.clone());
+                }
+                writes.push(Self::write_manifest_file_bytes(
+                    file_io,
+                    path,
+                    file.bytes,
+                    sidecar_path.zip(file.sidecar),
+                ));
             }
+            futures::future::try_join_all(writes).await?;
         }
-        if chunk_start < entries.len() {
-            let bytes = writer.into_inner()?;
-            files.push(self.encoded_manifest_file(&entries[chunk_start..], bytes)?);
-        }
-        Ok(files)
+        Ok(run_metas.into_iter().flatten().collect())
     }
 
     /// The sidecar and metadata of one encoded manifest file of `entries`.
@@ -2630,8 +2672,22 @@ impl TableCommit {
         // Validate delta entries before duplicate files are merged.
         self.check_total_bucket_conflicts(delta_entries)?;
         // Check the final layout so overwrite migration and rescaling remain valid. The
-        // entries are merged by reference: only the checks below read the result.
-        let merged_entries = merge_active_entry_refs(base_entries.iter().chain(delta_entries));
+        // entries are merged by reference: only the checks below read the result. Without data
+        // evolution only the bucket-count check reads it, and that check reads the ADD entries
+        // of a fixed bucket (`bucket >= 0`) with a known bucket count (`total_buckets > 0`)
+        // only, so the merge is restricted to those and to the DELETE entries that may remove
+        // one (a DELETE names its file's bucket). The entries were validated just before
+        // (no file is added twice), so an ADD left out was never one the check reads, and the
+        // check sees the same entries. A commit to an unaware-bucket or dynamic-bucket table
+        // then merges nothing.
+        let merged_entries = if self.data_evolution_enabled {
+            merge_active_entry_refs(base_entries.iter().chain(delta_entries))
+        } else {
+            merge_active_entry_refs(base_entries.iter().chain(delta_entries).filter(|entry| {
+                entry.bucket() >= 0
+                    && (*entry.kind() == FileKind::Delete || entry.total_buckets() > 0)
+            }))
+        };
         self.check_total_bucket_conflicts(merged_entries.iter().copied())?;
         self.check_fixed_bucket_ownership_conflicts(
             latest_snapshot,
@@ -2730,13 +2786,13 @@ impl TableCommit {
         &self,
         entries: impl IntoIterator<Item = &'a ManifestEntry>,
     ) -> Result<()> {
-        let mut bucket_counts: HashMap<Vec<u8>, i32> = HashMap::new();
+        // Keyed by the entries' own partition bytes: no copy per entry.
+        let mut bucket_counts: HashMap<&'a [u8], i32> = HashMap::new();
         for entry in entries {
             if *entry.kind() != FileKind::Add || entry.bucket() < 0 || entry.total_buckets() <= 0 {
                 continue;
             }
-            let partition = entry.partition().to_vec();
-            if let Some(previous) = bucket_counts.insert(partition, entry.total_buckets()) {
+            if let Some(previous) = bucket_counts.insert(entry.partition(), entry.total_buckets()) {
                 if previous != entry.total_buckets() {
                     return Err(crate::Error::DataInvalid {
                         message: format!(
@@ -2855,6 +2911,14 @@ impl TableCommit {
         base_entries: &[ManifestEntry],
         delta_entries: &[ManifestEntry],
     ) -> Result<()> {
+        // Only a DELETE can fail this check: a commit that deletes nothing (every append) needs
+        // no set of the live files.
+        if delta_entries
+            .iter()
+            .all(|entry| *entry.kind() != FileKind::Delete)
+        {
+            return Ok(());
+        }
         let mut active_identifiers = base_entries
             .iter()
             .map(commit_file_identifier_ref)
@@ -7092,6 +7156,61 @@ mod tests {
                 "{}",
                 meta.file_name()
             );
+            let entries = Manifest::read(&file_io, &format!("{manifest_dir}/{}", meta.file_name()))
+                .await
+                .unwrap();
+            assert_eq!(entries.len() as i64, meta.num_added_files());
+            names.extend(entries.iter().map(|entry| entry.file().file_name.clone()));
+        }
+        let expected: Vec<String> = (0..count).map(|i| format!("data-{i:06}.parquet")).collect();
+        assert_eq!(names, expected);
+    }
+
+    /// Runs that roll into many files advance in waves (one encoded file per run held at a
+    /// time): the manifest list still gives every entry once, in the order committed, each
+    /// file's entry count matches its metadata, and every file name is distinct.
+    #[tokio::test]
+    async fn test_manifest_files_written_in_waves_keep_entry_order() {
+        let file_io = test_file_io();
+        let table_path = "memory:/test_manifest_waves";
+        setup_dirs(&file_io, table_path).await;
+        let table = test_table_with_options(
+            &file_io,
+            table_path,
+            HashMap::from([("manifest.target-file-size".to_string(), "1 kb".to_string())]),
+        );
+        let commit = TableCommit::new(table, "test-user".to_string());
+
+        let count = 3 * MIN_ENTRIES_PER_ENCODING_THREAD;
+        let messages = (0..count)
+            .map(|i| {
+                CommitMessage::new(
+                    vec![],
+                    0,
+                    vec![test_data_file(&format!("data-{i:06}.parquet"), 1)],
+                )
+            })
+            .collect::<Vec<_>>();
+        commit.commit(messages).await.unwrap();
+
+        let snapshot = latest_snapshot(&file_io, table_path).await.unwrap();
+        let manifest_dir = format!("{table_path}/manifest");
+        let metas = ManifestList::read(
+            &file_io,
+            &format!("{manifest_dir}/{}", snapshot.delta_manifest_list()),
+        )
+        .await
+        .unwrap();
+        // A 1 KB target rolls at every rolling check (1,000 records): 13 files or more.
+        assert!(
+            metas.len() >= count / CHECK_ROLLING_RECORD_COUNT,
+            "{}",
+            metas.len()
+        );
+        let distinct: HashSet<&str> = metas.iter().map(|meta| meta.file_name()).collect();
+        assert_eq!(distinct.len(), metas.len());
+        let mut names = Vec::new();
+        for meta in &metas {
             let entries = Manifest::read(&file_io, &format!("{manifest_dir}/{}", meta.file_name()))
                 .await
                 .unwrap();

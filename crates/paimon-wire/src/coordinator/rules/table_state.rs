@@ -381,12 +381,63 @@ pub(super) async fn check_added_files_exist(
     context: TableContext<'_>,
     messages: &[CommitMessage],
 ) -> CoordinatorResult<()> {
+    let table_name = context.rules.table_name();
+    let (paths, _) = added_file_paths(context, messages)?;
+    if paths.is_empty() {
+        return Ok(());
+    }
+    let count = paths.len();
+    // The paths are handed over, not copied: on a refusal they are computed again.
+    let missing = context
+        .table
+        .file_io()
+        .missing_files(paths)
+        .await
+        .map_err(|e| {
+            CoordinatorError::paimon(
+                format!(
+                    "checking that the {count} files the commit adds to table {table_name} exist"
+                ),
+                e,
+            )
+        })?;
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let missing: HashSet<&str> = missing.iter().map(String::as_str).collect();
+    let (paths, places) = added_file_paths(context, messages)?;
+    match paths
+        .iter()
+        .zip(&places)
+        .find(|(path, _)| missing.contains(path.as_str()))
+    {
+        None => Ok(()),
+        Some((path, at)) => Err(refuse(
+            at.message_index,
+            format!("{}[{}].file_name", at.list, at.position),
+            Rule::MissingFile,
+            format!(
+                "{:?} is added by this commit, but {path} does not exist; a file must be \
+                 written before it is committed",
+                at.file_name
+            ),
+        )),
+    }
+}
+
+/// The path of every file the commit adds (see [`check_added_files_exist`]), in message and
+/// list order, and where each is in the messages.
+fn added_file_paths<'m>(
+    context: TableContext<'_>,
+    messages: &'m [CommitMessage],
+) -> CoordinatorResult<(Vec<String>, Vec<AddedFile<'m>>)> {
     let table = context.table;
     let table_name = context.rules.table_name();
-    let paths = paimon::table::TableCommit::new(table.clone(), String::new());
-    let mut added: Vec<(String, AddedFile)> = Vec::new();
+    let bucket_paths = paimon::table::TableCommit::new(table.clone(), String::new());
+    let mut paths = Vec::new();
+    let mut places = Vec::new();
     for (index, message) in messages.iter().enumerate() {
-        let bucket_path = paths
+        let bucket_path = bucket_paths
             .bucket_path(&message.partition, message.bucket)
             .map_err(|e| {
                 CoordinatorError::paimon(
@@ -402,13 +453,13 @@ pub(super) async fn check_added_files_exist(
         ] {
             for (position, file) in files.iter().enumerate() {
                 for path in file.collect_files(&bucket_path) {
-                    let at = AddedFile {
+                    paths.push(path);
+                    places.push(AddedFile {
                         message_index: index,
                         list,
                         position,
                         file_name: &file.file_name,
-                    };
-                    added.push((path, at));
+                    });
                 }
             }
         }
@@ -417,52 +468,17 @@ pub(super) async fn check_added_files_exist(
             ("compact_new_index_files", &message.compact_new_index_files),
         ] {
             for (position, file) in files.iter().enumerate() {
-                let at = AddedFile {
+                paths.push(index_file_path(table, &bucket_path, file));
+                places.push(AddedFile {
                     message_index: index,
                     list,
                     position,
                     file_name: &file.file_name,
-                };
-                added.push((index_file_path(table, &bucket_path, file), at));
+                });
             }
         }
     }
-    if added.is_empty() {
-        return Ok(());
-    }
-    let missing = table
-        .file_io()
-        .missing_files(added.iter().map(|(path, _)| path.clone()))
-        .await
-        .map_err(|e| {
-            CoordinatorError::paimon(
-                format!(
-                    "checking that the {} files the commit adds to table {table_name} exist",
-                    added.len()
-                ),
-                e,
-            )
-        })?;
-    if missing.is_empty() {
-        return Ok(());
-    }
-    let missing: HashSet<&str> = missing.iter().map(String::as_str).collect();
-    match added
-        .iter()
-        .find(|(path, _)| missing.contains(path.as_str()))
-    {
-        None => Ok(()),
-        Some((path, at)) => Err(refuse(
-            at.message_index,
-            format!("{}[{}].file_name", at.list, at.position),
-            Rule::MissingFile,
-            format!(
-                "{:?} is added by this commit, but {path} does not exist; a file must be \
-                 written before it is committed",
-                at.file_name
-            ),
-        )),
-    }
+    Ok((paths, places))
 }
 
 /// One file name in one role only, across all messages: a data file is new, deleted or a
