@@ -73,10 +73,10 @@ const MISSING_FILES_LOCAL_ENTRIES_PER_PATH: usize = 4;
 /// reading of that directory does not show as regular files: those are left for a `stat`
 /// call. The directory read is the first file's parent on disk; a file's name is the text
 /// after its last `/` (a name that does not match is left unconfirmed). Each directory entry
-/// is looked up among the paths' names (borrowed): no copy of the listing is kept. An entry's type comes with it on Linux (no `stat` per entry); a symbolic link is
-/// left unconfirmed (a `stat` follows it), as is every path when the directory cannot be
-/// read, and every path not confirmed within [`MISSING_FILES_LOCAL_ENTRIES_PER_PATH`] entries
-/// per path.
+/// is looked up among the paths' names (borrowed): no copy of the listing is kept. An entry's
+/// type comes with it on Linux (no `stat` per entry); a symbolic link is left unconfirmed (a
+/// `stat` follows it), as is every path when the directory cannot be read, and every path not
+/// confirmed within [`MISSING_FILES_LOCAL_ENTRIES_PER_PATH`] entries per path.
 fn confirmed_by_listing(
     files: Vec<(String, std::path::PathBuf)>,
 ) -> Vec<(String, std::path::PathBuf)> {
