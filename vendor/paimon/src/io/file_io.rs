@@ -123,7 +123,6 @@ fn confirmed_by_listing(
             }
         }
     }
-    drop(names);
     files
         .into_iter()
         .zip(confirmed)
@@ -700,7 +699,8 @@ impl FileIO {
 
     /// [`Self::missing_files`] on the built-in local filesystem. A directory holding at least
     /// [`MISSING_FILES_LOCAL_LIST_DIRECTORY_AT`] of the paths is read once
-    /// ([`confirmed_by_listing`]); its regular files are confirmed without a `stat`. Every
+    /// ([`confirmed_by_listing`], [`MISSING_FILES_LOCAL_TASKS`] directories at a time); its
+    /// regular files are confirmed without a `stat`. Every
     /// other path (those of smaller directories, those a listing does not show as a regular
     /// file, symbolic links included, all of a directory that cannot be read) is checked with
     /// a `stat` call (following symbolic links, as [`Self::exists`] does),
@@ -721,20 +721,24 @@ impl FileIO {
             .collect();
         let mut paths: Vec<Option<(String, std::path::PathBuf)>> =
             paths.into_iter().map(Some).collect();
-        let mut listings = Vec::with_capacity(groups.len());
-        for indexes in groups {
-            let files: Vec<(String, std::path::PathBuf)> = indexes
-                .into_iter()
-                .filter_map(|index| paths[index].take())
-                .collect();
-            listings.push(tokio::task::spawn_blocking(move || {
-                confirmed_by_listing(files)
-            }));
-        }
+        let listed: Vec<Vec<(String, std::path::PathBuf)>> = groups
+            .into_iter()
+            .map(|indexes| {
+                indexes
+                    .into_iter()
+                    .filter_map(|index| paths[index].take())
+                    .collect()
+            })
+            .collect();
         let mut unconfirmed: Vec<(String, std::path::PathBuf)> =
             paths.into_iter().flatten().collect();
-        for listing in listings {
-            let left = listing.await.map_err(|error| Error::UnexpectedError {
+        // As many listings at a time as `stat` tasks: a commit spread over many large
+        // directories does not start a blocking thread for each.
+        let mut listings = futures::stream::iter(listed)
+            .map(|files| tokio::task::spawn_blocking(move || confirmed_by_listing(files)))
+            .buffer_unordered(MISSING_FILES_LOCAL_TASKS);
+        while let Some(left) = listings.next().await {
+            let left = left.map_err(|error| Error::UnexpectedError {
                 message: "a directory listing task failed".to_string(),
                 source: Some(Box::new(error)),
             })?;

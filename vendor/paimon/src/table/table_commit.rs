@@ -1721,18 +1721,15 @@ impl TableCommit {
                     .collect();
                 let mut wave = Vec::with_capacity(handles.len() + 1);
                 if let Some((index, run)) = first {
-                    wave.push((index, run.next_file()));
+                    wave.extend(run.next_file()?.map(|file| (index, file)));
                 }
                 for (index, handle) in handles {
                     let file = handle
                         .join()
                         .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                    wave.push((index, file));
+                    wave.extend(file?.map(|file| (index, file)));
                 }
-                wave.into_iter()
-                    .filter_map(|(index, file)| file.transpose().map(|file| (index, file)))
-                    .map(|(index, file)| file.map(|file| (index, file)))
-                    .collect::<Result<Vec<_>>>()
+                Ok::<_, crate::Error>(wave)
             })?;
             if wave.is_empty() {
                 break;
