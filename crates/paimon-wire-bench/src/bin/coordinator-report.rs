@@ -205,7 +205,8 @@ fn scale_table(rows: &[Row], failures: &[Failure]) -> String {
 const TARGET_SECONDS_AT_1M: f64 = 6.0;
 /// …and this peak RSS in MB.
 const TARGET_MB_AT_1M: f64 = 1024.0;
-/// Linear within this fraction from 10^6 to the largest size (time and memory per file).
+/// Within this fraction from 10^6 to the largest size: time per file (linear) and peak memory
+/// (flat).
 const TARGET_LINEARITY: f64 = 0.10;
 
 /// The projection of paimon-wire's scale curve to 10^7 files, and the scale targets met or
