@@ -85,8 +85,10 @@ pub struct ManifestEntry {
     #[serde(rename = "_TOTAL_BUCKETS")]
     total_buckets: i32,
 
+    /// Boxed: a `DataFileMeta` is most of an entry's size, and a commit converts every
+    /// message's files into entries, which then only move a pointer, not the whole struct.
     #[serde(rename = "_FILE")]
-    pub(crate) file: DataFileMeta,
+    pub(crate) file: Box<DataFileMeta>,
 }
 
 /// One entry as the record branch of the manifest schema ([`MANIFEST_ENTRY_SCHEMA`]), for
@@ -227,7 +229,7 @@ impl ManifestEntry {
 
     /// Consume the entry and return (partition, bucket, total_buckets, file).
     pub fn into_parts(self) -> (Vec<u8>, i32, i32, DataFileMeta) {
-        (self.partition, self.bucket, self.total_buckets, self.file)
+        (self.partition, self.bucket, self.total_buckets, *self.file)
     }
 
     pub fn total_buckets(&self) -> i32 {
@@ -252,7 +254,7 @@ impl ManifestEntry {
             partition,
             bucket,
             total_buckets,
-            file,
+            file: Box::new(file),
         }
     }
 

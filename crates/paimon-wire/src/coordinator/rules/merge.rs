@@ -70,8 +70,15 @@ pub(crate) fn find_duplicates<M: MessageFields>(
         check_total_buckets_per_partition(messages, origins)?;
     }
     let mut duplicates = HashSet::new();
-    let mut data_seen = HashMap::new();
-    let mut index_seen = HashMap::new();
+    // Sized for every file up front: growing the map would hash every name again.
+    let count = |files: fn(&M, usize) -> usize, lists: usize| -> usize {
+        messages
+            .iter()
+            .map(|m| (0..lists).map(|slot| files(m, slot)).sum::<usize>())
+            .sum()
+    };
+    let mut data_seen = HashMap::with_capacity(count(M::data_file_count, DATA_LISTS.len()));
+    let mut index_seen = HashMap::with_capacity(count(M::index_file_count, INDEX_LISTS.len()));
     for (at, (message, origin)) in messages.iter().zip(origins).enumerate() {
         let total_buckets = if standard {
             None
@@ -86,7 +93,7 @@ pub(crate) fn find_duplicates<M: MessageFields>(
                     file,
                     message,
                 };
-                if seen_before(&mut data_seen, list, file.file_name(), seen, |a, b| {
+                if seen_before(&mut data_seen, (slot, list), file.file_name(), seen, |a, b| {
                     a.same_metadata(b)
                 })? {
                     duplicates.insert((at, slot, i));
@@ -101,7 +108,7 @@ pub(crate) fn find_duplicates<M: MessageFields>(
                     file,
                     message,
                 };
-                if seen_before(&mut index_seen, list, file.file_name(), seen, |a, b| {
+                if seen_before(&mut index_seen, (slot, list), file.file_name(), seen, |a, b| {
                     a.same_metadata(b)
                 })? {
                     duplicates.insert((at, DATA_LISTS.len() + slot, i));
@@ -184,17 +191,21 @@ pub(crate) fn drop_empty(
 }
 
 /// `true` if this file is an identical duplicate of one seen before (`same` compares
-/// metadata); records it otherwise.
+/// metadata); records it otherwise. Files are keyed by list slot and name (`(slot, list)`:
+/// the list's slot keys the map, its name reports a conflict), and looked up once.
 fn seen_before<'a, M: MessageFields, F>(
-    seen: &mut HashMap<(&'static str, &'a str), FirstSeen<'a, M, F>>,
-    list: &'static str,
+    seen: &mut HashMap<(usize, &'a str), FirstSeen<'a, M, F>>,
+    (slot, list): (usize, &'static str),
     file_name: &'a str,
     now: FirstSeen<'a, M, F>,
     same: impl Fn(&F, &F) -> bool,
 ) -> CoordinatorResult<bool> {
-    let Some(first) = seen.get(&(list, file_name)) else {
-        seen.insert((list, file_name), now);
-        return Ok(false);
+    let first = match seen.entry((slot, file_name)) {
+        std::collections::hash_map::Entry::Vacant(vacant) => {
+            vacant.insert(now);
+            return Ok(false);
+        }
+        std::collections::hash_map::Entry::Occupied(occupied) => occupied.into_mut(),
     };
     let difference = if first.message.partition() != now.message.partition() {
         "partition"
