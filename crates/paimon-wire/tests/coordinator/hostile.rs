@@ -302,6 +302,72 @@ async fn missing_files_on_disk_reads_a_large_directory_once_and_confirms_only_re
     assert_eq!(missing, expected);
 }
 
+/// `FileIO::missing_files_in_directories` answers as `missing_files` does on the same files:
+/// a large group is confirmed by one listing (regular files only: a dangling link, a link and
+/// a directory get their `stat`), a small group by `stat` calls, a name holding a `/` by
+/// `stat` (never by the listing of the group's directory), and a missing file is named as
+/// `"{directory}/{name}"` once, also when given twice.
+#[tokio::test]
+async fn missing_files_in_directories_answers_as_missing_files_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap().to_string();
+    let file_io = paimon::io::FileIO::from_path(&root)
+        .unwrap()
+        .build()
+        .unwrap();
+    let large = dir.path().join("bucket-0");
+    let small = dir.path().join("bucket-1");
+    std::fs::create_dir(&large).unwrap();
+    std::fs::create_dir(&small).unwrap();
+    std::fs::create_dir(large.join("sub")).unwrap();
+    let mut large_names = Vec::new();
+    for i in 0..paimon::io::MISSING_FILES_LOCAL_LIST_DIRECTORY_AT + 10 {
+        std::fs::write(large.join(format!("data-{i}.parquet")), b"x").unwrap();
+        large_names.push(format!("data-{i}.parquet"));
+    }
+    std::fs::write(large.join("sub").join("nested.parquet"), b"x").unwrap();
+    // A file named like the nested one, directly in the directory: the listing must not
+    // confirm "sub/gone.parquet" by it.
+    std::fs::write(large.join("gone.parquet"), b"x").unwrap();
+    std::os::unix::fs::symlink(large.join("none.parquet"), large.join("dangling.parquet")).unwrap();
+    std::os::unix::fs::symlink(large.join("data-0.parquet"), large.join("link.parquet")).unwrap();
+    std::fs::create_dir(large.join("a-directory.parquet")).unwrap();
+    for name in [
+        "dangling.parquet",
+        "data-missing.parquet",
+        "a-directory.parquet",
+        "link.parquet",
+        "sub/nested.parquet",
+        "sub/gone.parquet",
+        "data-missing.parquet",
+    ] {
+        large_names.push(name.to_string());
+    }
+    std::fs::write(small.join("data-a.parquet"), b"x").unwrap();
+    let small_names = vec!["data-a.parquet".to_string(), "data-b.parquet".to_string()];
+    let expected = vec![
+        format!("{root}/bucket-0/dangling.parquet"),
+        format!("{root}/bucket-0/data-missing.parquet"),
+        format!("{root}/bucket-0/sub/gone.parquet"),
+        format!("{root}/bucket-1/data-b.parquet"),
+    ];
+    let groups = vec![
+        (format!("{root}/bucket-0/"), large_names.clone()),
+        (format!("{root}/bucket-1"), small_names.clone()),
+    ];
+    let missing = file_io.missing_files_in_directories(groups).await.unwrap();
+    assert_eq!(missing, expected);
+    let paths = large_names
+        .iter()
+        .map(|name| format!("{root}/bucket-0/{name}"))
+        .chain(
+            small_names
+                .iter()
+                .map(|name| format!("{root}/bucket-1/{name}")),
+        );
+    assert_eq!(file_io.missing_files(paths).await.unwrap(), expected);
+}
+
 /// `workers` workers each write one file into each of two partitions; with `remove_one`, one
 /// file is deleted from storage before the commit, which must then be refused naming it.
 async fn commit_with_one_file_missing(workers: i32, remove_one: bool) {

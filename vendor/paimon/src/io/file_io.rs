@@ -90,18 +90,33 @@ fn confirmed_by_listing(
     else {
         return files;
     };
+    let confirmed = confirmed_names(&directory, files.iter().map(|(path, _)| name_of(path)));
+    files
+        .into_iter()
+        .zip(confirmed)
+        .filter_map(|(file, confirmed)| (!confirmed).then_some(file))
+        .collect()
+}
+
+/// Which of `names` one listing of `directory` shows as regular files, in order (see
+/// [`confirmed_by_listing`]): nothing is confirmed when the directory cannot be read, a
+/// name given twice is confirmed at its first place only, and the listing stops after
+/// [`MISSING_FILES_LOCAL_ENTRIES_PER_PATH`] entries per name.
+fn confirmed_names<'n>(
+    directory: &std::path::Path,
+    names: impl ExactSizeIterator<Item = &'n str>,
+) -> Vec<bool> {
+    let mut confirmed = vec![false; names.len()];
     let Ok(entries) = std::fs::read_dir(directory) else {
-        return files;
+        return confirmed;
     };
-    // Each path's name (borrowed) and its index in `files`; a name given twice keeps its first
-    // index, and the other path is left to its `stat`.
-    let mut names: HashMap<&str, usize> = HashMap::with_capacity(files.len());
-    for (index, (path, _)) in files.iter().enumerate() {
-        names.entry(name_of(path)).or_insert(index);
+    // Each name (borrowed) and its first index.
+    let mut indexes: HashMap<&str, usize> = HashMap::with_capacity(names.len());
+    for (index, name) in names.enumerate() {
+        indexes.entry(name).or_insert(index);
     }
-    let mut confirmed = vec![false; files.len()];
-    let mut left = names.len();
-    let budget = files
+    let mut left = indexes.len();
+    let budget = confirmed
         .len()
         .saturating_mul(MISSING_FILES_LOCAL_ENTRIES_PER_PATH);
     for entry in entries.take(budget) {
@@ -112,7 +127,7 @@ fn confirmed_by_listing(
             continue;
         }
         let name = entry.file_name();
-        let Some(&index) = name.to_str().and_then(|name| names.get(name)) else {
+        let Some(&index) = name.to_str().and_then(|name| indexes.get(name)) else {
             continue;
         };
         if !confirmed[index] {
@@ -123,11 +138,12 @@ fn confirmed_by_listing(
             }
         }
     }
-    files
-        .into_iter()
-        .zip(confirmed)
-        .filter_map(|(file, confirmed)| (!confirmed).then_some(file))
-        .collect()
+    confirmed
+}
+
+/// `name` in `directory`, as [`FileIO::missing_files_in_directories`] names it.
+fn path_in_directory(directory: &str, name: &str) -> String {
+    format!("{}/{name}", directory.trim_end_matches('/'))
 }
 
 #[cfg(all(test, feature = "storage-memory"))]
@@ -691,6 +707,80 @@ impl FileIO {
         let mut missing = Self::missing_local_files(local).await?;
         if !others.is_empty() {
             missing.extend(self.missing_listed_files(others).await?);
+        }
+        missing.sort_unstable();
+        missing.dedup();
+        Ok(missing)
+    }
+
+    /// [`Self::missing_files`] for files grouped by directory: each group is a directory and
+    /// the names of files directly in it, and the paths returned are
+    /// `"{directory}/{name}"` (the directory's trailing `/` removed). No path is built for a
+    /// file found present. On the built-in local filesystem a group of at least
+    /// [`MISSING_FILES_LOCAL_LIST_DIRECTORY_AT`] names is confirmed by one listing of its
+    /// directory, as [`Self::missing_files`] does, and every other file gets its `stat`; on
+    /// other storage this is [`Self::missing_files`] of the joined paths. A name holding a `/`
+    /// is never confirmed by a listing.
+    pub async fn missing_files_in_directories(
+        &self,
+        groups: Vec<(String, Vec<String>)>,
+    ) -> Result<Vec<String>> {
+        let local = |directory: &str| match &self.backend {
+            FileIOBackend::Storage(storage) => storage.local_fs_path(directory),
+            FileIOBackend::Provider(_) => None,
+        };
+        let mut unconfirmed = Vec::new();
+        let mut listed = Vec::new();
+        let mut others = Vec::new();
+        for (directory, names) in groups {
+            match local(&directory) {
+                Some(on_disk) if names.len() >= MISSING_FILES_LOCAL_LIST_DIRECTORY_AT => {
+                    listed.push((directory, on_disk, names));
+                }
+                Some(on_disk) => unconfirmed.extend(names.into_iter().map(|name| {
+                    let on_disk = on_disk.join(&name);
+                    (path_in_directory(&directory, &name), on_disk)
+                })),
+                None => others.extend(
+                    names
+                        .into_iter()
+                        .map(|name| path_in_directory(&directory, &name)),
+                ),
+            }
+        }
+        let mut listings = futures::stream::iter(listed)
+            .map(|(directory, on_disk, names)| {
+                tokio::task::spawn_blocking(move || {
+                    // A name holding a `/` is not directly in the directory: it is looked
+                    // up as "", which no directory entry is named, so it gets its `stat`.
+                    let confirmed = confirmed_names(
+                        &on_disk,
+                        names
+                            .iter()
+                            .map(|name| if name.contains('/') { "" } else { name }),
+                    );
+                    names
+                        .into_iter()
+                        .zip(confirmed)
+                        .filter(|(_, confirmed)| !confirmed)
+                        .map(|(name, _)| {
+                            let file_on_disk = on_disk.join(&name);
+                            (path_in_directory(&directory, &name), file_on_disk)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .buffer_unordered(MISSING_FILES_LOCAL_TASKS);
+        while let Some(left) = listings.next().await {
+            let left = left.map_err(|error| Error::UnexpectedError {
+                message: "a directory listing task failed".to_string(),
+                source: Some(Box::new(error)),
+            })?;
+            unconfirmed.extend(left);
+        }
+        let mut missing = Self::missing_local_files_by_stat(unconfirmed).await?;
+        if !others.is_empty() {
+            missing.extend(self.missing_files(others).await?);
         }
         missing.sort_unstable();
         missing.dedup();

@@ -93,9 +93,13 @@ pub(crate) fn find_duplicates<M: MessageFields>(
                     file,
                     message,
                 };
-                if seen_before(&mut data_seen, (slot, list), file.file_name(), seen, |a, b| {
-                    a.same_metadata(b)
-                })? {
+                if seen_before(
+                    &mut data_seen,
+                    (slot, list),
+                    file.file_name(),
+                    seen,
+                    |a, b| a.same_metadata(b),
+                )? {
                     duplicates.insert((at, slot, i));
                 }
             }
@@ -108,9 +112,13 @@ pub(crate) fn find_duplicates<M: MessageFields>(
                     file,
                     message,
                 };
-                if seen_before(&mut index_seen, (slot, list), file.file_name(), seen, |a, b| {
-                    a.same_metadata(b)
-                })? {
+                if seen_before(
+                    &mut index_seen,
+                    (slot, list),
+                    file.file_name(),
+                    seen,
+                    |a, b| a.same_metadata(b),
+                )? {
                     duplicates.insert((at, DATA_LISTS.len() + slot, i));
                 }
             }

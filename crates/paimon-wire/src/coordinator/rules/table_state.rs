@@ -382,28 +382,32 @@ pub(super) async fn check_added_files_exist(
     messages: &[CommitMessage],
 ) -> CoordinatorResult<()> {
     let table_name = context.rules.table_name();
-    let (paths, _) = added_file_paths(context, messages)?;
-    if paths.is_empty() {
+    let AddedFiles {
+        by_directory: groups,
+        elsewhere: others,
+    } = added_files_by_directory(context, messages)?;
+    if groups.is_empty() && others.is_empty() {
         return Ok(());
     }
-    let count = paths.len();
-    // The paths are handed over, not copied: on a refusal they are computed again.
-    let missing = context
-        .table
-        .file_io()
-        .missing_files(paths)
+    let count = others.len() + groups.iter().map(|(_, names)| names.len()).sum::<usize>();
+    let checking = |e| {
+        CoordinatorError::paimon(
+            format!("checking that the {count} files the commit adds to table {table_name} exist"),
+            e,
+        )
+    };
+    let file_io = context.table.file_io();
+    let mut missing = file_io
+        .missing_files_in_directories(groups)
         .await
-        .map_err(|e| {
-            CoordinatorError::paimon(
-                format!(
-                    "checking that the {count} files the commit adds to table {table_name} exist"
-                ),
-                e,
-            )
-        })?;
+        .map_err(checking)?;
+    if !others.is_empty() {
+        missing.extend(file_io.missing_files(others).await.map_err(checking)?);
+    }
     if missing.is_empty() {
         return Ok(());
     }
+    // On a refusal the paths are computed again, with where each file is in the messages.
     let missing: HashSet<&str> = missing.iter().map(String::as_str).collect();
     let (paths, places) = added_file_paths(context, messages)?;
     match paths
@@ -423,6 +427,78 @@ pub(super) async fn check_added_files_exist(
             ),
         )),
     }
+}
+
+/// The files a commit adds, as [`added_files_by_directory`] groups them.
+struct AddedFiles {
+    /// Each bucket directory once, with the names of the files added directly in it.
+    by_directory: Vec<(String, Vec<String>)>,
+    /// The paths of the other files.
+    elsewhere: Vec<String>,
+}
+
+/// The files the commit adds (see [`check_added_files_exist`]): those in their bucket's
+/// directory (no external path, no extra files) as names grouped by that directory; the rest
+/// (index files among them) as the paths [`added_file_paths`] gives them.
+fn added_files_by_directory(
+    context: TableContext<'_>,
+    messages: &[CommitMessage],
+) -> CoordinatorResult<AddedFiles> {
+    let table = context.table;
+    let table_name = context.rules.table_name();
+    let bucket_paths = paimon::table::TableCommit::new(table.clone(), String::new());
+    let mut group_of: HashMap<String, usize> = HashMap::new();
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    let mut others = Vec::new();
+    for message in messages {
+        let bucket_path = bucket_paths
+            .bucket_path(&message.partition, message.bucket)
+            .map_err(|e| {
+                CoordinatorError::paimon(
+                    format!("computing a bucket directory of table {table_name}"),
+                    e,
+                )
+            })?;
+        let files = [
+            &message.new_files,
+            &message.new_changelog_files,
+            &message.compact_after,
+            &message.compact_changelog_files,
+        ];
+        let in_bucket =
+            |file: &&DataFileMeta| file.external_path.is_none() && file.extra_files.is_empty();
+        for file in files.iter().flat_map(|files| files.iter()) {
+            if !in_bucket(&file) {
+                others.extend(file.collect_files(&bucket_path));
+            }
+        }
+        let names = files
+            .iter()
+            .flat_map(|files| files.iter())
+            .filter(in_bucket)
+            .map(|file| file.file_name.clone());
+        let at = match group_of.get(&bucket_path) {
+            Some(&at) => at,
+            None => {
+                group_of.insert(bucket_path.clone(), groups.len());
+                groups.push((bucket_path.clone(), Vec::new()));
+                groups.len() - 1
+            }
+        };
+        groups[at].1.extend(names);
+        for files in [&message.new_index_files, &message.compact_new_index_files] {
+            others.extend(
+                files
+                    .iter()
+                    .map(|file| index_file_path(table, &bucket_path, file)),
+            );
+        }
+    }
+    groups.retain(|(_, names)| !names.is_empty());
+    Ok(AddedFiles {
+        by_directory: groups,
+        elsewhere: others,
+    })
 }
 
 /// The path of every file the commit adds (see [`check_added_files_exist`]), in message and
@@ -535,22 +611,26 @@ pub(super) fn check_roles(messages: &[CommitMessage]) -> CoordinatorResult<()> {
     index_roles.check(&INDEX_ROLE_SETS)
 }
 
-/// The lists each file name appears in, with where it first appears in each, in the order
-/// the names were first seen.
+/// The lists each file name appears in, with where it first appears in each. Almost every
+/// name has one list; the names claimed by a second list are kept apart, so that checking
+/// reads only them.
 #[derive(Default)]
 struct Roles<'a> {
-    order: Vec<&'a str>,
     lists: HashMap<&'a str, Claims>,
+    /// The names claimed by more than one list, in the order they got their second list.
+    repeated: Vec<&'a str>,
 }
 
 /// Where one list claims a file name: the list, the message and the position in the list.
 type Claim = (&'static str, usize, usize);
 
 /// The lists claiming one file name: the first inline (a name almost always has one role, so
-/// checking costs no allocation per file), any other in `more`.
+/// checking costs no allocation per file), any other in `more`; `seen` counts the names seen
+/// before this one.
 struct Claims {
     first: Claim,
     more: Vec<Claim>,
+    seen: usize,
 }
 
 impl Claims {
@@ -562,40 +642,44 @@ impl Claims {
 impl<'a> Roles<'a> {
     fn with_capacity(names: usize) -> Self {
         Roles {
-            order: Vec::with_capacity(names),
             lists: HashMap::with_capacity(names),
+            repeated: Vec::new(),
         }
     }
 
     fn claim(&mut self, message_index: usize, list: &'static str, position: usize, name: &'a str) {
         let claim = (list, message_index, position);
+        let seen = self.lists.len();
         match self.lists.entry(name) {
             std::collections::hash_map::Entry::Vacant(vacant) => {
-                self.order.push(name);
                 vacant.insert(Claims {
                     first: claim,
                     more: Vec::new(),
+                    seen,
                 });
             }
             std::collections::hash_map::Entry::Occupied(mut occupied) => {
                 let claims = occupied.get_mut();
                 if !claims.iter().any(|(l, _, _)| *l == list) {
+                    if claims.more.is_empty() {
+                        self.repeated.push(name);
+                    }
                     claims.more.push(claim);
                 }
             }
         }
     }
 
-    /// Every name is in one list, or in exactly one of the `allowed` sets of lists.
-    fn check(&self, allowed: &[&[&str]]) -> CoordinatorResult<()> {
-        for name in &self.order {
-            let claims = &self.lists[name];
-            if claims.more.is_empty()
-                || allowed.iter().any(|set| {
-                    set.len() == claims.more.len() + 1
-                        && claims.iter().all(|(l, _, _)| set.contains(l))
-                })
-            {
+    /// Every name is in one list, or in exactly one of the `allowed` sets of lists. The first
+    /// name that is not, in the order the names were first seen, is refused.
+    fn check(mut self, allowed: &[&[&str]]) -> CoordinatorResult<()> {
+        let lists = &self.lists;
+        self.repeated.sort_unstable_by_key(|name| lists[name].seen);
+        for name in &self.repeated {
+            let claims = &lists[name];
+            if allowed.iter().any(|set| {
+                set.len() == claims.more.len() + 1 && claims.iter().all(|(l, _, _)| set.contains(l))
+            }) {
                 continue;
             }
             let (first, _, _) = claims.first;
