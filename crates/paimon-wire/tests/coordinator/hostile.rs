@@ -266,12 +266,7 @@ async fn missing_files_names_exactly_the_paths_not_in_storage() {
 /// checked (it is then read only in part).
 #[tokio::test]
 async fn missing_files_on_disk_reads_a_large_directory_once_and_confirms_only_regular_files() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().to_str().unwrap().to_string();
-    let file_io = paimon::io::FileIO::from_path(&root)
-        .unwrap()
-        .build()
-        .unwrap();
+    let (dir, root, file_io) = local_file_io();
     let bucket = dir.path().join("bucket-0");
     std::fs::create_dir(&bucket).unwrap();
     let count = paimon::io::MISSING_FILES_LOCAL_LIST_DIRECTORY_AT + 10;
@@ -309,12 +304,7 @@ async fn missing_files_on_disk_reads_a_large_directory_once_and_confirms_only_re
 /// `"{directory}/{name}"` once, also when given twice.
 #[tokio::test]
 async fn missing_files_in_directories_answers_as_missing_files_does() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().to_str().unwrap().to_string();
-    let file_io = paimon::io::FileIO::from_path(&root)
-        .unwrap()
-        .build()
-        .unwrap();
+    let (dir, root, file_io) = local_file_io();
     let large = dir.path().join("bucket-0");
     let small = dir.path().join("bucket-1");
     std::fs::create_dir(&large).unwrap();
@@ -366,6 +356,17 @@ async fn missing_files_in_directories_answers_as_missing_files_does() {
                 .map(|name| format!("{root}/bucket-1/{name}")),
         );
     assert_eq!(file_io.missing_files(paths).await.unwrap(), expected);
+}
+
+/// A temporary directory, its path, and a `FileIO` on it.
+fn local_file_io() -> (tempfile::TempDir, String, paimon::io::FileIO) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap().to_string();
+    let file_io = paimon::io::FileIO::from_path(&root)
+        .unwrap()
+        .build()
+        .unwrap();
+    (dir, root, file_io)
 }
 
 /// `workers` workers each write one file into each of two partitions; with `remove_one`, one

@@ -429,6 +429,33 @@ pub(super) async fn check_added_files_exist(
     }
 }
 
+/// The bucket directory of a message, as the paimon crate computes it (Java's
+/// `FileStorePathFactory#bucketPath`).
+struct BucketDirectories<'t> {
+    table_name: &'t str,
+    paths: paimon::table::TableCommit,
+}
+
+impl<'t> BucketDirectories<'t> {
+    fn of(context: TableContext<'t>) -> Self {
+        BucketDirectories {
+            table_name: context.rules.table_name(),
+            paths: paimon::table::TableCommit::new(context.table.clone(), String::new()),
+        }
+    }
+
+    fn of_message(&self, message: &CommitMessage) -> CoordinatorResult<String> {
+        self.paths
+            .bucket_path(&message.partition, message.bucket)
+            .map_err(|e| {
+                CoordinatorError::paimon(
+                    format!("computing a bucket directory of table {}", self.table_name),
+                    e,
+                )
+            })
+    }
+}
+
 /// The files a commit adds, as [`added_files_by_directory`] groups them.
 struct AddedFiles {
     /// Each bucket directory once, with the names of the files added directly in it.
@@ -445,20 +472,12 @@ fn added_files_by_directory(
     messages: &[CommitMessage],
 ) -> CoordinatorResult<AddedFiles> {
     let table = context.table;
-    let table_name = context.rules.table_name();
-    let bucket_paths = paimon::table::TableCommit::new(table.clone(), String::new());
+    let bucket_directories = BucketDirectories::of(context);
     let mut group_of: HashMap<String, usize> = HashMap::new();
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     let mut others = Vec::new();
     for message in messages {
-        let bucket_path = bucket_paths
-            .bucket_path(&message.partition, message.bucket)
-            .map_err(|e| {
-                CoordinatorError::paimon(
-                    format!("computing a bucket directory of table {table_name}"),
-                    e,
-                )
-            })?;
+        let bucket_path = bucket_directories.of_message(message)?;
         let files = [
             &message.new_files,
             &message.new_changelog_files,
@@ -508,19 +527,11 @@ fn added_file_paths<'m>(
     messages: &'m [CommitMessage],
 ) -> CoordinatorResult<(Vec<String>, Vec<AddedFile<'m>>)> {
     let table = context.table;
-    let table_name = context.rules.table_name();
-    let bucket_paths = paimon::table::TableCommit::new(table.clone(), String::new());
+    let bucket_directories = BucketDirectories::of(context);
     let mut paths = Vec::new();
     let mut places = Vec::new();
     for (index, message) in messages.iter().enumerate() {
-        let bucket_path = bucket_paths
-            .bucket_path(&message.partition, message.bucket)
-            .map_err(|e| {
-                CoordinatorError::paimon(
-                    format!("computing a bucket directory of table {table_name}"),
-                    e,
-                )
-            })?;
+        let bucket_path = bucket_directories.of_message(message)?;
         for (list, files) in [
             ("new_files", &message.new_files),
             ("new_changelog_files", &message.new_changelog_files),
