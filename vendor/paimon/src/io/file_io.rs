@@ -17,6 +17,7 @@
 
 use crate::common::options::{parse_memory_size, CatalogOptions};
 use crate::error::*;
+use crate::spec::join_path;
 use std::any::Any;
 use std::collections::HashMap;
 use std::future::Future;
@@ -141,9 +142,44 @@ fn confirmed_names<'n>(
     confirmed
 }
 
-/// `name` in `directory`, as [`FileIO::missing_files_in_directories`] names it.
-fn path_in_directory(directory: &str, name: &str) -> String {
-    format!("{}/{name}", directory.trim_end_matches('/'))
+/// What one listing of `directory` (on disk: `on_disk`) leaves unconfirmed of `names` (see
+/// [`confirmed_names`]), as each file's path and its path on disk.
+fn unconfirmed_in_directory(
+    (directory, on_disk, names): (String, std::path::PathBuf, Vec<String>),
+) -> Vec<(String, std::path::PathBuf)> {
+    let confirmed = confirmed_names(&on_disk, names.iter().map(String::as_str));
+    names
+        .into_iter()
+        .zip(confirmed)
+        .filter(|(_, confirmed)| !confirmed)
+        .map(|(name, _)| {
+            (
+                crate::spec::join_path(&directory, &name),
+                on_disk.join(name),
+            )
+        })
+        .collect()
+}
+
+/// Runs `confirm` (a directory listing) over each of `listed`,
+/// [`MISSING_FILES_LOCAL_TASKS`] at a time on blocking threads, and returns what the listings
+/// left unconfirmed: a commit spread over many large directories does not start a blocking
+/// thread for each.
+async fn unconfirmed_after_listings<G: Send + 'static>(
+    listed: Vec<G>,
+    confirm: fn(G) -> Vec<(String, std::path::PathBuf)>,
+) -> Result<Vec<(String, std::path::PathBuf)>> {
+    let mut listings = futures::stream::iter(listed)
+        .map(|group| tokio::task::spawn_blocking(move || confirm(group)))
+        .buffer_unordered(MISSING_FILES_LOCAL_TASKS);
+    let mut unconfirmed = Vec::new();
+    while let Some(left) = listings.next().await {
+        unconfirmed.extend(left.map_err(|error| Error::UnexpectedError {
+            message: "a directory listing task failed".to_string(),
+            source: Some(Box::new(error)),
+        })?);
+    }
+    Ok(unconfirmed)
 }
 
 #[cfg(all(test, feature = "storage-memory"))]
@@ -714,8 +750,8 @@ impl FileIO {
     }
 
     /// [`Self::missing_files`] for files grouped by directory: each group is a directory and
-    /// the names of files directly in it, and the paths returned are
-    /// `"{directory}/{name}"` (the directory's trailing `/` removed). No path is built for a
+    /// the names of files directly in it, and the paths returned are `"{directory}/{name}"`
+    /// (the directory's trailing `/` removed, as `DataFileMeta::data_file_path` joins them). No path is built for a
     /// file found present. On the built-in local filesystem a group of at least
     /// [`MISSING_FILES_LOCAL_LIST_DIRECTORY_AT`] names is confirmed by one listing of its
     /// directory, as [`Self::missing_files`] does, and every other file gets its `stat`; on
@@ -733,51 +769,22 @@ impl FileIO {
         let mut listed = Vec::new();
         let mut others = Vec::new();
         for (directory, names) in groups {
-            match local(&directory) {
-                Some(on_disk) if names.len() >= MISSING_FILES_LOCAL_LIST_DIRECTORY_AT => {
-                    listed.push((directory, on_disk, names));
-                }
-                Some(on_disk) => unconfirmed.extend(names.into_iter().map(|name| {
-                    let on_disk = on_disk.join(&name);
-                    (path_in_directory(&directory, &name), on_disk)
-                })),
-                None => others.extend(
-                    names
-                        .into_iter()
-                        .map(|name| path_in_directory(&directory, &name)),
-                ),
+            let Some(on_disk) = local(&directory) else {
+                others.extend(names.iter().map(|name| join_path(&directory, name)));
+                continue;
+            };
+            // A name holding a `/` is not directly in the directory: it gets its `stat`.
+            let (plain, nested): (Vec<String>, Vec<String>) =
+                names.into_iter().partition(|name| !name.contains('/'));
+            let stat = |name: String| (join_path(&directory, &name), on_disk.join(name));
+            unconfirmed.extend(nested.into_iter().map(stat));
+            if plain.len() >= MISSING_FILES_LOCAL_LIST_DIRECTORY_AT {
+                listed.push((directory, on_disk, plain));
+            } else {
+                unconfirmed.extend(plain.into_iter().map(stat));
             }
         }
-        let mut listings = futures::stream::iter(listed)
-            .map(|(directory, on_disk, names)| {
-                tokio::task::spawn_blocking(move || {
-                    // A name holding a `/` is not directly in the directory: it is looked
-                    // up as "", which no directory entry is named, so it gets its `stat`.
-                    let confirmed = confirmed_names(
-                        &on_disk,
-                        names
-                            .iter()
-                            .map(|name| if name.contains('/') { "" } else { name }),
-                    );
-                    names
-                        .into_iter()
-                        .zip(confirmed)
-                        .filter(|(_, confirmed)| !confirmed)
-                        .map(|(name, _)| {
-                            let file_on_disk = on_disk.join(&name);
-                            (path_in_directory(&directory, &name), file_on_disk)
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .buffer_unordered(MISSING_FILES_LOCAL_TASKS);
-        while let Some(left) = listings.next().await {
-            let left = left.map_err(|error| Error::UnexpectedError {
-                message: "a directory listing task failed".to_string(),
-                source: Some(Box::new(error)),
-            })?;
-            unconfirmed.extend(left);
-        }
+        unconfirmed.extend(unconfirmed_after_listings(listed, unconfirmed_in_directory).await?);
         let mut missing = Self::missing_local_files_by_stat(unconfirmed).await?;
         if !others.is_empty() {
             missing.extend(self.missing_files(others).await?);
@@ -822,18 +829,7 @@ impl FileIO {
             .collect();
         let mut unconfirmed: Vec<(String, std::path::PathBuf)> =
             paths.into_iter().flatten().collect();
-        // As many listings at a time as `stat` tasks: a commit spread over many large
-        // directories does not start a blocking thread for each.
-        let mut listings = futures::stream::iter(listed)
-            .map(|files| tokio::task::spawn_blocking(move || confirmed_by_listing(files)))
-            .buffer_unordered(MISSING_FILES_LOCAL_TASKS);
-        while let Some(left) = listings.next().await {
-            let left = left.map_err(|error| Error::UnexpectedError {
-                message: "a directory listing task failed".to_string(),
-                source: Some(Box::new(error)),
-            })?;
-            unconfirmed.extend(left);
-        }
+        unconfirmed.extend(unconfirmed_after_listings(listed, confirmed_by_listing).await?);
         Self::missing_local_files_by_stat(unconfirmed).await
     }
 

@@ -560,7 +560,8 @@ pub fn data_file_to_file_index_file_name(file_name: &str) -> String {
     format!("{file_name}{DATA_FILE_INDEX_SUFFIX}")
 }
 
-fn join_path(parent: &str, file_name: &str) -> String {
+/// `file_name` in directory `parent` (its trailing `/` removed).
+pub(crate) fn join_path(parent: &str, file_name: &str) -> String {
     let parent = parent.trim_end_matches('/');
     if parent.is_empty() {
         file_name.to_string()

@@ -35,6 +35,7 @@ mod blob_view_struct;
 pub use blob_view_struct::BlobViewStruct;
 
 mod data_file;
+pub(crate) use data_file::join_path;
 pub use data_file::*;
 
 mod table_type;

@@ -473,50 +473,37 @@ fn added_files_by_directory(
 ) -> CoordinatorResult<AddedFiles> {
     let table = context.table;
     let bucket_directories = BucketDirectories::of(context);
-    let mut group_of: HashMap<String, usize> = HashMap::new();
-    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
-    let mut others = Vec::new();
+    let mut by_directory: indexmap::IndexMap<String, Vec<String>> = indexmap::IndexMap::new();
+    let mut elsewhere = Vec::new();
     for message in messages {
         let bucket_path = bucket_directories.of_message(message)?;
-        let files = [
+        let names = by_directory.entry(bucket_path.clone()).or_default();
+        for files in [
             &message.new_files,
             &message.new_changelog_files,
             &message.compact_after,
             &message.compact_changelog_files,
-        ];
-        let in_bucket =
-            |file: &&DataFileMeta| file.external_path.is_none() && file.extra_files.is_empty();
-        for file in files.iter().flat_map(|files| files.iter()) {
-            if !in_bucket(&file) {
-                others.extend(file.collect_files(&bucket_path));
+        ] {
+            for file in files {
+                if file.external_path.is_none() && file.extra_files.is_empty() {
+                    names.push(file.file_name.clone());
+                } else {
+                    elsewhere.extend(file.collect_files(&bucket_path));
+                }
             }
         }
-        let names = files
-            .iter()
-            .flat_map(|files| files.iter())
-            .filter(in_bucket)
-            .map(|file| file.file_name.clone());
-        let at = match group_of.get(&bucket_path) {
-            Some(&at) => at,
-            None => {
-                group_of.insert(bucket_path.clone(), groups.len());
-                groups.push((bucket_path.clone(), Vec::new()));
-                groups.len() - 1
-            }
-        };
-        groups[at].1.extend(names);
         for files in [&message.new_index_files, &message.compact_new_index_files] {
-            others.extend(
+            elsewhere.extend(
                 files
                     .iter()
                     .map(|file| index_file_path(table, &bucket_path, file)),
             );
         }
     }
-    groups.retain(|(_, names)| !names.is_empty());
+    by_directory.retain(|_, names| !names.is_empty());
     Ok(AddedFiles {
-        by_directory: groups,
-        elsewhere: others,
+        by_directory: by_directory.into_iter().collect(),
+        elsewhere,
     })
 }
 
