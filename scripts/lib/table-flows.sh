@@ -28,6 +28,8 @@ run() {
     printf '$ %s\n%s\n' "$*" "$out" >> "$log"
     if [ $rc -ne 0 ]; then
         printf '  %s failed (exit %d):\n' "$label" $rc
+        # A Rust test's panic message comes before its summary, out of reach of the tail.
+        printf '%s\n' "$out" | grep -A 4 "panicked at" | head -n 15 | sed 's/^/    /'
         printf '%s\n' "$out" | grep -v '^log4j:' | grep -v '^[[:space:]]*at ' | tail -n 8 | sed 's/^/    /'
     fi
     return $rc
