@@ -109,9 +109,10 @@ enum Ended {
     Conflict,
     /// Exit 1, the identifier was superseded by a higher one of the same commit user.
     Superseded,
-    /// Exit 1: the publication returned, but the snapshot it made no longer carries this
+    /// Exit 4, outcome unknown: the publication returned, but no snapshot carries this
     /// commit (a Java 2.0 coordinator's rename on a local filesystem replaced it); the
-    /// coordinator refuses to report it committed.
+    /// coordinator refuses to report it committed and asks for a rerun with the same
+    /// identifier.
     Displaced,
 }
 
@@ -221,7 +222,7 @@ fn ended(out: Output) -> Ended {
         }
         Some(1) if stderr.contains("was never committed") => Ended::Superseded,
         Some(1) if stderr.contains("the identifier was reused for other data") => Ended::Reused,
-        Some(1) if stderr.contains("no snapshot carries its commit user and identifier") => {
+        Some(4) if stderr.contains("no snapshot carries its commit user and identifier") => {
             Ended::Displaced
         }
         other => panic!("commit process ended with {other:?}: {stdout} {stderr}"),
@@ -270,8 +271,12 @@ struct RaceCounts {
     already_committed: usize,
     /// Ours refused because a racing coordinator committed the identifier with other payloads.
     reused: usize,
-    /// Ours whose snapshot a Java coordinator replaced, reported as not committed.
+    /// Ours whose snapshot a Java coordinator replaced, reported as outcome unknown; each
+    /// was rerun with the same identifier after its round, as the error asks.
     displaced: usize,
+    /// Reruns of displaced commits that reported their commit (each is then checked like
+    /// any reported success).
+    rerun_committed: usize,
     /// Java coordinators that reported a commit.
     java_committed: usize,
     /// Java coordinators that failed.
@@ -429,6 +434,7 @@ fn race(race: Race) -> RaceCounts {
             .filter(|c| c.java)
             .chain(round.iter().filter(|c| !c.java));
         let (mut java_took, mut ours_took) = (None, None);
+        let mut displaced = Vec::new();
         for (committer, (out, ended_at)) in ordered.zip(wait_all(children)) {
             if committer.java {
                 let took = ended_at - started;
@@ -492,7 +498,31 @@ fn race(race: Race) -> RaceCounts {
                         "only a Java coordinator on a local table replaces a snapshot"
                     );
                     counts.displaced += 1;
+                    displaced.push(committer);
                 }
+            }
+        }
+        // Outcome unknown: the recovery the error names is a rerun with the same commit
+        // user, identifier and payload. Alone on the table now, it must commit the payload
+        // once (or find it committed), never lose it.
+        for committer in displaced {
+            let out = wait_all(vec![spawn_commit(&store, committer, version)])
+                .pop()
+                .expect("one rerun")
+                .0;
+            match ended(out) {
+                Ended::Committed(snapshot) | Ended::AlreadyCommitted(snapshot) => {
+                    counts.rerun_committed += 1;
+                    ours_reported.insert(
+                        snapshot,
+                        (committer.commit_user.clone(), committer.identifier),
+                    );
+                    reported.push(committer);
+                }
+                other => panic!(
+                    "the rerun of displaced {} {} ended {other:?}",
+                    committer.commit_user, committer.identifier
+                ),
             }
         }
         if let (Some(java_took), Some(ours_took)) = (java_took, ours_took) {
@@ -719,6 +749,12 @@ fn racing_java(remote: bool) -> RaceCounts {
         one_identifier: None,
     });
     assert_eq!(counts.superseded, 0);
+    // A race where no Java coordinator committed raced nothing (a harness that cannot start
+    // fails every Java process).
+    assert!(
+        counts.java_committed > 0,
+        "no Java coordinator committed: {counts:?}"
+    );
     counts
 }
 
