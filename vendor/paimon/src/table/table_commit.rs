@@ -140,6 +140,26 @@ fn commit_file_identifier_ref(entry: &ManifestEntry) -> crate::spec::IdentifierR
     identifier
 }
 
+/// A map key that is an entry, hashed and compared by its commit identifier
+/// ([`commit_file_identifier_ref`]). One pointer per key where the identifier itself takes
+/// 88 bytes: a commit of 10^6 entries keys a map of 2^21 slots, 34 MB instead of 200 MB.
+#[derive(Clone, Copy)]
+struct ByCommitIdentifier<'a>(&'a ManifestEntry);
+
+impl PartialEq for ByCommitIdentifier<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        commit_file_identifier_ref(self.0) == commit_file_identifier_ref(other.0)
+    }
+}
+
+impl Eq for ByCommitIdentifier<'_> {}
+
+impl std::hash::Hash for ByCommitIdentifier<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        commit_file_identifier_ref(self.0).hash(state);
+    }
+}
+
 fn validate_file_entries<'a>(entries: impl IntoIterator<Item = &'a ManifestEntry>) -> Result<()> {
     // Mirror Java FileEntry.mergeEntries while also rejecting repeated entries
     // of the same kind instead of letting two DELETEs cancel each other.
@@ -154,7 +174,7 @@ fn validate_file_entries<'a>(entries: impl IntoIterator<Item = &'a ManifestEntry
     let mut files = HashMap::with_capacity(entries.size_hint().0);
     for entry in entries {
         let state = files
-            .entry(commit_file_identifier_ref(entry))
+            .entry(ByCommitIdentifier(entry))
             .or_insert_with(State::default);
         let duplicate = match entry.kind() {
             FileKind::Add => {

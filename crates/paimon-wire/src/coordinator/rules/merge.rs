@@ -35,12 +35,32 @@ use crate::coordinator::error::{
     CoordinatorError, CoordinatorResult, MergeConflict, MessageOrigin, Rule, ValidationError,
 };
 
-/// Where a file was first seen and what it looked like there.
-struct FirstSeen<'a, M, F> {
-    origin: MessageOrigin,
-    total_buckets: Option<i32>,
+/// Where a file was first seen (the message's index in the merge input) and what it looked
+/// like there. The message, its origin and its bucket count are looked up by the index, so
+/// that an entry of the map of one list is a name, an index and a file reference: a list of
+/// 10^6 files keys a map of 2^21 slots in 69 MB.
+struct FirstSeen<F> {
+    at: usize,
     file: F,
-    message: &'a M,
+}
+
+/// The messages being merged, with what [`seen_before`] compares besides the files.
+struct MergeInput<'a, M> {
+    messages: &'a [M],
+    origins: &'a [MessageOrigin],
+    /// A standard binding drops `total_buckets`, so it is not compared.
+    standard: bool,
+}
+
+impl<M: MessageFields> MergeInput<'_, M> {
+    /// The bucket count of message `at` as the binding sees it.
+    fn total_buckets(&self, at: usize) -> Option<i32> {
+        if self.standard {
+            None
+        } else {
+            self.messages[at].total_buckets()
+        }
+    }
 }
 
 /// The lists of files a message removes; see the module documentation.
@@ -69,56 +89,37 @@ pub(crate) fn find_duplicates<M: MessageFields>(
     if !standard {
         check_total_buckets_per_partition(messages, origins)?;
     }
-    let mut duplicates = HashSet::new();
-    // Sized for every file up front: growing the map would hash every name again.
-    let count = |files: fn(&M, usize) -> usize, lists: usize| -> usize {
-        messages
-            .iter()
-            .map(|m| (0..lists).map(|slot| files(m, slot)).sum::<usize>())
-            .sum()
+    let input = MergeInput {
+        messages,
+        origins,
+        standard,
     };
-    let mut data_seen = HashMap::with_capacity(count(M::data_file_count, DATA_LISTS.len()));
-    let mut index_seen = HashMap::with_capacity(count(M::index_file_count, INDEX_LISTS.len()));
-    for (at, (message, origin)) in messages.iter().zip(origins).enumerate() {
-        let total_buckets = if standard {
-            None
-        } else {
-            message.total_buckets()
-        };
-        for (slot, list) in DATA_LISTS.into_iter().enumerate() {
+    let mut duplicates = HashSet::new();
+    // One map per list, each sized for its files up front: growing a map would hash every
+    // name again.
+    let mut data_seen: Vec<HashMap<&str, FirstSeen<_>>> = (0..DATA_LISTS.len())
+        .map(|slot| HashMap::with_capacity(messages.iter().map(|m| m.data_file_count(slot)).sum()))
+        .collect();
+    let mut index_seen: Vec<HashMap<&str, FirstSeen<_>>> = (0..INDEX_LISTS.len())
+        .map(|slot| HashMap::with_capacity(messages.iter().map(|m| m.index_file_count(slot)).sum()))
+        .collect();
+    for (at, message) in messages.iter().enumerate() {
+        for (slot, seen) in data_seen.iter_mut().enumerate() {
             for (i, file) in message.data_files(slot).enumerate() {
-                let seen = FirstSeen {
-                    origin: *origin,
-                    total_buckets,
-                    file,
-                    message,
-                };
-                if seen_before(
-                    &mut data_seen,
-                    (slot, list),
-                    file.file_name(),
-                    seen,
-                    |a, b| a.same_metadata(b),
-                )? {
+                let named = (DATA_LISTS[slot], file.file_name());
+                if seen_before(&input, seen, named, FirstSeen { at, file }, |a, b| {
+                    a.same_metadata(b)
+                })? {
                     duplicates.insert((at, slot, i));
                 }
             }
         }
-        for (slot, list) in INDEX_LISTS.into_iter().enumerate() {
+        for (slot, seen) in index_seen.iter_mut().enumerate() {
             for (i, file) in message.index_files(slot).enumerate() {
-                let seen = FirstSeen {
-                    origin: *origin,
-                    total_buckets,
-                    file,
-                    message,
-                };
-                if seen_before(
-                    &mut index_seen,
-                    (slot, list),
-                    file.file_name(),
-                    seen,
-                    |a, b| a.same_metadata(b),
-                )? {
+                let named = (INDEX_LISTS[slot], file.file_name());
+                if seen_before(&input, seen, named, FirstSeen { at, file }, |a, b| {
+                    a.same_metadata(b)
+                })? {
                     duplicates.insert((at, DATA_LISTS.len() + slot, i));
                 }
             }
@@ -198,32 +199,33 @@ pub(crate) fn drop_empty(
         .unzip()
 }
 
-/// `true` if this file is an identical duplicate of one seen before (`same` compares
-/// metadata); records it otherwise. Files are keyed by list slot and name (`(slot, list)`:
-/// the list's slot keys the map, its name reports a conflict), and looked up once.
+/// `true` if this file is an identical duplicate of one seen before in its list (`same`
+/// compares metadata); records it otherwise. `seen` is the map of the list named `list`, keyed
+/// by file name; each file is looked up once.
 fn seen_before<'a, M: MessageFields, F>(
-    seen: &mut HashMap<(usize, &'a str), FirstSeen<'a, M, F>>,
-    (slot, list): (usize, &'static str),
-    file_name: &'a str,
-    now: FirstSeen<'a, M, F>,
+    input: &MergeInput<'_, M>,
+    seen: &mut HashMap<&'a str, FirstSeen<F>>,
+    (list, file_name): (&'static str, &'a str),
+    now: FirstSeen<F>,
     same: impl Fn(&F, &F) -> bool,
 ) -> CoordinatorResult<bool> {
-    let first = match seen.entry((slot, file_name)) {
+    let first = match seen.entry(file_name) {
         std::collections::hash_map::Entry::Vacant(vacant) => {
             vacant.insert(now);
             return Ok(false);
         }
         std::collections::hash_map::Entry::Occupied(occupied) => occupied.into_mut(),
     };
-    let difference = if first.message.partition() != now.message.partition() {
+    let (first_message, now_message) = (&input.messages[first.at], &input.messages[now.at]);
+    let difference = if first_message.partition() != now_message.partition() {
         "partition"
-    } else if first.message.bucket() != now.message.bucket() {
+    } else if first_message.bucket() != now_message.bucket() {
         "bucket"
-    } else if first.total_buckets != now.total_buckets {
+    } else if input.total_buckets(first.at) != input.total_buckets(now.at) {
         "total_buckets"
     } else if !same(&first.file, &now.file) {
         "file metadata"
-    } else if REMOVAL_LISTS.contains(&list) && !same_files(first.message, now.message) {
+    } else if REMOVAL_LISTS.contains(&list) && !same_files(first_message, now_message) {
         "the message removing it (two writers remove one file)"
     } else {
         return Ok(true);
@@ -231,8 +233,8 @@ fn seen_before<'a, M: MessageFields, F>(
     Err(CoordinatorError::Merge(MergeConflict {
         list,
         file_name: file_name.to_string(),
-        first: first.origin,
-        second: now.origin,
+        first: input.origins[first.at],
+        second: input.origins[now.at],
         difference: difference.to_string(),
     }))
 }
