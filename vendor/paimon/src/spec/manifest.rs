@@ -115,17 +115,17 @@ pub(crate) fn merge_active_entry_refs<'a>(
 ) -> Vec<&'a ManifestEntry> {
     use std::collections::HashMap;
 
-    use crate::spec::manifest_entry::IdentifierRef;
+    use crate::spec::manifest_entry::{AsWritten, EntryKey};
     let entries = entries.into_iter();
-    let mut map: HashMap<IdentifierRef<'a>, &'a ManifestEntry> =
+    let mut map: HashMap<EntryKey<'a, AsWritten>, &'a ManifestEntry> =
         HashMap::with_capacity(entries.size_hint().0);
     for entry in entries {
         match entry.kind() {
             FileKind::Add => {
-                map.insert(entry.identifier_ref(), entry);
+                map.insert(EntryKey::new(entry), entry);
             }
             FileKind::Delete => {
-                map.remove(&entry.identifier_ref());
+                map.remove(&EntryKey::new(entry));
             }
         }
     }

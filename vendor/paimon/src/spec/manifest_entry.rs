@@ -48,6 +48,45 @@ pub(crate) struct IdentifierRef<'a> {
     pub(crate) external_path: Option<&'a str>,
 }
 
+/// How a map identifies an entry: the [`IdentifierRef`] it reads from the entry.
+pub(crate) trait EntryIdentity {
+    fn identifier(entry: &ManifestEntry) -> IdentifierRef<'_>;
+}
+
+/// An entry's identifier as written ([`ManifestEntry::identifier_ref`]).
+pub(crate) struct AsWritten;
+
+impl EntryIdentity for AsWritten {
+    fn identifier(entry: &ManifestEntry) -> IdentifierRef<'_> {
+        entry.identifier_ref()
+    }
+}
+
+/// A map key that is a borrowed entry, hashed and compared by the identifier `I` reads from
+/// it. One pointer a key where the identifier itself takes 88 bytes: a map sized for 10^6
+/// entries (2^21 slots) holds 16 MB of keys instead of 184 MB.
+pub(crate) struct EntryKey<'a, I>(pub(crate) &'a ManifestEntry, std::marker::PhantomData<I>);
+
+impl<'a, I> EntryKey<'a, I> {
+    pub(crate) fn new(entry: &'a ManifestEntry) -> Self {
+        EntryKey(entry, std::marker::PhantomData)
+    }
+}
+
+impl<I: EntryIdentity> PartialEq for EntryKey<'_, I> {
+    fn eq(&self, other: &Self) -> bool {
+        I::identifier(self.0) == I::identifier(other.0)
+    }
+}
+
+impl<I: EntryIdentity> Eq for EntryKey<'_, I> {}
+
+impl<I: EntryIdentity> Hash for EntryKey<'_, I> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        I::identifier(self.0).hash(state);
+    }
+}
+
 impl Hash for Identifier {
     // Hash every field that participates in `Eq`, matching Java
     // `FileEntry.Identifier.hashCode`. `level` in particular must be included:

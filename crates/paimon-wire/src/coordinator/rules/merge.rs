@@ -37,8 +37,8 @@ use crate::coordinator::error::{
 
 /// Where a file was first seen (the message's index in the merge input) and what it looked
 /// like there. The message, its origin and its bucket count are looked up by the index, so
-/// that an entry of the map of one list is a name, an index and a file reference: a list of
-/// 10^6 files keys a map of 2^21 slots in 69 MB.
+/// that an entry of the map of one list is a name, an index and a file reference: for owned
+/// messages, a list of 10^6 files keys a map of 2^21 slots in 69 MB.
 struct FirstSeen<F> {
     at: usize,
     file: F,

@@ -594,20 +594,17 @@ pub(super) fn check_roles(messages: &[CommitMessage]) -> CoordinatorResult<()> {
     index_roles.check(&INDEX_ROLE_SETS)
 }
 
-/// The lists each file name appears in. Almost every name has one list: the map keeps the
-/// first claim of each name alone (40 bytes a name, so that 10^6 names fit in 86 MB), and the
-/// names claimed by a second list are kept apart with their other claims, so that checking
-/// reads only them.
+/// The lists each file name appears in. Almost every name has one list: `first` keeps each
+/// name's first claim alone (40 bytes a name, so that 10^6 names fit in 86 MB), and `more`
+/// the claims of other lists, for the few names that have them, so that checking reads only
+/// those.
 struct Roles<'a> {
     /// The family's list names, in the order the messages are read (a claim's list is a slot
     /// in it).
     list_names: &'static [&'static str],
     first: HashMap<&'a str, Claim>,
-    /// The names claimed by more than one list, with their claims after the first, in the
-    /// order they got their second list.
-    repeated: Vec<(&'a str, Vec<Claim>)>,
-    /// Where each name of `repeated` is.
-    repeated_at: HashMap<&'a str, usize>,
+    /// The claims after the first, one per other list, of the names claimed by more than one.
+    more: HashMap<&'a str, Vec<Claim>>,
 }
 
 /// Where one list claims a file name: the message, the list's slot and the position in the
@@ -625,8 +622,7 @@ impl<'a> Roles<'a> {
         Roles {
             list_names,
             first: HashMap::with_capacity(names),
-            repeated: Vec::new(),
-            repeated_at: HashMap::new(),
+            more: HashMap::new(),
         }
     }
 
@@ -636,37 +632,26 @@ impl<'a> Roles<'a> {
             slot,
             position,
         };
-        let first = match self.first.entry(name) {
-            std::collections::hash_map::Entry::Vacant(vacant) => {
-                vacant.insert(claim);
-                return;
-            }
-            std::collections::hash_map::Entry::Occupied(occupied) => *occupied.get(),
-        };
+        let first = *self.first.entry(name).or_insert(claim);
         if first.slot == slot {
             return;
         }
-        match self.repeated_at.entry(name) {
-            std::collections::hash_map::Entry::Vacant(vacant) => {
-                vacant.insert(self.repeated.len());
-                self.repeated.push((name, vec![claim]));
-            }
-            std::collections::hash_map::Entry::Occupied(occupied) => {
-                let more = &mut self.repeated[*occupied.get()].1;
-                if !more.iter().any(|c| c.slot == slot) {
-                    more.push(claim);
-                }
-            }
+        let more = self.more.entry(name).or_default();
+        if !more.iter().any(|c| c.slot == slot) {
+            more.push(claim);
         }
     }
 
     /// Every name is in one list, or in exactly one of the `allowed` sets of lists. The first
     /// name that is not, in the order the names were first seen, is refused.
-    fn check(mut self, allowed: &[&[&str]]) -> CoordinatorResult<()> {
-        let first = &self.first;
-        self.repeated.sort_unstable_by_key(|(name, _)| first[name]);
-        for (name, more) in &self.repeated {
-            let first = first[name];
+    fn check(self, allowed: &[&[&str]]) -> CoordinatorResult<()> {
+        let mut repeated: Vec<(Claim, &str, &Vec<Claim>)> = self
+            .more
+            .iter()
+            .map(|(name, more)| (self.first[name], *name, more))
+            .collect();
+        repeated.sort_unstable_by_key(|(first, _, _)| *first);
+        for (first, name, more) in repeated {
             let lists = std::iter::once(&first)
                 .chain(more)
                 .map(|claim| self.list_names[claim.slot]);
