@@ -130,71 +130,6 @@ pub struct ManifestEntry {
     pub(crate) file: Box<DataFileMeta>,
 }
 
-/// One entry as the record branch of the manifest schema ([`MANIFEST_ENTRY_SCHEMA`]), for
-/// `apache_avro::Writer::append_ser`, which writes straight against the schema instead of
-/// through a generic `Value` (rebuilt and resolved per entry, most of a large commit's CPU).
-///
-/// Fields go in the schema's order, and every nullable field is written explicitly, absent
-/// ones as `None`: the derived `Serialize` skips absent optional fields, and the schema-aware
-/// serializer then writes the field's default `null` against the union's first non-null
-/// branch, which fails. The bytes equal those of `to_value` + `Value::resolve`
-/// (`manifest_entries_serialize_as_their_resolved_values` in `table_commit`).
-pub(crate) struct ManifestEntryAvroRecord<'a>(pub(crate) &'a ManifestEntry);
-
-/// [`DataFileMeta`] as the `_FILE` record of [`ManifestEntryAvroRecord`].
-struct DataFileAvroRecord<'a>(&'a DataFileMeta);
-
-impl Serialize for ManifestEntryAvroRecord<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let entry = self.0;
-        let mut record = serializer.serialize_struct("record", 6)?;
-        record.serialize_field("_VERSION", &entry.version)?;
-        record.serialize_field("_KIND", &entry.kind)?;
-        record.serialize_field("_PARTITION", serde_bytes::Bytes::new(&entry.partition))?;
-        record.serialize_field("_BUCKET", &entry.bucket)?;
-        record.serialize_field("_TOTAL_BUCKETS", &entry.total_buckets)?;
-        record.serialize_field("_FILE", &DataFileAvroRecord(&entry.file))?;
-        record.end()
-    }
-}
-
-impl Serialize for DataFileAvroRecord<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let file = self.0;
-        let mut record = serializer.serialize_struct("record__FILE", 21)?;
-        record.serialize_field("_FILE_NAME", &file.file_name)?;
-        record.serialize_field("_FILE_SIZE", &file.file_size)?;
-        record.serialize_field("_ROW_COUNT", &file.row_count)?;
-        record.serialize_field("_MIN_KEY", serde_bytes::Bytes::new(&file.min_key))?;
-        record.serialize_field("_MAX_KEY", serde_bytes::Bytes::new(&file.max_key))?;
-        record.serialize_field("_KEY_STATS", &Some(&file.key_stats))?;
-        record.serialize_field("_VALUE_STATS", &Some(&file.value_stats))?;
-        record.serialize_field("_MIN_SEQUENCE_NUMBER", &file.min_sequence_number)?;
-        record.serialize_field("_MAX_SEQUENCE_NUMBER", &file.max_sequence_number)?;
-        record.serialize_field("_SCHEMA_ID", &file.schema_id)?;
-        record.serialize_field("_LEVEL", &file.level)?;
-        record.serialize_field("_EXTRA_FILES", &file.extra_files)?;
-        record.serialize_field(
-            "_CREATION_TIME",
-            &file.creation_time.map(|time| time.timestamp_millis()),
-        )?;
-        record.serialize_field("_DELETE_ROW_COUNT", &file.delete_row_count)?;
-        record.serialize_field(
-            "_EMBEDDED_FILE_INDEX",
-            &file.embedded_index.as_deref().map(serde_bytes::Bytes::new),
-        )?;
-        record.serialize_field("_FILE_SOURCE", &file.file_source)?;
-        record.serialize_field("_VALUE_STATS_COLS", &file.value_stats_cols)?;
-        record.serialize_field("_EXTERNAL_PATH", &file.external_path)?;
-        record.serialize_field("_FIRST_ROW_ID", &file.first_row_id)?;
-        record.serialize_field("_WRITE_COLS", &file.write_cols)?;
-        record.serialize_field("_WRITE_COLS_SEQUENCES", &file.column_max_sequence_numbers)?;
-        record.end()
-    }
-}
-
 #[allow(dead_code)]
 impl ManifestEntry {
     /// Whether this entry adds or deletes its file.
@@ -273,6 +208,11 @@ impl ManifestEntry {
 
     pub fn total_buckets(&self) -> i32 {
         self.total_buckets
+    }
+
+    /// The entry's format version (`_VERSION`).
+    pub(crate) fn version(&self) -> i32 {
+        self.version
     }
 
     pub fn file(&self) -> &DataFileMeta {

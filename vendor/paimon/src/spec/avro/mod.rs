@@ -20,8 +20,10 @@ pub mod decode;
 pub(crate) mod decode_helpers;
 mod index_manifest_entry_decode;
 pub(crate) mod manifest_entry_decode;
+pub(crate) mod manifest_entry_encode;
 mod manifest_file_meta_decode;
 pub mod ocf;
+pub(crate) mod ocf_writer;
 pub mod schema;
 
 use cursor::AvroCursor;
