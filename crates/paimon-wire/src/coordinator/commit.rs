@@ -468,12 +468,14 @@ pub(crate) async fn commit_once(
             super::rules::check_against_table(coordinator.context(), &messages).await
         {
             // A racing coordinator with this commit user and identifier may have published
-            // this very commit since the status was read (its files are then live, and the
-            // check refuses them): that is this commit, committed.
+            // since the status was read (its files are then live, or this commit's inputs
+            // gone, and the check refuses). If it published this very commit, this commit is
+            // committed; if other data, the answer is the one a status read after it gets
+            // (`IdentifierReused`), whichever of the two reads saw it first.
             if let IdentifierStatus::Committed(snapshot_id) =
                 identifier_status(coordinator, identifier, with_compaction).await?
             {
-                if confirm_same_commit(
+                match confirm_same_commit(
                     coordinator,
                     &identity,
                     Some(&messages),
@@ -481,11 +483,14 @@ pub(crate) async fn commit_once(
                     snapshot_id,
                 )
                 .await
-                .is_ok()
                 {
-                    return Ok(CommitOutcome::AlreadyCommitted {
-                        snapshot_id: Some(snapshot_id),
-                    });
+                    Ok(()) => {
+                        return Ok(CommitOutcome::AlreadyCommitted {
+                            snapshot_id: Some(snapshot_id),
+                        })
+                    }
+                    Err(reused @ CoordinatorError::IdentifierReused { .. }) => return Err(reused),
+                    Err(_) => {}
                 }
             }
             return Err(refusal);
