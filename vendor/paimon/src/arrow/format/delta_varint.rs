@@ -87,7 +87,9 @@ pub(crate) fn encode_delta_varints(values: &[i64]) -> Vec<u8> {
     encoded
 }
 
-pub(super) fn encode_varint(value: i64, out: &mut Vec<u8>) {
+/// Appends `value` as a zig-zag variable-length integer (7 bits a byte, low bits first): also
+/// Avro's encoding of an `int` or `long` (`spec::avro::manifest_entry_encode`).
+pub(crate) fn encode_varint(value: i64, out: &mut Vec<u8>) {
     let mut remaining = ((value << 1) ^ (value >> 63)) as u64;
     while (remaining & !0x7f) != 0 {
         out.push(((remaining & 0x7f) as u8) | 0x80);

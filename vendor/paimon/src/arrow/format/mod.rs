@@ -18,7 +18,7 @@
 mod avro;
 mod avro_write;
 pub(crate) mod blob;
-mod delta_varint;
+pub(crate) mod delta_varint;
 mod metadata_cache;
 mod mosaic;
 mod mosaic_write;

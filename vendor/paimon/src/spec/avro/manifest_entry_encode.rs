@@ -26,6 +26,7 @@
 //!
 //! [`MANIFEST_ENTRY_SCHEMA`]: crate::spec::MANIFEST_ENTRY_SCHEMA
 
+use crate::arrow::format::delta_varint::encode_varint;
 use crate::spec::stats::BinaryTableStats;
 use crate::spec::{DataFileMeta, ManifestEntry};
 
@@ -97,14 +98,10 @@ fn encode_stats(out: &mut Vec<u8>, stats: &BinaryTableStats) {
     });
 }
 
-/// A `long`: zig-zag, then a variable-length integer of 7 bits a byte, low bits first.
+/// A `long`: zig-zag, then a variable-length integer of 7 bits a byte, low bits first (the
+/// crate's one encoder of it).
 pub(super) fn put_long(out: &mut Vec<u8>, value: i64) {
-    let mut rest = ((value << 1) ^ (value >> 63)) as u64;
-    while rest > 0x7F {
-        out.push((rest as u8 & 0x7F) | 0x80);
-        rest >>= 7;
-    }
-    out.push(rest as u8);
+    encode_varint(value, out);
 }
 
 /// An `int`, encoded as a `long` is.
