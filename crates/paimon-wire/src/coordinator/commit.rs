@@ -380,6 +380,9 @@ pub(crate) async fn commit_once(
     // from other data under the same identifier.
     let identity = CommitIdentity::of(&messages, partitioned);
     let status = identifier_status(coordinator, identifier, with_compaction).await?;
+    // The existence check (rule missing-file) when it is left running for the paimon crate
+    // to await before it publishes.
+    let mut existence = None;
     if let IdentifierStatus::AppendOnly(append_snapshot_id) = status {
         // The APPEND snapshot of this identifier is in, and no COMPACT snapshot. This is the
         // crash-recovery case only if that snapshot recorded this very commit.
@@ -464,9 +467,9 @@ pub(crate) async fn commit_once(
         }
         return Ok(CommitOutcome::AlreadyCommitted { snapshot_id });
     } else {
-        if let Err(refusal) =
-            super::rules::check_against_table(coordinator.context(), &messages).await
-        {
+        let checked =
+            super::rules::check_against_table_but_existence(coordinator.context(), &messages).await;
+        if let Err(refusal) = checked {
             // A racing coordinator with this commit user and identifier may have published
             // since the status was read (its files are then live, or this commit's inputs
             // gone, and the check refuses). If it published this very commit, this commit is
@@ -495,15 +498,23 @@ pub(crate) async fn commit_once(
             }
             return Err(refusal);
         }
+        existence = checked.ok().flatten();
     }
     let mut table_commit = TableCommit::new(
         coordinator.table.clone(),
         coordinator.binding.commit_user.clone(),
     );
-    // Every file the commit adds was checked to exist (rule missing-file, in
-    // `table_state::check`, which every path that commits ran first): the crate does not list
-    // them again.
+    // Every file the commit adds is checked to exist (rule missing-file, in
+    // `table_state`, which every path that commits runs, and which is awaited before the
+    // publication): the crate does not list them again.
     table_commit = table_commit.with_added_files_checked();
+    // The existence check, still running, answers before anything is published: the crate
+    // encodes and writes the manifests meanwhile. Its refusal is this commit's answer.
+    let existence_refusal = std::sync::Arc::new(std::sync::Mutex::new(None));
+    if let Some(existence) = existence {
+        table_commit = table_commit
+            .with_publication_gate(existence.into_publication_gate(existence_refusal.clone()));
+    }
     table_commit = table_commit.with_snapshot_properties(HashMap::from([(
         COMMIT_DIGEST_PROPERTY.into(),
         identity.digest.clone(),
@@ -533,6 +544,15 @@ pub(crate) async fn commit_once(
         )
     };
     if let Err(error) = result {
+        // The existence check refused (or could not answer) before the first publication:
+        // nothing of this commit is in the table.
+        if let Some(refusal) = existence_refusal
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+        {
+            return Err(refusal);
+        }
         let error = CoordinatorError::paimon(committing(), error);
         let CoordinatorError::Paimon {
             source: source @ paimon::Error::CommitOutcomeUnknown { .. },

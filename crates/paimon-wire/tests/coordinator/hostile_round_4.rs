@@ -695,6 +695,87 @@ async fn a_new_data_file_missing_from_storage_is_refused_by_validate_and_commit(
     before.assert_still(&table, "a missing data file").await;
 }
 
+/// `commit` runs the existence check beside the manifests' encoding and awaits it before the
+/// publication (the paimon crate's publication gate). When it refuses, the refusal names the
+/// first missing file in message order (not the first the listings found), nothing is
+/// published, the manifest files and lists the commit had written are deleted, and the same
+/// files commit once they exist.
+#[tokio::test]
+async fn a_commit_refused_by_the_existence_check_leaves_no_manifest_behind() {
+    let warehouse = Warehouse::new();
+    let table = warehouse
+        .create("missing_late", Kind::PartitionedAppend)
+        .await;
+    let coordinator = append_coordinator(&table).await;
+    // Three partitions: three messages, each in a bucket directory of its own.
+    let messages = worker_messages(&table, &[(1, "a"), (2, "b"), (3, "c")]).await;
+    assert_eq!(messages.len(), 3);
+    let root = std::path::PathBuf::from(table.location().trim_start_matches("file:"));
+    let manifest_dir = root.join("manifest");
+    let manifests = |dir: &std::path::Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    let manifests_before = manifests(&manifest_dir);
+    let before = Unchanged::of(&table).await;
+    // The files of the last and the second message are moved away.
+    let mut moved = Vec::new();
+    for index in [2, 1] {
+        let name = &messages[index].new_files[0].file_name;
+        for path in super::support::find_files(&root, name) {
+            let aside = path.with_extension("aside");
+            std::fs::rename(&path, &aside).unwrap();
+            moved.push((aside, path));
+        }
+    }
+    assert_eq!(moved.len(), 2);
+
+    let error = send(&coordinator, &messages, 1)
+        .await
+        .expect_err("a commit of missing files is refused");
+    let refusal = error
+        .as_validation()
+        .unwrap_or_else(|| panic!("expected a refusal, got {error}"));
+    assert_eq!(refusal.rule, Rule::MissingFile, "{error}");
+    assert_eq!(
+        refusal.message_index, 1,
+        "the first missing file in message order: {error}"
+    );
+    assert_eq!(refusal.field, "new_files[0].file_name", "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains(&messages[1].new_files[0].file_name),
+        "{error}"
+    );
+    before
+        .assert_still(&table, "a commit refused by the existence check")
+        .await;
+    assert_eq!(
+        manifests(&manifest_dir),
+        manifests_before,
+        "the manifests the refused commit wrote are deleted"
+    );
+
+    // Once the files are back, the same commit goes in whole.
+    for (aside, path) in moved {
+        std::fs::rename(aside, path).unwrap();
+    }
+    assert!(matches!(
+        send(&coordinator, &messages, 1).await.unwrap(),
+        CommitOutcome::Committed { .. }
+    ));
+    assert_eq!(read_rows(&table).await.len(), before.rows.len() + 3);
+}
+
 /// Case 3 with verification: a compaction that takes every run (a legal pick) and writes each
 /// key's newest values, but from a writer whose sequence numbers start at 0 — below the
 /// inputs', inside the metadata's claimed range. The user columns read the same; the winners'

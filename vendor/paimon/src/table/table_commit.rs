@@ -351,7 +351,14 @@ pub struct TableCommit {
     /// Whether the caller checked that every file the commit adds exists, so the commit need
     /// not list them again ([`TableCommit::with_added_files_checked`]).
     added_files_checked: bool,
+    /// A check the caller runs alongside the commit, awaited once, before the first
+    /// publication ([`TableCommit::with_publication_gate`]).
+    publication_gate: std::sync::Mutex<Option<PublicationGate>>,
 }
+
+/// A check run alongside a commit ([`TableCommit::with_publication_gate`]): the commit
+/// publishes nothing until it has answered `Ok`.
+pub type PublicationGate = futures::future::BoxFuture<'static, Result<()>>;
 
 impl TableCommit {
     pub fn new(table: Table, commit_user: String) -> Self {
@@ -394,7 +401,24 @@ impl TableCommit {
             partition_default_name,
             snapshot_properties: None,
             added_files_checked: false,
+            publication_gate: std::sync::Mutex::new(None),
         }
+    }
+
+    /// Makes the commit await `gate` before it publishes its first snapshot: the commit
+    /// prepares the snapshot (its manifest files and manifest lists) while the caller's check
+    /// runs, and publishes only once the check has answered `Ok`. An `Err` ends the commit
+    /// with that error, and the files it prepared are deleted, as after any failure to
+    /// prepare. The gate is awaited once: a retry after a lost race publishes without
+    /// awaiting it again, and a commit that publishes nothing never awaits it. A caller that
+    /// checks a commit's added files this way (on another task, so that it runs while the
+    /// manifests are encoded) saves the time of that check on every commit.
+    pub fn with_publication_gate(self, gate: PublicationGate) -> Self {
+        *self
+            .publication_gate
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(gate);
+        self
     }
 
     /// Tells the commit that the caller has checked that every file it adds (data,
@@ -1393,6 +1417,17 @@ impl TableCommit {
                 &mut created_files,
             )
             .await;
+        // The caller's check, run alongside the preparation, answers before anything is
+        // published.
+        let gate = self
+            .publication_gate
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        let prepared = match (prepared, gate) {
+            (Ok(prepared), Some(gate)) => gate.await.map(|()| prepared),
+            (prepared, _) => prepared,
+        };
         let (snapshot, statistics) = match prepared {
             Ok(prepared) => prepared,
             Err(error) => {
@@ -1478,16 +1513,24 @@ impl TableCommit {
         let delta_manifest_list_path = format!("{manifest_dir}/{delta_manifest_list_name}");
         let changelog_manifest_list_path = format!("{manifest_dir}/{changelog_manifest_list_name}");
 
-        // Write delta manifest files, rolling by target size.
-        let new_manifest_file_metas = self
+        // Write the delta and changelog manifest files, rolling by target size, encoded side
+        // by side.
+        let mut manifest_file_metas = self
             .write_manifest_files(
                 file_io,
                 &manifest_dir,
-                &new_manifest_prefix,
-                &resolved.entries,
+                &[
+                    (new_manifest_prefix.as_str(), &resolved.entries[..]),
+                    (
+                        changelog_manifest_prefix.as_str(),
+                        &resolved.changelog_entries[..],
+                    ),
+                ],
                 created_files,
             )
             .await?;
+        let changelog_manifest_file_metas = manifest_file_metas.pop().unwrap_or_default();
+        let new_manifest_file_metas = manifest_file_metas.pop().unwrap_or_default();
 
         // Write delta manifest list
         created_files.push(delta_manifest_list_path.clone());
@@ -1503,15 +1546,6 @@ impl TableCommit {
             if resolved.changelog_entries.is_empty() {
                 (None, None)
             } else {
-                let changelog_manifest_file_metas = self
-                    .write_manifest_files(
-                        file_io,
-                        &manifest_dir,
-                        &changelog_manifest_prefix,
-                        &resolved.changelog_entries,
-                        created_files,
-                    )
-                    .await?;
                 created_files.push(changelog_manifest_list_path.clone());
                 ManifestList::write_with_compression(
                     file_io,
@@ -1688,44 +1722,54 @@ impl TableCommit {
         Ok(Some(name))
     }
 
-    /// Write manifest files, rolling by configured target size, and return their metadata in
-    /// entry order.
+    /// Write the manifest files of each of `lists` (a file name prefix and its entries),
+    /// rolling by configured target size, and return each list's file metadata in entry
+    /// order.
     ///
-    /// Encoding (Avro and its compression) is the commit's largest CPU cost, so a large list
-    /// is encoded on several threads: split into contiguous runs of at least
-    /// `MIN_ENTRIES_PER_ENCODING_THREAD` entries, one per available core, each run rolled by
-    /// the target size on its own (so a large commit makes a manifest file per run at least).
-    /// The runs advance in waves: every run encodes its next file (the first run on the
-    /// calling thread, the others on threads of their own), the wave's files are written
-    /// concurrently, and their bytes are dropped before the next wave. So at most one encoded
-    /// file per run is held at a time, whatever the number of entries. Files are named in the
-    /// order they are encoded; the returned list (the manifest list's order) is entry order.
+    /// Encoding (Avro and its compression) is the commit's largest CPU cost, so the lists are
+    /// encoded at the same time, and a large list on several threads: each list is split into
+    /// contiguous runs of at least `MIN_ENTRIES_PER_ENCODING_THREAD` entries, one per
+    /// available core, each run rolled by the target size on its own (so a large commit makes
+    /// a manifest file per run at least). A commit's data and changelog entries are two lists,
+    /// encoded side by side, where one after the other left a core idle. The runs advance in
+    /// waves: every run encodes its next file (the first run on the calling thread, the others
+    /// on threads of their own), the wave's files are written concurrently, and their bytes
+    /// are dropped before the next wave. So at most one encoded file per run is held at a
+    /// time, whatever the number of entries. A list's files are named in the order they are
+    /// encoded; the returned lists (the manifest lists' order) are in entry order.
     async fn write_manifest_files(
         &self,
         file_io: &FileIO,
         manifest_dir: &str,
-        name_prefix: &str,
-        entries: &[ManifestEntry],
+        lists: &[(&str, &[ManifestEntry])],
         created_files: &mut Vec<String>,
-    ) -> Result<Vec<ManifestFileMeta>> {
-        if entries.is_empty() {
-            return Ok(vec![]);
-        }
-        let threads = std::thread::available_parallelism()
+    ) -> Result<Vec<Vec<ManifestFileMeta>>> {
+        let cores = std::thread::available_parallelism()
             .map(|n| n.get())
-            .unwrap_or(1)
-            .min(entries.len() / MIN_ENTRIES_PER_ENCODING_THREAD)
-            .max(1);
-        let run_len = entries.len().div_ceil(threads);
-        let mut runs = entries
-            .chunks(run_len)
-            .map(|run| ManifestRunEncoder::new(self, run))
-            .collect::<Result<Vec<_>>>()?;
+            .unwrap_or(1);
+        // Each run: its list, and its encoder.
+        let mut runs: Vec<(usize, ManifestRunEncoder<'_>)> = Vec::new();
+        for (list, (_, entries)) in lists.iter().enumerate() {
+            if entries.is_empty() {
+                continue;
+            }
+            let threads = cores
+                .min(entries.len() / MIN_ENTRIES_PER_ENCODING_THREAD)
+                .max(1);
+            let run_len = entries.len().div_ceil(threads);
+            for run in entries.chunks(run_len) {
+                runs.push((list, ManifestRunEncoder::new(self, run)?));
+            }
+        }
         let mut run_metas: Vec<Vec<ManifestFileMeta>> = vec![Vec::new(); runs.len()];
-        let mut next_index = 0usize;
+        let mut next_index = vec![0usize; lists.len()];
         loop {
             let wave: Vec<(usize, EncodedManifestFile)> = std::thread::scope(|scope| {
-                let mut pending = runs.iter_mut().enumerate().filter(|(_, run)| !run.done());
+                let mut pending = runs
+                    .iter_mut()
+                    .map(|(_, run)| run)
+                    .enumerate()
+                    .filter(|(_, run)| !run.done());
                 let first = pending.next();
                 let handles: Vec<_> = pending
                     .map(|(index, run)| (index, scope.spawn(move || run.next_file())))
@@ -1747,8 +1791,9 @@ impl TableCommit {
             }
             let mut writes = Vec::with_capacity(wave.len());
             for (run, file) in wave {
-                let file_name = format!("{name_prefix}-{next_index}");
-                next_index += 1;
+                let list = runs[run].0;
+                let file_name = format!("{}-{}", lists[list].0, next_index[list]);
+                next_index[list] += 1;
                 let path = format!("{manifest_dir}/{file_name}");
                 let sidecar_name = file
                     .sidecar
@@ -1776,7 +1821,11 @@ impl TableCommit {
             }
             futures::future::try_join_all(writes).await?;
         }
-        Ok(run_metas.into_iter().flatten().collect())
+        let mut metas = vec![Vec::new(); lists.len()];
+        for ((list, _), run) in runs.iter().zip(run_metas) {
+            metas[*list].extend(run);
+        }
+        Ok(metas)
     }
 
     /// The sidecar and metadata of one encoded manifest file of `entries`.
@@ -4468,6 +4517,57 @@ mod tests {
         assert_eq!(entries.len(), 1);
         assert_eq!(*entries[0].kind(), FileKind::Add);
         assert_eq!(entries[0].file().file_name, "data-0.parquet");
+    }
+
+    /// A publication gate is awaited before the snapshot is published: a gate that refuses
+    /// ends the commit with its error, publishes nothing and deletes the manifest files and
+    /// lists the commit wrote; a gate that passes lets the commit publish, and is awaited
+    /// exactly once.
+    #[tokio::test]
+    async fn test_publication_gate_is_awaited_before_the_snapshot_is_published() {
+        let file_io = test_file_io();
+        let table_path = "memory:/test_publication_gate";
+        setup_dirs(&file_io, table_path).await;
+        let manifest_dir = format!("{table_path}/manifest/");
+        let message = || {
+            vec![CommitMessage::new(
+                vec![],
+                0,
+                vec![test_data_file("data-0.parquet", 100)],
+            )]
+        };
+
+        let manifests = file_io.list_status(&manifest_dir).await.unwrap().len();
+        let refusing = setup_commit(&file_io, table_path).with_publication_gate(Box::pin(async {
+            Err(crate::Error::DataInvalid {
+                message: "data-0.parquet is missing".to_string(),
+                source: None,
+            })
+        }));
+        let error = refusing.commit(message()).await.unwrap_err();
+        assert!(
+            error.to_string().contains("data-0.parquet is missing"),
+            "{error}"
+        );
+        assert!(latest_snapshot(&file_io, table_path).await.is_none());
+        assert_eq!(
+            file_io.list_status(&manifest_dir).await.unwrap().len(),
+            manifests,
+            "the refused commit's manifest files and lists are deleted"
+        );
+
+        let awaited = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = awaited.clone();
+        let passing =
+            setup_commit(&file_io, table_path).with_publication_gate(Box::pin(async move {
+                counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                Ok(())
+            }));
+        passing.commit(message()).await.unwrap();
+        assert_eq!(awaited.load(std::sync::atomic::Ordering::SeqCst), 1);
+        let snapshot = latest_snapshot(&file_io, table_path).await.unwrap();
+        assert_eq!(snapshot.id(), 1);
+        assert_eq!(snapshot.total_record_count(), Some(100));
     }
 
     #[tokio::test]

@@ -150,7 +150,25 @@ pub(crate) async fn check_against_table(
     context: TableContext<'_>,
     messages: &[CommitMessage],
 ) -> CoordinatorResult<()> {
+    match check_against_table_but_existence(context, messages).await? {
+        Some(existence) => existence.finish().await,
+        None => Ok(()),
+    }
+}
+
+/// [`check_against_table`] with the existence check (rule `missing-file`) started but not
+/// awaited: it runs on a task of its own from the start, beside the reading of the table
+/// and the other rules, and is returned for the caller to await (`None` when nothing is
+/// left to await). `commit` hands it to the paimon crate, which awaits it before publishing,
+/// so the check runs while the manifests are encoded and written. Every other rule has
+/// answered when this returns `Ok`. With compaction verification the check is awaited here,
+/// before the results are read.
+pub(crate) async fn check_against_table_but_existence(
+    context: TableContext<'_>,
+    messages: &[CommitMessage],
+) -> CoordinatorResult<Option<table_state::PendingExistenceCheck>> {
     table_state::check_roles(messages)?;
+    let existence = table_state::start_added_files_check(context, messages)?;
     let state = read_state(context, messages).await?;
     table_state::check_sums(messages, state.snapshot.as_ref())?;
     table_state::check_sequence_numbers(context, messages, &state)?;
@@ -162,8 +180,11 @@ pub(crate) async fn check_against_table(
     let grown = deletion_vectors::check_against_table(context, messages, &state).await?;
     superseded_rows::check_against_table(context, messages, &state, &grown).await?;
     hash_index::check_against_table(context, messages, &state).await?;
-    table_state::check_added_files_exist(context, messages).await?;
     if context.binding.verify_compaction && messages.iter().any(has_compaction) {
+        // Verification reads the results: they exist first.
+        if let Some(existence) = existence {
+            existence.finish().await?;
+        }
         verify::verify_compactions(
             context.table,
             context.rules.table_name(),
@@ -172,6 +193,7 @@ pub(crate) async fn check_against_table(
             &state,
         )
         .await?;
+        return Ok(None);
     }
-    Ok(())
+    Ok(existence)
 }

@@ -310,7 +310,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::TableState,
         protects: "every file a commit adds exists in storage, so no snapshot names a file that is not there",
         lists: &["new_files", "new_changelog_files", "compact_after", "compact_changelog_files", "new_index_files", "compact_new_index_files"],
-        tests: &["crates/paimon-wire/tests/coordinator/compaction.rs::compaction_results_that_do_not_fit_the_table_are_refused_by_rule", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_new_data_file_missing_from_storage_is_refused_by_validate_and_commit"],
+        tests: &["crates/paimon-wire/tests/coordinator/compaction.rs::compaction_results_that_do_not_fit_the_table_are_refused_by_rule", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_new_data_file_missing_from_storage_is_refused_by_validate_and_commit", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_commit_refused_by_the_existence_check_leaves_no_manifest_behind"],
     },
     RuleEntry {
         rule: Rule::CompactContent,

@@ -358,14 +358,28 @@ pub(super) fn check_sequence_headroom(
     Ok(())
 }
 
-/// Where an added file is in the messages: the message, the list, the position in it, and
-/// the file's name.
-struct AddedFile<'m> {
-    message_index: usize,
-    list: &'static str,
-    position: usize,
-    file_name: &'m str,
+/// Where an added file is in the messages: the message, the list (an index into
+/// [`ADDED_LISTS`]) and the position in it; `order` is its place in message and list order,
+/// so a refusal names the first missing file, and `key` the hash of its directory and name
+/// ([`place_key`]), by which a missing path is placed without keeping the names.
+struct AddedFilePlace {
+    key: u64,
+    order: u32,
+    message_index: u32,
+    list: u8,
+    position: u32,
 }
+
+/// The lists that add files, in the order the existence check reads them: data files first
+/// (their extra files with them), then index files.
+const ADDED_LISTS: [&str; 6] = [
+    "new_files",
+    "new_changelog_files",
+    "compact_after",
+    "compact_changelog_files",
+    "new_index_files",
+    "compact_new_index_files",
+];
 
 /// Every file the commit adds exists in storage (rule `missing-file`): new data and
 /// changelog files and compaction results with their extra files, and new index files of
@@ -373,59 +387,158 @@ struct AddedFile<'m> {
 /// live files) or fails every reader. `validate` and `commit` run this same check, so a
 /// payload that names a file its worker never wrote (or whose write was lost) is refused by
 /// both, before anything is published (the paimon crate checks the data increment again when
-/// it commits). The files are checked together (`FileIO::missing_files`: one listing per
-/// directory holding many of them, the rest concurrently); the refusal names the first
-/// missing file in message and list order. A file upgraded in place by a compaction is live
-/// and exists like any other.
-pub(super) async fn check_added_files_exist(
+/// it recovers a commit). The files are checked together (`FileIO::missing_files`: one
+/// listing per directory holding several of them, the rest concurrently); the refusal names
+/// the first missing file in message and list order. A file upgraded in place by a
+/// compaction is live and exists like any other.
+///
+/// The check starts on a task of its own and is returned running (`None` when the commit adds
+/// no file). The check owns what it needs (the paths and where each file is
+/// in the messages), so it runs while the caller goes on: `commit` starts it with the other
+/// table-state rules and awaits it before the publication, while the paimon crate encodes
+/// and writes the manifests ([`PendingExistenceCheck::into_publication_gate`]).
+pub(super) fn start_added_files_check(
     context: TableContext<'_>,
     messages: &[CommitMessage],
-) -> CoordinatorResult<()> {
-    let table_name = context.rules.table_name();
+) -> CoordinatorResult<Option<PendingExistenceCheck>> {
     let AddedFiles {
-        by_directory: groups,
-        elsewhere: others,
+        by_directory,
+        elsewhere,
+        places,
     } = added_files_by_directory(context, messages)?;
-    if groups.is_empty() && others.is_empty() {
-        return Ok(());
+    let count = places.len();
+    if count == 0 {
+        return Ok(None);
     }
-    let count = others.len() + groups.iter().map(|(_, names)| names.len()).sum::<usize>();
-    let checking = |e| {
-        CoordinatorError::paimon(
-            format!("checking that the {count} files the commit adds to table {table_name} exist"),
-            e,
-        )
-    };
-    let file_io = context.table.file_io();
-    let mut missing = file_io
-        .missing_files_in_directories(groups)
-        .await
-        .map_err(checking)?;
-    if !others.is_empty() {
-        missing.extend(file_io.missing_files(others).await.map_err(checking)?);
+    // A missing path is placed by its key: the names need not be kept.
+    let file_io = context.table.file_io().clone();
+    let task = tokio::spawn(async move {
+        let mut missing = file_io.missing_files_in_directories(by_directory).await?;
+        if !elsewhere.is_empty() {
+            missing.extend(file_io.missing_files(elsewhere).await?);
+        }
+        Ok(missing)
+    });
+    Ok(Some(PendingExistenceCheck {
+        task: Some(task),
+        places,
+        count,
+        table_name: context.rules.table_name().to_string(),
+    }))
+}
+
+/// The existence check (rule `missing-file`) running on a task of its own
+/// ([`start_added_files_check`]); dropped unfinished, the task is aborted.
+pub(crate) struct PendingExistenceCheck {
+    /// The task: the missing paths.
+    task: Option<tokio::task::JoinHandle<paimon::Result<Vec<String>>>>,
+    /// Where each checked file is in the messages.
+    places: Vec<AddedFilePlace>,
+    count: usize,
+    table_name: String,
+}
+
+impl Drop for PendingExistenceCheck {
+    fn drop(&mut self) {
+        if let Some(task) = &self.task {
+            task.abort();
+        }
     }
-    if missing.is_empty() {
-        return Ok(());
+}
+
+impl PendingExistenceCheck {
+    /// Waits for the check: `Ok` when every file exists, the `missing-file` refusal naming
+    /// the first missing file in message and list order, or the storage error that kept the
+    /// check from answering.
+    pub(crate) async fn finish(mut self) -> CoordinatorResult<()> {
+        let count = self.count;
+        let table_name = self.table_name.clone();
+        let checking = |e| {
+            CoordinatorError::paimon(
+                format!(
+                    "checking that the {count} files the commit adds to table {table_name} exist"
+                ),
+                e,
+            )
+        };
+        let Some(task) = self.task.take() else {
+            return Ok(());
+        };
+        let missing = match task.await {
+            Ok(missing) => missing.map_err(checking)?,
+            Err(join) => {
+                return Err(checking(paimon::Error::UnexpectedError {
+                    message: "the task checking the added files ended without an answer"
+                        .to_string(),
+                    source: Some(Box::new(join)),
+                }))
+            }
+        };
+        if missing.is_empty() {
+            return Ok(());
+        }
+        // Each missing path (`"{directory}/{name}"`, the directory without a trailing `/`, as
+        // the checks return it) by its key; the first missing file in message and list order.
+        let missing: HashMap<u64, &str> = missing
+            .iter()
+            .map(|path| (path_key(path), &path[..]))
+            .collect();
+        let first = self
+            .places
+            .iter()
+            .filter_map(|place| missing.get(&place.key).map(|path| (place, *path)))
+            .min_by_key(|(place, _)| place.order);
+        match first {
+            None => Err(checking(paimon::Error::DataInvalid {
+                message: format!(
+                    "{} of the added files are missing, and none of them is placed in the \
+                     messages (first: {})",
+                    missing.len(),
+                    missing.values().min().copied().unwrap_or_default()
+                ),
+                source: None,
+            })),
+            Some((at, path)) => Err(refuse(
+                at.message_index as usize,
+                format!(
+                    "{}[{}].file_name",
+                    ADDED_LISTS[usize::from(at.list)],
+                    at.position
+                ),
+                Rule::MissingFile,
+                format!(
+                    "{:?} is added by this commit, but {path} does not exist; a file must be \
+                     written before it is committed",
+                    path.rsplit('/').next().unwrap_or(path)
+                ),
+            )),
+        }
     }
-    // On a refusal the paths are computed again, with where each file is in the messages.
-    let missing: HashSet<&str> = missing.iter().map(String::as_str).collect();
-    let (paths, places) = added_file_paths(context, messages)?;
-    match paths
-        .iter()
-        .zip(&places)
-        .find(|(path, _)| missing.contains(path.as_str()))
-    {
-        None => Ok(()),
-        Some((path, at)) => Err(refuse(
-            at.message_index,
-            format!("{}[{}].file_name", at.list, at.position),
-            Rule::MissingFile,
-            format!(
-                "{:?} is added by this commit, but {path} does not exist; a file must be \
-                 written before it is committed",
-                at.file_name
-            ),
-        )),
+
+    /// The check as a gate of the paimon crate's commit (`TableCommit::with_publication_gate`):
+    /// the commit prepares its snapshot while the check runs and publishes only if it passes.
+    /// The gate answers the crate with an error when the check refuses or fails; the
+    /// coordinator's own error (the refusal) is left in `outcome` for the caller, which reports
+    /// it instead of the crate's.
+    pub(crate) fn into_publication_gate(
+        self,
+        outcome: std::sync::Arc<std::sync::Mutex<Option<CoordinatorError>>>,
+    ) -> paimon::table::PublicationGate {
+        Box::pin(async move {
+            match self.finish().await {
+                Ok(()) => Ok(()),
+                Err(error) => {
+                    let message = error.to_string();
+                    *outcome
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(error);
+                    Err(paimon::Error::DataInvalid {
+                        message: format!("the commit's existence check did not pass: {message}"),
+                        source: None,
+                    })
+                }
+            }
+        })
     }
 }
 
@@ -462,11 +575,32 @@ struct AddedFiles {
     by_directory: Vec<(String, Vec<String>)>,
     /// The paths of the other files.
     elsewhere: Vec<String>,
+    /// Where each file (and each path of `elsewhere`) is in the messages.
+    places: Vec<AddedFilePlace>,
 }
 
-/// The files the commit adds (see [`check_added_files_exist`]): those in their bucket's
+/// The key of a checked file, by which a missing path (`"{directory}/{name}"`) is placed in
+/// the messages: a hash of the directory (without a trailing `/`) and the name. Two files
+/// whose keys collide (a chance of about 10^-8 among 10^6 files) could only make a refusal
+/// name the other file's place.
+fn place_key(directory: &str, name: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    directory.trim_end_matches('/').hash(&mut hasher);
+    name.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The key of a path (see [`place_key`]).
+fn path_key(path: &str) -> u64 {
+    let (directory, name) = path.rsplit_once('/').unwrap_or(("", path));
+    place_key(directory, name)
+}
+
+/// The files the commit adds (see [`start_added_files_check`]): those in their bucket's
 /// directory (no external path, no extra files) as names grouped by that directory; the rest
-/// (index files among them) as the paths [`added_file_paths`] gives them.
+/// (extra files, files at an external path, index files) as paths; and where each is in the
+/// messages.
 fn added_files_by_directory(
     context: TableContext<'_>,
     messages: &[CommitMessage],
@@ -475,84 +609,62 @@ fn added_files_by_directory(
     let bucket_directories = BucketDirectories::of(context);
     let mut by_directory: indexmap::IndexMap<String, Vec<String>> = indexmap::IndexMap::new();
     let mut elsewhere = Vec::new();
-    for message in messages {
+    let mut places = Vec::new();
+    let mut place = |key: u64, message_index: usize, list: usize, position: usize| {
+        places.push(AddedFilePlace {
+            key,
+            order: u32::try_from(places.len()).unwrap_or(u32::MAX),
+            message_index: u32::try_from(message_index).unwrap_or(u32::MAX),
+            list: u8::try_from(list).unwrap_or(u8::MAX),
+            position: u32::try_from(position).unwrap_or(u32::MAX),
+        })
+    };
+    for (message_index, message) in messages.iter().enumerate() {
         let bucket_path = bucket_directories.of_message(message)?;
         let names = by_directory.entry(bucket_path.clone()).or_default();
-        for files in [
+        for (list, files) in [
             &message.new_files,
             &message.new_changelog_files,
             &message.compact_after,
             &message.compact_changelog_files,
-        ] {
-            for file in files {
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for (position, file) in files.iter().enumerate() {
                 if file.external_path.is_none() && file.extra_files.is_empty() {
+                    place(
+                        place_key(&bucket_path, &file.file_name),
+                        message_index,
+                        list,
+                        position,
+                    );
                     names.push(file.file_name.clone());
                 } else {
-                    elsewhere.extend(file.collect_files(&bucket_path));
+                    for path in file.collect_files(&bucket_path) {
+                        place(path_key(&path), message_index, list, position);
+                        elsewhere.push(path);
+                    }
                 }
             }
         }
-        for files in [&message.new_index_files, &message.compact_new_index_files] {
-            elsewhere.extend(
-                files
-                    .iter()
-                    .map(|file| index_file_path(table, &bucket_path, file)),
-            );
+        for (list, files) in [&message.new_index_files, &message.compact_new_index_files]
+            .into_iter()
+            .enumerate()
+        {
+            for (position, file) in files.iter().enumerate() {
+                let path = index_file_path(table, &bucket_path, file);
+                place(path_key(&path), message_index, 4 + list, position);
+                elsewhere.push(path);
+            }
         }
     }
     by_directory.retain(|_, names| !names.is_empty());
     Ok(AddedFiles {
         by_directory: by_directory.into_iter().collect(),
         elsewhere,
+        places,
     })
-}
-
-/// The path of every file the commit adds (see [`check_added_files_exist`]), in message and
-/// list order, and where each is in the messages.
-fn added_file_paths<'m>(
-    context: TableContext<'_>,
-    messages: &'m [CommitMessage],
-) -> CoordinatorResult<(Vec<String>, Vec<AddedFile<'m>>)> {
-    let table = context.table;
-    let bucket_directories = BucketDirectories::of(context);
-    let mut paths = Vec::new();
-    let mut places = Vec::new();
-    for (index, message) in messages.iter().enumerate() {
-        let bucket_path = bucket_directories.of_message(message)?;
-        for (list, files) in [
-            ("new_files", &message.new_files),
-            ("new_changelog_files", &message.new_changelog_files),
-            ("compact_after", &message.compact_after),
-            ("compact_changelog_files", &message.compact_changelog_files),
-        ] {
-            for (position, file) in files.iter().enumerate() {
-                for path in file.collect_files(&bucket_path) {
-                    paths.push(path);
-                    places.push(AddedFile {
-                        message_index: index,
-                        list,
-                        position,
-                        file_name: &file.file_name,
-                    });
-                }
-            }
-        }
-        for (list, files) in [
-            ("new_index_files", &message.new_index_files),
-            ("compact_new_index_files", &message.compact_new_index_files),
-        ] {
-            for (position, file) in files.iter().enumerate() {
-                paths.push(index_file_path(table, &bucket_path, file));
-                places.push(AddedFile {
-                    message_index: index,
-                    list,
-                    position,
-                    file_name: &file.file_name,
-                });
-            }
-        }
-    }
-    Ok((paths, places))
 }
 
 /// One file name in one role only, across all messages: a data file is new, deleted or a
