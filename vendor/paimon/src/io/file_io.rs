@@ -164,47 +164,122 @@ fn unconfirmed_in_directory(
         .collect()
 }
 
-/// Runs `confirm` (a directory listing) over each of `listed` on blocking threads,
-/// [`MISSING_FILES_LOCAL_TASKS`] tasks at a time, and returns what the listings left
-/// unconfirmed. Consecutive directories share a task until it holds
-/// [`MISSING_FILES_LOCAL_BATCH`] paths (`paths_in` counts a directory's): a commit spread
-/// over many small directories does not hand a thread one listing at a time, and one over
-/// many large directories does not start a blocking thread for each.
-async fn unconfirmed_after_listings<G: Send + 'static>(
+/// The paths among `listed` (directories to read, `confirm` reading one) and `unconfirmed`
+/// (files to `stat`) that do not exist, on the built-in local filesystem. It runs as one
+/// blocking task that drives threads of its own ([`on_local_threads`]), so the whole check
+/// advances while the task that awaits it is busy: on a single-threaded runtime a task is
+/// polled only when the task in front of it yields, and a caller that runs the check beside
+/// CPU-bound work (the coordinator, beside a commit's manifest encoding) would otherwise find
+/// it stalled between its steps. The listings come first: consecutive directories share a
+/// thread's turn until it holds [`MISSING_FILES_LOCAL_BATCH`] paths (`paths_in` counts a
+/// directory's), so a commit spread over many small directories does not hand a thread one
+/// listing at a time. The paths no listing confirmed are then checked with `stat`,
+/// [`MISSING_FILES_LOCAL_BATCH`] per turn.
+async fn missing_on_local_disk<G: Send + 'static>(
     listed: Vec<G>,
     paths_in: fn(&G) -> usize,
     confirm: fn(G) -> Vec<(String, std::path::PathBuf)>,
-) -> Result<Vec<(String, std::path::PathBuf)>> {
-    let mut tasks: Vec<Vec<G>> = Vec::new();
-    let mut paths_in_last = 0;
-    for group in listed {
-        let paths = paths_in(&group);
-        match tasks.last_mut() {
-            Some(task) if paths_in_last < MISSING_FILES_LOCAL_BATCH => {
-                task.push(group);
-                paths_in_last += paths;
+    mut unconfirmed: Vec<(String, std::path::PathBuf)>,
+) -> Result<Vec<String>> {
+    if listed.is_empty() && unconfirmed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let check = move || {
+        let mut turns: Vec<Vec<G>> = Vec::new();
+        let mut paths_in_last = 0;
+        for group in listed {
+            let paths = paths_in(&group);
+            match turns.last_mut() {
+                Some(turn) if paths_in_last < MISSING_FILES_LOCAL_BATCH => {
+                    turn.push(group);
+                    paths_in_last += paths;
+                }
+                _ => {
+                    turns.push(vec![group]);
+                    paths_in_last = paths;
+                }
             }
-            _ => {
-                tasks.push(vec![group]);
-                paths_in_last = paths;
+        }
+        let left = on_local_threads(turns, move |groups: Vec<G>| {
+            groups.into_iter().flat_map(confirm).collect::<Vec<_>>()
+        });
+        unconfirmed.extend(left.into_iter().flatten());
+        let mut batches = Vec::new();
+        let mut paths = unconfirmed.into_iter().peekable();
+        while paths.peek().is_some() {
+            batches.push(
+                paths
+                    .by_ref()
+                    .take(MISSING_FILES_LOCAL_BATCH)
+                    .collect::<Vec<_>>(),
+            );
+        }
+        let mut missing = Vec::new();
+        for batch in on_local_threads(batches, missing_by_stat) {
+            missing.extend(batch?);
+        }
+        Ok(missing)
+    };
+    tokio::task::spawn_blocking(check)
+        .await
+        .map_err(|error| Error::UnexpectedError {
+            message: "a file existence check task failed".to_string(),
+            source: Some(Box::new(error)),
+        })?
+}
+
+/// `work` over each of `turns`, on up to [`MISSING_FILES_LOCAL_TASKS`] threads, each taking
+/// the next turn when it is done with one; the results in no particular order. A panic of
+/// `work` is resumed on the calling thread.
+fn on_local_threads<T: Send, R: Send>(turns: Vec<T>, work: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let threads = MISSING_FILES_LOCAL_TASKS.min(turns.len());
+    let queue = std::sync::Mutex::new(turns.into_iter());
+    let next = || {
+        queue
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .next()
+    };
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    while let Some(turn) = next() {
+                        done.push(work(turn));
+                    }
+                    done
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
+/// The paths of `batch` that a `stat` call (following symbolic links, as
+/// [`FileIO::exists`] does) finds missing; an error other than "not found" is returned.
+fn missing_by_stat(batch: Vec<(String, std::path::PathBuf)>) -> Result<Vec<String>> {
+    let mut missing = Vec::new();
+    for (path, on_disk) in batch {
+        match std::fs::metadata(&on_disk) {
+            Ok(_) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => missing.push(path),
+            Err(error) => {
+                return Err(Error::from_opendal_with_context(
+                    opendal::Error::new(opendal::ErrorKind::Unexpected, error.to_string()),
+                    format!("Failed to check existence of '{path}'"),
+                ))
             }
         }
     }
-    let mut listings = futures::stream::iter(tasks)
-        .map(|groups| {
-            tokio::task::spawn_blocking(move || {
-                groups.into_iter().flat_map(confirm).collect::<Vec<_>>()
-            })
-        })
-        .buffer_unordered(MISSING_FILES_LOCAL_TASKS);
-    let mut unconfirmed = Vec::new();
-    while let Some(left) = listings.next().await {
-        unconfirmed.extend(left.map_err(|error| Error::UnexpectedError {
-            message: "a directory listing task failed".to_string(),
-            source: Some(Box::new(error)),
-        })?);
-    }
-    Ok(unconfirmed)
+    Ok(missing)
 }
 
 #[cfg(all(test, feature = "storage-memory"))]
@@ -809,15 +884,13 @@ impl FileIO {
                 unconfirmed.extend(plain.into_iter().map(stat));
             }
         }
-        unconfirmed.extend(
-            unconfirmed_after_listings(
-                listed,
-                |(_, _, names)| names.len(),
-                unconfirmed_in_directory,
-            )
-            .await?,
-        );
-        let mut missing = Self::missing_local_files_by_stat(unconfirmed).await?;
+        let mut missing = missing_on_local_disk(
+            listed,
+            |(_, _, names)| names.len(),
+            unconfirmed_in_directory,
+            unconfirmed,
+        )
+        .await?;
         if !others.is_empty() {
             missing.extend(self.missing_files(others).await?);
         }
@@ -859,61 +932,8 @@ impl FileIO {
                     .collect()
             })
             .collect();
-        let mut unconfirmed: Vec<(String, std::path::PathBuf)> =
-            paths.into_iter().flatten().collect();
-        unconfirmed
-            .extend(unconfirmed_after_listings(listed, Vec::len, confirmed_by_listing).await?);
-        Self::missing_local_files_by_stat(unconfirmed).await
-    }
-
-    /// The `stat` part of [`Self::missing_local_files`].
-    async fn missing_local_files_by_stat(
-        paths: Vec<(String, std::path::PathBuf)>,
-    ) -> Result<Vec<String>> {
-        let mut batches = Vec::new();
-        let mut paths = paths.into_iter().peekable();
-        while paths.peek().is_some() {
-            batches.push(
-                paths
-                    .by_ref()
-                    .take(MISSING_FILES_LOCAL_BATCH)
-                    .collect::<Vec<_>>(),
-            );
-        }
-        let mut checks = futures::stream::iter(batches)
-            .map(|batch| {
-                tokio::task::spawn_blocking(move || {
-                    let mut missing = Vec::new();
-                    for (path, on_disk) in batch {
-                        match std::fs::metadata(&on_disk) {
-                            Ok(_) => {}
-                            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                                missing.push(path)
-                            }
-                            Err(error) => {
-                                return Err(Error::from_opendal_with_context(
-                                    opendal::Error::new(
-                                        opendal::ErrorKind::Unexpected,
-                                        error.to_string(),
-                                    ),
-                                    format!("Failed to check existence of '{path}'"),
-                                ))
-                            }
-                        }
-                    }
-                    Ok(missing)
-                })
-            })
-            .buffer_unordered(MISSING_FILES_LOCAL_TASKS);
-        let mut missing = Vec::new();
-        while let Some(batch) = checks.next().await {
-            let batch = batch.map_err(|error| Error::UnexpectedError {
-                message: "a file existence check task failed".to_string(),
-                source: Some(Box::new(error)),
-            })?;
-            missing.extend(batch?);
-        }
-        Ok(missing)
+        let unconfirmed: Vec<(String, std::path::PathBuf)> = paths.into_iter().flatten().collect();
+        missing_on_local_disk(listed, Vec::len, confirmed_by_listing, unconfirmed).await
     }
 
     /// [`Self::missing_files`] on every backend but the built-in local filesystem: listings of
