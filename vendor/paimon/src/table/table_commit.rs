@@ -1418,15 +1418,20 @@ impl TableCommit {
             )
             .await;
         // The caller's check, run alongside the preparation, answers before anything is
-        // published.
-        let gate = self
-            .publication_gate
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take();
-        let prepared = match (prepared, gate) {
-            (Ok(prepared), Some(gate)) => gate.await.map(|()| prepared),
-            (prepared, _) => prepared,
+        // published; a failed preparation leaves it for no one (the commit ends).
+        let prepared = match prepared {
+            Ok(prepared) => {
+                let gate = self
+                    .publication_gate
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take();
+                match gate {
+                    Some(gate) => gate.await.map(|()| prepared),
+                    None => Ok(prepared),
+                }
+            }
+            Err(error) => Err(error),
         };
         let (snapshot, statistics) = match prepared {
             Ok(prepared) => prepared,

@@ -359,12 +359,11 @@ pub(super) fn check_sequence_headroom(
 }
 
 /// Where an added file is in the messages: the message, the list (an index into
-/// [`ADDED_LISTS`]) and the position in it; `order` is its place in message and list order,
-/// so a refusal names the first missing file, and `key` the hash of its directory and name
-/// ([`place_key`]), by which a missing path is placed without keeping the names.
+/// [`ADDED_LISTS`]) and the position in it, and `key` the hash of its directory and name
+/// ([`place_key`]), by which a missing path is placed without keeping the names. Places are
+/// kept in message and list order, so the first that is missing is the one a refusal names.
 struct AddedFilePlace {
     key: u64,
-    order: u32,
     message_index: u32,
     list: u8,
     position: u32,
@@ -405,9 +404,9 @@ pub(super) fn start_added_files_check(
         by_directory,
         elsewhere,
         places,
+        names_elsewhere,
     } = added_files_by_directory(context, messages)?;
-    let count = places.len();
-    if count == 0 {
+    if places.is_empty() {
         return Ok(None);
     }
     // A missing path is placed by its key: the names need not be kept.
@@ -422,7 +421,7 @@ pub(super) fn start_added_files_check(
     Ok(Some(PendingExistenceCheck {
         task: Some(task),
         places,
-        count,
+        names_elsewhere,
         table_name: context.rules.table_name().to_string(),
     }))
 }
@@ -434,7 +433,9 @@ pub(crate) struct PendingExistenceCheck {
     task: Option<tokio::task::JoinHandle<paimon::Result<Vec<String>>>>,
     /// Where each checked file is in the messages.
     places: Vec<AddedFilePlace>,
-    count: usize,
+    /// The name of the file each path of `elsewhere` belongs to (an extra file's data file),
+    /// by the path's key.
+    names_elsewhere: HashMap<u64, String>,
     table_name: String,
 }
 
@@ -451,7 +452,7 @@ impl PendingExistenceCheck {
     /// the first missing file in message and list order, or the storage error that kept the
     /// check from answering.
     pub(crate) async fn finish(mut self) -> CoordinatorResult<()> {
-        let count = self.count;
+        let count = self.places.len();
         let table_name = self.table_name.clone();
         let checking = |e| {
             CoordinatorError::paimon(
@@ -486,8 +487,7 @@ impl PendingExistenceCheck {
         let first = self
             .places
             .iter()
-            .filter_map(|place| missing.get(&place.key).map(|path| (place, *path)))
-            .min_by_key(|(place, _)| place.order);
+            .find_map(|place| missing.get(&place.key).map(|path| (place, *path)));
         match first {
             None => Err(checking(paimon::Error::DataInvalid {
                 message: format!(
@@ -509,7 +509,9 @@ impl PendingExistenceCheck {
                 format!(
                     "{:?} is added by this commit, but {path} does not exist; a file must be \
                      written before it is committed",
-                    path.rsplit('/').next().unwrap_or(path)
+                    self.names_elsewhere
+                        .get(&at.key)
+                        .map_or_else(|| path.rsplit('/').next().unwrap_or(path), String::as_str)
                 ),
             )),
         }
@@ -577,6 +579,8 @@ struct AddedFiles {
     elsewhere: Vec<String>,
     /// Where each file (and each path of `elsewhere`) is in the messages.
     places: Vec<AddedFilePlace>,
+    /// The name of the file each path of `elsewhere` belongs to, by the path's key.
+    names_elsewhere: HashMap<u64, String>,
 }
 
 /// The key of a checked file, by which a missing path (`"{directory}/{name}"`) is placed in
@@ -610,10 +614,10 @@ fn added_files_by_directory(
     let mut by_directory: indexmap::IndexMap<String, Vec<String>> = indexmap::IndexMap::new();
     let mut elsewhere = Vec::new();
     let mut places = Vec::new();
+    let mut names_elsewhere = HashMap::new();
     let mut place = |key: u64, message_index: usize, list: usize, position: usize| {
         places.push(AddedFilePlace {
             key,
-            order: u32::try_from(places.len()).unwrap_or(u32::MAX),
             message_index: u32::try_from(message_index).unwrap_or(u32::MAX),
             list: u8::try_from(list).unwrap_or(u8::MAX),
             position: u32::try_from(position).unwrap_or(u32::MAX),
@@ -642,7 +646,9 @@ fn added_files_by_directory(
                     names.push(file.file_name.clone());
                 } else {
                     for path in file.collect_files(&bucket_path) {
-                        place(path_key(&path), message_index, list, position);
+                        let key = path_key(&path);
+                        place(key, message_index, list, position);
+                        names_elsewhere.insert(key, file.file_name.clone());
                         elsewhere.push(path);
                     }
                 }
@@ -654,7 +660,9 @@ fn added_files_by_directory(
         {
             for (position, file) in files.iter().enumerate() {
                 let path = index_file_path(table, &bucket_path, file);
-                place(path_key(&path), message_index, 4 + list, position);
+                let key = path_key(&path);
+                place(key, message_index, 4 + list, position);
+                names_elsewhere.insert(key, file.file_name.clone());
                 elsewhere.push(path);
             }
         }
@@ -664,6 +672,7 @@ fn added_files_by_directory(
         by_directory: by_directory.into_iter().collect(),
         elsewhere,
         places,
+        names_elsewhere,
     })
 }
 
