@@ -2,6 +2,7 @@
 //! ship Java-compatible payloads, and one coordinator validates, merges and commits once.
 
 mod coordinator {
+    pub mod batch_decode;
     pub mod compaction;
     pub mod dpcm;
     pub mod envelope;

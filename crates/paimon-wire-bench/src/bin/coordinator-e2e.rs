@@ -185,10 +185,20 @@ async fn commit_once(
             .collect();
         parts.push(coordinator.deserialize_parts(version, &set)?);
     } else {
-        for file in files {
-            let payload = std::fs::read(file)?;
-            parts.push(coordinator.deserialize(version, &payload)?);
+        // Read when the coordinator's helper takes them, so only a few are held at once.
+        let read_error = std::sync::Mutex::new(None);
+        let payloads = files.iter().map(|file| {
+            std::fs::read(file).unwrap_or_else(|error| {
+                let mut first = read_error.lock().unwrap_or_else(|e| e.into_inner());
+                first.get_or_insert_with(|| format!("{}: {error}", file.display()));
+                Vec::new()
+            })
+        });
+        let decoded = coordinator.deserialize_all(version, payloads);
+        if let Some(error) = read_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return Err(error.into());
         }
+        parts = decoded?;
     }
     let decoded = start.elapsed();
     let merged = coordinator.merge(parts)?;

@@ -164,6 +164,7 @@
 //! keeps every file a snapshot references. The record is the coordinator's own: an abort from
 //! another process knows nothing of it, so wait out the horizon before aborting there.
 
+mod batch;
 mod binding;
 mod commit;
 mod digest;
@@ -179,6 +180,7 @@ use std::time::Duration;
 
 use paimon::table::{CommitMessage, Table};
 
+pub use batch::PayloadRefused;
 pub use binding::{Binding, CommitMode, WriteKind};
 pub use commit::{AbortReport, CommitOutcome, SkippedFile};
 pub use error::{
@@ -434,6 +436,43 @@ impl Coordinator {
             .map(|(bound, _)| bound)
     }
 
+    /// [`Self::deserialize`] for many payloads, in two overlapping stages: a helper thread
+    /// reads and checks each payload (everything that can refuse it) while the calling thread
+    /// builds the owned messages of the one before. The bound payloads come back in the order
+    /// given, ready for [`Self::merge`]; on a machine with one core, one after the other.
+    ///
+    /// The helper takes the payloads from `payloads` one at a time, in order, and at most a
+    /// few checked ones wait for the calling thread, so an iterator that reads each payload
+    /// when it is taken (from a file, a socket) holds a few, not all. A coordinator that has
+    /// every worker's payload when it commits (an engine's transaction, a Ray job's driver)
+    /// decodes them in about the time of building their messages alone.
+    ///
+    /// The answer is what calling [`Self::deserialize`] on each payload in order answers: on a
+    /// refusal, the first payload refused, as [`PayloadRefused`] naming its position and the
+    /// error. Nothing is bound then, and no payload after the refused one is taken.
+    ///
+    /// ```no_run
+    /// # fn run(coordinator: &paimon_wire::coordinator::Coordinator, payloads: Vec<Vec<u8>>)
+    /// # -> Result<(), Box<dyn std::error::Error>> {
+    /// use paimon_wire::SerializerVersion;
+    ///
+    /// let parts = coordinator.deserialize_all(SerializerVersion::CURRENT, &payloads)?;
+    /// let merged = coordinator.merge(parts)?;
+    /// # let _ = merged; Ok(()) }
+    /// ```
+    pub fn deserialize_all<I, P>(
+        &self,
+        version: crate::SerializerVersion,
+        payloads: I,
+    ) -> Result<Vec<BoundMessages>, PayloadRefused>
+    where
+        I: IntoIterator<Item = P>,
+        I::IntoIter: Send,
+        P: AsRef<[u8]> + Send,
+    {
+        batch::deserialize_all(self, version, payloads, batch::may_overlap())
+    }
+
     /// [`Self::deserialize`], and how many messages the payload held before duplicates and
     /// empty messages were dropped (the origins' `message_index` runs below it).
     fn deserialize_counted(
@@ -441,37 +480,68 @@ impl Coordinator {
         version: crate::SerializerVersion,
         payload: &[u8],
     ) -> CoordinatorResult<(BoundMessages, usize)> {
+        let view = self.parse_payload(version, payload)?;
+        let duplicates = self.check_payload(&view)?;
+        Ok(self.bind_checked(&view, &duplicates))
+    }
+
+    /// The messages of a payload, read in place: its Doris frame stripped, its structure
+    /// checked under the coordinator's decode limits.
+    fn parse_payload<'p>(
+        &self,
+        version: crate::SerializerVersion,
+        payload: &'p [u8],
+    ) -> CoordinatorResult<crate::view::PayloadView<'p>> {
         // A Doris frame is told by its magic (a raw payload's message count can never be
         // those four bytes under any decode limit) and must carry the version it was handed
         // over with.
         let payload = crate::dpcm::strip_frame(version, payload)?;
-        // Checked, validated and searched for duplicates in place; owned values are built
-        // only for an accepted payload, without the duplicates.
-        let view = crate::view::PayloadView::parse_with_limits(version, payload, &self.limits)?;
+        Ok(crate::view::PayloadView::parse_with_limits(
+            version,
+            payload,
+            &self.limits,
+        )?)
+    }
+
+    /// Validates every message of a parsed payload and finds its identical duplicate files:
+    /// everything that can refuse a payload, without building an owned value.
+    fn check_payload(
+        &self,
+        view: &crate::view::PayloadView<'_>,
+    ) -> CoordinatorResult<std::collections::HashSet<merge::FileAt>> {
         let views = view.messages();
         for (index, message) in views.iter().enumerate() {
             self.rules.validate(index, message, self.binding.mode)?;
         }
-        let origins = first_part_origins(views.len());
-        let duplicates = merge::find_duplicates(views, &origins, &self.rules)?;
+        merge::find_duplicates(views, &first_part_origins(views.len()), &self.rules)
+    }
+
+    /// The owned messages of a payload [`Self::check_payload`] accepted, without its
+    /// duplicates, the binding applied; and how many messages the payload held.
+    fn bind_checked(
+        &self,
+        view: &crate::view::PayloadView<'_>,
+        duplicates: &std::collections::HashSet<merge::FileAt>,
+    ) -> (BoundMessages, usize) {
+        let views = view.messages();
         let messages = views
             .iter()
             .enumerate()
             .map(|(index, message)| {
-                let mut owned = merge::materialize_kept(message, index, &duplicates);
+                let mut owned = merge::materialize_kept(message, index, duplicates);
                 self.rules.apply(&mut owned, self.binding.mode);
                 owned
             })
             .collect();
-        let (messages, origins) = merge::drop_empty(messages, origins);
-        Ok((
+        let (messages, origins) = merge::drop_empty(messages, first_part_origins(views.len()));
+        (
             BoundMessages {
                 coordinator: self.id,
                 messages,
                 origins,
             },
             views.len(),
-        ))
+        )
     }
 
     /// Decodes the payloads one worker's messages were split into ([`crate::split_list`]),
