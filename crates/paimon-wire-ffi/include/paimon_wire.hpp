@@ -202,6 +202,13 @@ struct PayloadPart {
   uint32_t count = 0;
 };
 
+/// One worker's payload for TableCommit::deserialize_all: its bytes and the serializer version
+/// it was written at.
+struct Payload {
+  ByteView bytes;
+  int32_t version = 0;
+};
+
 /// The loaded library's version, "MAJOR.MINOR.PATCH" (a static string).
 inline std::string_view library_version() noexcept { return paimon_wire_version(); }
 
@@ -402,6 +409,19 @@ class TableCommit {
       c_parts.push_back(paimon_wire_payload_part{part.bytes.data, part.bytes.size, part.index, part.count});
     paimon_wire_result_commit_messages result = paimon_wire_commit_messages_deserialize_parts(
         handle_.get(), c_parts.data(), c_parts.size(), version);
+    detail::throw_if_error(result.error);
+    return CommitMessages(result.messages);
+  }
+  /// Decodes every worker's payload (on two threads) and merges them: deserialize of each, then
+  /// merge, in one call. A refused payload throws the error deserialize throws for it, its
+  /// message starting with "payload N (counting from 0 in the order given): ".
+  CommitMessages deserialize_all(const std::vector<Payload> &payloads) const {
+    std::vector<paimon_wire_payload> c_payloads;
+    c_payloads.reserve(payloads.size());
+    for (const Payload &payload : payloads)
+      c_payloads.push_back(paimon_wire_payload{payload.bytes.data, payload.bytes.size, payload.version});
+    paimon_wire_result_commit_messages result = paimon_wire_commit_messages_deserialize_all(
+        handle_.get(), c_payloads.data(), c_payloads.size());
     detail::throw_if_error(result.error);
     return CommitMessages(result.messages);
   }

@@ -80,9 +80,9 @@ fn cpp_errors_are_exceptions_with_the_c_error_code() {
     let stdout = run_ok(&cpp_program("errors"), &[warehouse.path()]);
     let ok_lines = stdout.lines().filter(|l| l.starts_with("ok ")).count();
     assert!(stdout.contains("failures=0"), "{stdout}");
-    assert_eq!(ok_lines, 25, "{stdout}");
-    // The twenty-five errors, the ABI check and two checks of Table::create.
-    assert!(stdout.contains("checks=28 "), "{stdout}");
+    assert_eq!(ok_lines, 26, "{stdout}");
+    // The twenty-six errors, the ABI check and two checks of Table::create.
+    assert!(stdout.contains("checks=29 "), "{stdout}");
     let created = warehouse.table("created");
     assert_eq!(created.schema().primary_keys(), ["dt", "id"]);
     assert_eq!(created.schema().partition_keys(), ["dt"]);

@@ -1,6 +1,6 @@
 //! The single-process C programs under valgrind memcheck: `bad_input` (every kind of bad
-//! input through the C API) and `lifecycle` (write, prepare, serialize, deserialize, merge,
-//! commit once, abort, discard). Zero invalid accesses and zero lost bytes (see
+//! input through the C API), `lifecycle` (write, prepare, serialize, deserialize, merge,
+//! commit once, abort, discard), `split`, `deserialize_all` and `compaction`. Zero invalid accesses and zero lost bytes (see
 //! `support::memcheck`). The multi-process programs of tests/distributed_write.rs run under
 //! valgrind in the append-table test.
 
@@ -77,6 +77,32 @@ fn split_payloads_through_the_c_api_commit_every_row_once_without_leaks() {
     let partitions = ["2024-01-01", "2024-01-02"];
     assert_eq!(warehouse.rows("orders"), expected_rows(0, 200, &partitions));
     assert_eq!(warehouse.snapshots("orders").len(), 1);
+}
+
+/// `deserialize_all`: four workers' payloads (one at serializer version 12, one DPCM-framed)
+/// decoded and merged in one call; a payload cut short and a version no release wrote refused
+/// with their codes and the payload named, nothing committed; then committed once — under
+/// memcheck.
+#[test]
+fn many_payloads_decoded_in_one_call_commit_every_row_once_without_leaks() {
+    let warehouse = Warehouse::new();
+    warehouse.create_orders("orders", Layout::AppendPartitioned);
+    let stdout = memcheck(&c_program("deserialize_all"), &[warehouse.path()]);
+    println!("{stdout}");
+    for expected in [
+        "ok MALFORMED_PAYLOAD: payload 2 (counting from 0 in the order given): ",
+        "ok UNSUPPORTED_VERSION: payloads[3].version: ",
+        "rows=200",
+        "committed snapshot 1",
+    ] {
+        assert!(stdout.contains(expected), "{expected:?} in {stdout}");
+    }
+    let partitions = ["2024-01-01", "2024-01-02"];
+    assert_eq!(warehouse.rows("orders"), expected_rows(0, 200, &partitions));
+    assert_eq!(
+        warehouse.snapshots("orders"),
+        vec![(1, "all".to_string(), 1)]
+    );
 }
 
 /// `compaction`: six jobs' files planned, run and committed as one verified compaction through

@@ -289,23 +289,28 @@ impl Coordinator {
 
     /// Decodes, validates and merges `payloads` (each `(bytes, version)` or envelope
     /// bytes, as `Writer.prepare_commit()` returns them) and commits them once under
-    /// `identifier`. Nothing is committed if any payload is refused.
+    /// `identifier`. Nothing is committed if any payload is refused. The payloads are
+    /// decoded on two threads (checking one while building the messages of the one before,
+    /// as `Coordinator::deserialize_all` of the Rust crate does); a payload refused raises
+    /// the exception `deserialize` raises for it, naming its position in the message and in
+    /// the exception's `payload_index` (counting from 0).
     fn commit_payloads(
         &self,
         py: Python<'_>,
         payloads: Vec<PayloadArg<'_>>,
         identifier: i64,
     ) -> PyResult<CommitOutcome> {
-        let mut parts = Vec::with_capacity(payloads.len());
+        let mut unframed = Vec::with_capacity(payloads.len());
         for payload in &payloads {
-            let part = match payload {
-                PayloadArg::Versioned(bytes, version) => {
-                    self.deserialize_one(py, bytes.as_bytes(), Some(*version))?
-                }
-                PayloadArg::Envelope(bytes) => self.deserialize_one(py, bytes.as_bytes(), None)?,
-            };
-            parts.push(part);
+            unframed.push(match payload {
+                PayloadArg::Versioned(bytes, version) => unframe(bytes.as_bytes(), Some(*version))?,
+                PayloadArg::Envelope(bytes) => unframe(bytes.as_bytes(), None)?,
+            });
         }
+        let coordinator = &self.coordinator;
+        let parts = py
+            .detach(|| coordinator.deserialize_all_versioned(unframed))
+            .map_err(Error::Refused)?;
         let merged = self.coordinator.merge(parts).map_err(Error::from)?;
         self.commit_bound(py, merged, identifier)
     }

@@ -33,7 +33,7 @@
 //! `CommitOutcomeUnknownError` only, so `except PaimonWireError as e: if e.outcome_unknown`
 //! tells an engine whether it may clean up.
 
-use paimon_wire::coordinator::CoordinatorError;
+use paimon_wire::coordinator::{CoordinatorError, PayloadRefused};
 use paimon_wire::dpcm::FrameError as CoreFrameError;
 use paimon_wire::paimon;
 use paimon_wire::{CodecError as CoreCodecError, EnvelopeError as CoreEnvelopeError};
@@ -251,6 +251,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 pub(crate) enum Error {
     /// From the core's coordinator (decode, validate, merge, commit, abort, open).
     Coordinator(CoordinatorError),
+    /// One of many payloads decoded together was refused.
+    Refused(PayloadRefused),
     /// From the codec (encoding a worker's messages, inspecting a payload).
     Codec(CoreCodecError),
     /// From unwrapping an envelope.
@@ -350,6 +352,22 @@ fn frame_exception(py: Python<'_>, e: &CoreFrameError, message: String) -> PyErr
 
 fn coordinator_exception(py: Python<'_>, e: CoordinatorError) -> PyErr {
     let message = e.to_string();
+    coordinator_exception_saying(py, e, message)
+}
+
+/// The exception `deserialize` raises for the refused payload, with a message that names the
+/// payload's position, which `payload_index` also holds.
+fn refused_payload_exception(py: Python<'_>, refused: PayloadRefused) -> PyErr {
+    let message = refused.to_string();
+    let err = coordinator_exception_saying(py, refused.error, message);
+    match err.value(py).setattr("payload_index", refused.index) {
+        Ok(()) => err,
+        Err(failed) => failed,
+    }
+}
+
+/// The exception for `e`, saying `message`.
+fn coordinator_exception_saying(py: Python<'_>, e: CoordinatorError, message: String) -> PyErr {
     match e {
         CoordinatorError::Codec(codec) => codec_exception(py, &codec, message),
         CoordinatorError::Frame(frame) => frame_exception(py, &frame, message),
@@ -417,6 +435,7 @@ impl From<Error> for PyErr {
     fn from(e: Error) -> Self {
         Python::attach(|py| match e {
             Error::Coordinator(e) => coordinator_exception(py, e),
+            Error::Refused(refused) => refused_payload_exception(py, refused),
             Error::Codec(e) => {
                 let message = e.to_string();
                 codec_exception(py, &e, message)

@@ -52,6 +52,27 @@ def test_two_writers_commit_once_and_both_readers_see_every_row(warehouse):
     assert sorted_ids(read_with_pypaimon(warehouse)) == list(range(1000))
 
 
+def test_a_refused_payload_among_many_is_named_and_nothing_is_committed(warehouse):
+    table = create_orders(warehouse)
+    payloads = []
+    for worker in range(4):
+        with table.new_writer("job-1") as writer:
+            writer.write(rows(range(worker * 10, worker * 10 + 10), worker=worker))
+            payloads.append(writer.prepare_commit())
+    good, version = payloads[2]
+    payloads[2] = (good[: len(good) // 2], version)
+    coordinator = table.new_coordinator("job-1")
+    with pytest.raises(pw.CodecError, match=r"^payload 2 \(counting from 0") as raised:
+        coordinator.commit_payloads(payloads, 1)
+    assert raised.value.payload_index == 2
+    assert raised.value.version == version
+    assert table.latest_snapshot() is None
+
+    payloads[2] = (good, version)
+    assert coordinator.commit_payloads(payloads, 1).status == "committed"
+    assert sorted_ids(table.read()) == list(range(40))
+
+
 def test_an_identifier_commits_once(warehouse):
     table = create_orders(warehouse)
     coordinator = pw.Coordinator(table, "job-1")

@@ -169,6 +169,15 @@ int main(int argc, char **argv) {
                  commit.deserialize_parts({{payloads[0], 0, 2}}, paimon_wire::serializer_version());
                });
 
+  // Many payloads decoded at once, the second cut short: the error names it.
+  expect_error("deserialize_all with payload 1 cut short", PAIMON_WIRE_ERROR_CODE_MALFORMED_PAYLOAD,
+               "payload 1 (counting from 0 in the order given)", [&] {
+                 const int32_t version = paimon_wire::serializer_version();
+                 paimon_wire::Bytes whole = prepared.serialize();
+                 paimon_wire::ByteView cut(whole.data(), whole.size() / 2);
+                 commit.deserialize_all({{whole, version}, {cut, version}});
+               });
+
   // A moved-from owner holds NULL; the library refuses it with NULL_POINTER.
   paimon_wire::TableCommit moved = std::move(commit);
   if (commit.get() != nullptr || moved.get() == nullptr) {

@@ -436,7 +436,10 @@ class Coordinator:
         """Commits once under ``identifier``. After ``CommitOutcomeUnknownError`` the snapshot
         may be in the table or may still land: commit again with the same identifier."""
     def commit_payloads(self, payloads: Sequence[_Payload], identifier: int) -> CommitOutcome:
-        """Deserializes, merges and commits ``payloads`` once under ``identifier``."""
+        """Deserializes, merges and commits ``payloads`` once under ``identifier``; nothing is
+        committed if a payload is refused. Payloads are decoded on two threads. A refused
+        payload raises what ``deserialize`` raises for it, with its position (counting from 0)
+        in the message and in the exception's ``payload_index`` attribute."""
     @property
     def outcome_horizon_s(self) -> float:
         """Seconds after a ``CommitOutcomeUnknownError`` during which ``abort`` deletes

@@ -61,14 +61,14 @@ pub(crate) fn may_overlap() -> bool {
 
 /// [`Coordinator::deserialize_all`]: with a helper thread when `overlap`, else one payload
 /// after the other on the calling thread.
+/// Each payload comes with the serializer version it was written at.
 pub(crate) fn deserialize_all<I, P>(
     coordinator: &Coordinator,
-    version: SerializerVersion,
     payloads: I,
     overlap: bool,
 ) -> Result<Vec<BoundMessages>, PayloadRefused>
 where
-    I: IntoIterator<Item = P>,
+    I: IntoIterator<Item = (SerializerVersion, P)>,
     I::IntoIter: Send,
     P: AsRef<[u8]> + Send,
 {
@@ -76,7 +76,7 @@ where
         return payloads
             .into_iter()
             .enumerate()
-            .map(|(index, payload)| {
+            .map(|(index, (version, payload))| {
                 coordinator
                     .deserialize(version, payload.as_ref())
                     .map_err(|error| PayloadRefused { index, error })
@@ -87,21 +87,27 @@ where
     std::thread::scope(|scope| {
         let (checked_sender, checked) = std::sync::mpsc::sync_channel(IN_FLIGHT);
         let helper = scope.spawn(move || {
-            for (index, payload) in payloads.enumerate() {
+            for (index, (version, payload)) in payloads.enumerate() {
                 let verdict = coordinator
                     .parse_payload(version, payload.as_ref())
                     .and_then(|view| coordinator.check_payload(&view));
                 let refused = verdict.is_err();
                 // The calling thread gone (it met a refusal) or this payload refused: no
                 // payload after it is taken.
-                if checked_sender.send((index, payload, verdict)).is_err() || refused {
+                let checked = CheckedPayload {
+                    index,
+                    version,
+                    payload,
+                    verdict,
+                };
+                if checked_sender.send(checked).is_err() || refused {
                     break;
                 }
             }
         });
         // Consumes the receiver: once this returns, a helper blocked on a full channel is
         // told no one listens, and ends.
-        let answer = bind_in_order(coordinator, version, checked);
+        let answer = bind_in_order(coordinator, checked);
         match helper.join() {
             Ok(()) => answer,
             // Checking does not panic on any input; a panic here is the caller's iterator's,
@@ -115,11 +121,16 @@ where
 /// order the helper took them, and stops at the first refusal.
 fn bind_in_order<P: AsRef<[u8]>>(
     coordinator: &Coordinator,
-    version: SerializerVersion,
-    checked: std::sync::mpsc::Receiver<(usize, P, CheckVerdict)>,
+    checked: std::sync::mpsc::Receiver<CheckedPayload<P>>,
 ) -> Result<Vec<BoundMessages>, PayloadRefused> {
     let mut bound = Vec::new();
-    for (index, payload, verdict) in checked {
+    for CheckedPayload {
+        index,
+        version,
+        payload,
+        verdict,
+    } in checked
+    {
         let refused = |error| PayloadRefused { index, error };
         let duplicates = verdict.map_err(refused)?;
         // Read in place again (the helper's view borrowed the payload it handed over); the
@@ -135,3 +146,15 @@ fn bind_in_order<P: AsRef<[u8]>>(
 /// What the helper found for one payload: its identical duplicate files, or why it is
 /// refused.
 type CheckVerdict = Result<HashSet<FileAt>, CoordinatorError>;
+
+/// A payload the helper has checked, on its way to the calling thread.
+struct CheckedPayload<P> {
+    /// Its position in the order given.
+    index: usize,
+    /// The serializer version it was written at.
+    version: SerializerVersion,
+    /// Its bytes.
+    payload: P,
+    /// What the helper found.
+    verdict: CheckVerdict,
+}

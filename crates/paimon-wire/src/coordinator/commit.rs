@@ -24,7 +24,8 @@ use std::collections::{HashMap, HashSet};
 use paimon::table::{CommitMessage, TableCommit};
 
 use super::digest::{
-    added_file_fingerprint, commit_digest, CommitIdentity, Lists, COMMIT_DIGEST_PROPERTY,
+    added_file_fingerprint, commit_digest, CommitIdentity, Lists, PendingIdentity,
+    COMMIT_DIGEST_PROPERTY,
 };
 use super::error::{CoordinatorError, CoordinatorResult};
 use super::rules::shared::buckets::partition_key;
@@ -370,20 +371,26 @@ async fn confirm_same_commit(
 /// the two commits the COMPACT part only.
 pub(crate) async fn commit_once(
     coordinator: &Coordinator,
-    mut messages: Vec<CommitMessage>,
+    messages: Vec<CommitMessage>,
     identifier: i64,
 ) -> CoordinatorResult<CommitOutcome> {
     let with_compaction = messages.iter().any(has_compaction);
     let partitioned = !coordinator.table.schema().partition_keys().is_empty();
     // Recorded in every snapshot this commit makes, so that whoever finds the identifier
     // committed (a rerun, or a coordinator that lost a race for it) can tell this commit
-    // from other data under the same identifier.
-    let identity = CommitIdentity::of(&messages, partitioned);
+    // from other data under the same identifier. Hashed on a thread of its own while the
+    // identifier's status and the table's state are read and checked.
+    let shared = std::sync::Arc::new(messages);
+    let pending_identity = PendingIdentity::start(&shared, partitioned);
     let status = identifier_status(coordinator, identifier, with_compaction).await?;
     // The existence check (rule missing-file) when it is left running for the paimon crate
     // to await before it publishes.
     let mut existence = None;
+    let identity;
+    let mut messages;
     if let IdentifierStatus::AppendOnly(append_snapshot_id) = status {
+        identity = pending_identity.finish(&shared, partitioned).await;
+        messages = std::sync::Arc::unwrap_or_clone(shared);
         // The APPEND snapshot of this identifier is in, and no COMPACT snapshot. This is the
         // crash-recovery case only if that snapshot recorded this very commit.
         let recorded = recorded_digest(coordinator, append_snapshot_id).await?;
@@ -456,10 +463,11 @@ pub(crate) async fn commit_once(
         }
     } else if let Some(snapshot_id) = committed_from(coordinator, identifier, status)? {
         if let Some(snapshot_id) = snapshot_id {
+            let identity = pending_identity.finish(&shared, partitioned).await;
             confirm_same_commit(
                 coordinator,
                 &identity,
-                Some(&messages),
+                Some(&shared),
                 identifier,
                 snapshot_id,
             )
@@ -468,7 +476,9 @@ pub(crate) async fn commit_once(
         return Ok(CommitOutcome::AlreadyCommitted { snapshot_id });
     } else {
         let checked =
-            super::rules::check_against_table_but_existence(coordinator.context(), &messages).await;
+            super::rules::check_against_table_but_existence(coordinator.context(), &shared).await;
+        identity = pending_identity.finish(&shared, partitioned).await;
+        messages = std::sync::Arc::unwrap_or_clone(shared);
         if let Err(refusal) = checked {
             // A racing coordinator with this commit user and identifier may have published
             // since the status was read (its files are then live, or this commit's inputs

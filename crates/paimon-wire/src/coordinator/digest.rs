@@ -16,6 +16,8 @@
 //! order): each file's canonical encoding (its list, partition, bucket and the metadata the
 //! commit writes) is hashed, the hashes are sorted, and the sorted list is hashed again.
 
+use std::sync::Arc;
+
 use paimon::spec::{DataFileMeta, IndexFileMeta};
 use paimon::table::CommitMessage;
 use sha2::{Digest, Sha256};
@@ -237,6 +239,60 @@ impl CommitIdentity {
             digest,
             added,
             adds_only,
+        }
+    }
+}
+
+/// [`CommitIdentity::of`], computed on a thread of its own while the commit reads the table
+/// (the identifier's status, the table-state rules), which needs the identity only after.
+pub(crate) enum PendingIdentity {
+    /// Computing: the thread answers once, after releasing its reference to the messages.
+    Running(futures::channel::oneshot::Receiver<std::thread::Result<CommitIdentity>>),
+    /// Computed on the calling thread (no thread could be started).
+    Ready(CommitIdentity),
+}
+
+impl PendingIdentity {
+    /// Starts computing the identity of `messages`.
+    pub(crate) fn start(messages: &Arc<Vec<CommitMessage>>, partitioned: bool) -> Self {
+        let shared = Arc::clone(messages);
+        let (sender, receiver) = futures::channel::oneshot::channel();
+        let spawned = std::thread::Builder::new()
+            .name("paimon-wire-commit-identity".into())
+            .spawn(move || {
+                let identity = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    CommitIdentity::of(&shared, partitioned)
+                }));
+                // Released before answering: the commit that awaits the answer then holds the
+                // only reference, and takes the messages back without copying them.
+                drop(shared);
+                // The commit stopped waiting (it failed before needing the identity).
+                let _ = sender.send(identity);
+            });
+        match spawned {
+            Ok(_) => Self::Running(receiver),
+            Err(_) => Self::Ready(CommitIdentity::of(messages, partitioned)),
+        }
+    }
+
+    /// The identity of the `messages` it was started on (given again, for the case its
+    /// thread ended without answering).
+    pub(crate) async fn finish(
+        self,
+        messages: &[CommitMessage],
+        partitioned: bool,
+    ) -> CommitIdentity {
+        match self {
+            Self::Ready(identity) => identity,
+            Self::Running(receiver) => match receiver.await {
+                Ok(Ok(identity)) => identity,
+                // Hashing does not panic on validated messages; if it did, the panic goes to
+                // the caller as it would without the thread.
+                Ok(Err(panic)) => std::panic::resume_unwind(panic),
+                Err(futures::channel::oneshot::Canceled) => {
+                    CommitIdentity::of(messages, partitioned)
+                }
+            },
         }
     }
 }

@@ -470,7 +470,36 @@ impl Coordinator {
         I::IntoIter: Send,
         P: AsRef<[u8]> + Send,
     {
-        batch::deserialize_all(self, version, payloads, batch::may_overlap())
+        let versioned = payloads.into_iter().map(move |payload| (version, payload));
+        batch::deserialize_all(self, versioned, batch::may_overlap())
+    }
+
+    /// [`Self::deserialize_all`] for payloads that each come with the serializer version
+    /// they were written at: workers of different Paimon releases, or payloads unwrapped from
+    /// envelopes or `DPCM` frames, which name their version. The answer is what calling
+    /// [`Self::deserialize`] on each `(version, payload)` in order answers.
+    ///
+    /// ```no_run
+    /// # fn run(coordinator: &paimon_wire::coordinator::Coordinator, frames: Vec<Vec<u8>>)
+    /// # -> Result<(), Box<dyn std::error::Error>> {
+    /// let payloads = frames
+    ///     .iter()
+    ///     .map(|frame| paimon_wire::dpcm::unframe(frame))
+    ///     .collect::<Result<Vec<_>, _>>()?;
+    /// let parts = coordinator.deserialize_all_versioned(payloads)?;
+    /// let merged = coordinator.merge(parts)?;
+    /// # let _ = merged; Ok(()) }
+    /// ```
+    pub fn deserialize_all_versioned<I, P>(
+        &self,
+        payloads: I,
+    ) -> Result<Vec<BoundMessages>, PayloadRefused>
+    where
+        I: IntoIterator<Item = (crate::SerializerVersion, P)>,
+        I::IntoIter: Send,
+        P: AsRef<[u8]> + Send,
+    {
+        batch::deserialize_all(self, payloads, batch::may_overlap())
     }
 
     /// [`Self::deserialize`], and how many messages the payload held before duplicates and

@@ -129,3 +129,57 @@ async fn payloads_are_taken_as_needed_and_none_after_a_refusal() {
         .expect("no payloads")
         .is_empty());
 }
+
+#[tokio::test]
+async fn payloads_of_different_versions_bind_as_each_alone_at_its_version() {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("batch", Kind::PartitionedAppend).await;
+    let (payloads, rows) = payloads(&table, 8).await;
+    let coordinator = append_coordinator(&table).await;
+    // Workers of different releases: each payload rewritten at the version its worker writes.
+    let versions = [
+        SerializerVersion::CURRENT,
+        SerializerVersion::V12,
+        SerializerVersion::V10,
+        SerializerVersion::V7,
+    ];
+    let versioned: Vec<(SerializerVersion, Vec<u8>)> = payloads
+        .iter()
+        .zip(versions.iter().cycle())
+        .map(|(payload, &version)| {
+            let messages = coordinator.deserialize(V, payload).expect("deserialize");
+            let rewritten = serialize_list(messages.messages(), version).expect("serialize");
+            (version, rewritten)
+        })
+        .collect();
+
+    let at_once = coordinator
+        .deserialize_all_versioned(versioned.iter().map(|(version, bytes)| (*version, bytes)))
+        .expect("deserialize_all_versioned");
+    assert_eq!(at_once.len(), versioned.len());
+    for (index, ((version, bytes), batched)) in versioned.iter().zip(&at_once).enumerate() {
+        let alone = coordinator
+            .deserialize(*version, bytes)
+            .expect("deserialize");
+        assert_eq!(
+            fingerprint(&alone),
+            fingerprint(batched),
+            "payload {index} (v{version}) bound differently when decoded with the others"
+        );
+    }
+
+    // A payload read at a version it was not written at is refused, and named.
+    let mut mislabelled = versioned.clone();
+    mislabelled[5].0 = SerializerVersion::V3;
+    let refused = coordinator
+        .deserialize_all_versioned(mislabelled)
+        .expect_err("payload 5 is read at the wrong version");
+    assert_eq!(refused.index, 5);
+
+    let merged = coordinator.merge(at_once).expect("merge");
+    assert_eq!(
+        coordinator.commit(merged, 1).await.expect("commit"),
+        CommitOutcome::Committed { snapshot_id: 1 }
+    );
+    assert_eq!(read_rows(&table).await, expected(&rows));
+}
