@@ -97,37 +97,112 @@ fn summary(bound: &BoundMessages) -> String {
 }
 
 /// Decodes and validates every file with `coordinator`, printing one line per file, and
-/// merges them.
+/// merges them. Consecutive payload files are decoded together on two threads
+/// (`Coordinator::deserialize_all_versioned`), each read when the decoder takes it.
 fn load(coordinator: &Coordinator, payloads: &PayloadFiles) -> CliResult<BoundMessages> {
+    let mut parts = Vec::with_capacity(payloads.files.len());
+    let mut inputs = payloads.files.as_slice();
+    while let Some(path) = inputs.first() {
+        if path.is_dir() {
+            let name = display_source(path);
+            let bound = crate::split::load_split_set(coordinator, path, payloads.version)?;
+            stdout_line(format_args!("{name}: valid split set, {}", summary(&bound)))?;
+            parts.push(bound);
+            inputs = &inputs[1..];
+            continue;
+        }
+        let run = inputs.iter().take_while(|path| !path.is_dir()).count();
+        parts.extend(load_files(coordinator, payloads, &inputs[..run])?);
+        inputs = &inputs[run..];
+    }
+    coordinator
+        .merge(parts)
+        .map_err(|e| CliError::input(format!("merging the payloads: {e}")))
+}
+
+/// A payload file read and unframed: its bytes and where the raw payload lies in them.
+struct ReadPayload {
+    bytes: Vec<u8>,
+    raw: std::ops::Range<usize>,
+}
+
+impl AsRef<[u8]> for ReadPayload {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes[self.raw.clone()]
+    }
+}
+
+/// Decodes `files` (payload files, no directory) together, printing one line per file in
+/// order. A file that cannot be read or unframed, or that the coordinator refuses, fails the
+/// load with the error decoding it alone gives, after the lines of the files before it.
+fn load_files(
+    coordinator: &Coordinator,
+    payloads: &PayloadFiles,
+    files: &[PathBuf],
+) -> CliResult<Vec<BoundMessages>> {
     let framing = if payloads.envelope {
         Framing::Envelope
     } else {
         Framing::Detect
     };
-    let mut parts = Vec::with_capacity(payloads.files.len());
-    for path in &payloads.files {
-        let name = display_source(path);
-        if path.is_dir() {
-            let bound = crate::split::load_split_set(coordinator, path, payloads.version)?;
-            stdout_line(format_args!("{name}: valid split set, {}", summary(&bound)))?;
-            parts.push(bound);
-            continue;
-        }
+    let versions = std::sync::Mutex::new(Vec::with_capacity(files.len()));
+    let unreadable = std::sync::Mutex::new(None);
+    let read = |path: &PathBuf| -> CliResult<(SerializerVersion, ReadPayload)> {
         let bytes = read_input(path)?;
         let unframed = unframe(path, &bytes, payloads.version, framing)?;
-        let bound = coordinator
-            .deserialize(unframed.version, unframed.raw)
-            .map_err(|e| CliError::input(format!("{name}: {e}")))?;
-        stdout_line(format_args!(
-            "{name}: valid, serializer version {}, {}",
-            unframed.version,
-            summary(&bound)
-        ))?;
-        parts.push(bound);
+        // `raw` is a part of `bytes`: its offset in them is the distance of their addresses.
+        let start = unframed.raw.as_ptr() as usize - bytes.as_ptr() as usize;
+        let raw = start..start + unframed.raw.len();
+        let version = unframed.version;
+        Ok((version, ReadPayload { bytes, raw }))
+    };
+    // Read by the decoder's helper thread as it takes each file; the first file that cannot
+    // be read ends the files it is given.
+    let taken = files.iter().map_while(|path| match read(path) {
+        Ok((version, payload)) => {
+            lock(&versions).push(version);
+            Some((version, payload))
+        }
+        Err(error) => {
+            *lock(&unreadable) = Some(error);
+            None
+        }
+    });
+    let decoded = coordinator.deserialize_all_versioned(taken);
+    let versions = versions.into_inner().unwrap_or_else(|e| e.into_inner());
+    let valid = match &decoded {
+        Ok(bound) => bound.len(),
+        Err(refused) => refused.index,
+    };
+    let bound = decoded.as_deref().unwrap_or_default();
+    for (index, (path, version)) in files.iter().zip(&versions).take(valid).enumerate() {
+        let name = display_source(path);
+        match bound.get(index) {
+            Some(bound) => stdout_line(format_args!(
+                "{name}: valid, serializer version {version}, {}",
+                summary(bound)
+            ))?,
+            // A later file was refused: this one decoded, but its messages were dropped.
+            None => stdout_line(format_args!("{name}: valid, serializer version {version}"))?,
+        }
     }
-    coordinator
-        .merge(parts)
-        .map_err(|e| CliError::input(format!("merging the payloads: {e}")))
+    match decoded {
+        Err(refused) => Err(CliError::input(format!(
+            "{}: {}",
+            display_source(&files[refused.index]),
+            refused.error
+        ))),
+        Ok(_) if versions.len() < files.len() => Err(unreadable
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(|| CliError::input("a payload file was not read".to_string()))),
+        Ok(bound) => Ok(bound),
+    }
+}
+
+/// The value behind `mutex`, also after a thread panicked holding it.
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn binding(commit_user: &str, overwrite: bool, payloads: &PayloadFiles) -> Binding {

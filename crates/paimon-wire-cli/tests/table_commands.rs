@@ -304,6 +304,58 @@ fn validate_accepts_real_payloads_and_rejects_a_crafted_one() {
     assert_eq!(count_rows(&w.warehouse, TABLE), 100);
 }
 
+/// Many payload files are decoded together (two threads), and the answer is the one of
+/// decoding them one after the other: one line per file in order, and a refusal naming the
+/// first file refused, the files before it listed as valid, nothing committed.
+#[test]
+fn many_files_decode_together_and_a_refusal_names_the_first_file_refused() {
+    let w = written(3, 300, &[]);
+    let escape = crafted(&w, "escape.bin", |messages| {
+        messages[0].new_files[0].file_name = "../escape.parquet".into();
+    });
+    let missing = path_in(&w.dir, "missing.bin");
+    let (first, second, third) = (&w.payloads[0], &w.payloads[1], &w.payloads[2]);
+
+    let out = run(
+        &commit_args(&w, "1", &[first, second, &escape, third, &missing]),
+        None,
+    );
+    let line = failure(&out, 1);
+    assert!(line.contains("escape.bin"), "{line}");
+    assert!(line.contains("plain-file-name"), "{line}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(
+        lines[0].starts_with(&format!("{first}: valid, serializer version 14")),
+        "{stdout}"
+    );
+    assert!(
+        lines[1].starts_with(&format!("{second}: valid, serializer version 14")),
+        "{stdout}"
+    );
+    assert_eq!(count_rows(&w.warehouse, TABLE), 0);
+
+    // A file that cannot be read, after valid ones: its read error is the answer.
+    let line = failure(&run(&commit_args(&w, "1", &[first, &missing]), None), 1);
+    assert!(
+        line.contains("cannot read") && line.contains("missing.bin"),
+        "{line}"
+    );
+    assert_eq!(count_rows(&w.warehouse, TABLE), 0);
+
+    let stdout = success(&run(&commit_args(&w, "1", &[first, second, third]), None));
+    let lines: Vec<&str> = stdout.lines().collect();
+    for (line, path) in lines.iter().zip([first, second, third]) {
+        assert!(
+            line.starts_with(&format!("{path}: valid, serializer version 14, ")),
+            "{stdout}"
+        );
+        assert!(line.contains("100 row(s)"), "{stdout}");
+    }
+    assert_eq!(count_rows(&w.warehouse, TABLE), 300);
+}
+
 #[test]
 fn validate_and_commit_refuse_a_payload_over_the_decode_limits() {
     let w = written(1, 100, &[]);
