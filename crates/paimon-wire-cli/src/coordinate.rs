@@ -192,11 +192,11 @@ fn load_files(
             display_source(&files[refused.index]),
             refused.error
         ))),
-        Ok(_) if versions.len() < files.len() => Err(unreadable
-            .into_inner()
-            .unwrap_or_else(|e| e.into_inner())
-            .unwrap_or_else(|| CliError::input("a payload file was not read".to_string()))),
-        Ok(bound) => Ok(bound),
+        // A file that could not be read ended the files taken: its error is the answer.
+        Ok(bound) => match unreadable.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(error) => Err(error),
+            None => Ok(bound),
+        },
     }
 }
 

@@ -4,7 +4,7 @@
 use std::ffi::c_char;
 
 use paimon_wire_core::coordinator::{
-    Binding, CommitOutcome, Coordinator, CoordinatorError, WriteKind,
+    Binding, CommitOutcome, Coordinator, CoordinatorError, PayloadRefused, WriteKind,
 };
 
 use crate::args::{c_str, slice};
@@ -151,30 +151,42 @@ impl From<CommitOutcome> for paimon_wire_commit_outcome {
 
 impl From<CoordinatorError> for FfiError {
     fn from(e: CoordinatorError) -> Self {
-        let code = match &e {
-            CoordinatorError::Codec(codec) => codec_code(codec),
-            CoordinatorError::Frame(frame) => crate::envelope::frame_code(frame),
-            CoordinatorError::Validation(_) => paimon_wire_error_code::ValidationFailed,
-            CoordinatorError::Merge(_) => paimon_wire_error_code::MergeConflict,
-            CoordinatorError::SharedBucket(_) => paimon_wire_error_code::SharedBucket,
-            CoordinatorError::ForeignMessages { .. } => paimon_wire_error_code::ForeignMessages,
-            CoordinatorError::InvalidTableName { .. } => paimon_wire_error_code::InvalidArgument,
-            CoordinatorError::Parts(_) => paimon_wire_error_code::SplitSetIncomplete,
-            CoordinatorError::Unsupported { .. }
-            | CoordinatorError::UnknownStorageScheme { .. } => paimon_wire_error_code::Unsupported,
-            CoordinatorError::StorageBackendNotCompiled { .. } => {
-                paimon_wire_error_code::StorageBackendNotCompiled
-            }
-            CoordinatorError::Paimon { source, .. } => paimon_code(source),
-            CoordinatorError::CommitConflict { .. } => paimon_wire_error_code::CommitConflict,
-            CoordinatorError::IdentifierReused { .. } => paimon_wire_error_code::IdentifierReused,
-            CoordinatorError::IdentifierSuperseded { .. } => {
-                paimon_wire_error_code::IdentifierSuperseded
-            }
-            CoordinatorError::OutcomeUnknown { .. } => paimon_wire_error_code::OutcomeUnknown,
-            _ => paimon_wire_error_code::Paimon,
-        };
-        FfiError::new(code, e.to_string())
+        FfiError::new(coordinator_code(&e), e.to_string())
+    }
+}
+
+/// One of many payloads refused: the code of its error, and a message naming its position.
+impl From<PayloadRefused> for FfiError {
+    fn from(refused: PayloadRefused) -> Self {
+        FfiError::new(coordinator_code(&refused.error), refused.to_string())
+    }
+}
+
+/// The C error code of a coordinator error.
+fn coordinator_code(e: &CoordinatorError) -> paimon_wire_error_code {
+    match e {
+        CoordinatorError::Codec(codec) => codec_code(codec),
+        CoordinatorError::Frame(frame) => crate::envelope::frame_code(frame),
+        CoordinatorError::Validation(_) => paimon_wire_error_code::ValidationFailed,
+        CoordinatorError::Merge(_) => paimon_wire_error_code::MergeConflict,
+        CoordinatorError::SharedBucket(_) => paimon_wire_error_code::SharedBucket,
+        CoordinatorError::ForeignMessages { .. } => paimon_wire_error_code::ForeignMessages,
+        CoordinatorError::InvalidTableName { .. } => paimon_wire_error_code::InvalidArgument,
+        CoordinatorError::Parts(_) => paimon_wire_error_code::SplitSetIncomplete,
+        CoordinatorError::Unsupported { .. } | CoordinatorError::UnknownStorageScheme { .. } => {
+            paimon_wire_error_code::Unsupported
+        }
+        CoordinatorError::StorageBackendNotCompiled { .. } => {
+            paimon_wire_error_code::StorageBackendNotCompiled
+        }
+        CoordinatorError::Paimon { source, .. } => paimon_code(source),
+        CoordinatorError::CommitConflict { .. } => paimon_wire_error_code::CommitConflict,
+        CoordinatorError::IdentifierReused { .. } => paimon_wire_error_code::IdentifierReused,
+        CoordinatorError::IdentifierSuperseded { .. } => {
+            paimon_wire_error_code::IdentifierSuperseded
+        }
+        CoordinatorError::OutcomeUnknown { .. } => paimon_wire_error_code::OutcomeUnknown,
+        _ => paimon_wire_error_code::Paimon,
     }
 }
 

@@ -371,13 +371,7 @@ pub unsafe extern "C" fn paimon_wire_commit_messages_deserialize_all(
                 Ok((version, bytes))
             })
             .collect::<FfiResult<Vec<_>>>()?;
-        let parts = commit
-            .coordinator
-            .deserialize_all_versioned(versioned)
-            .map_err(|refused| {
-                let message = refused.to_string();
-                FfiError::new(FfiError::from(refused.error).code, message)
-            })?;
+        let parts = commit.coordinator.deserialize_all_versioned(versioned)?;
         let merged = commit.coordinator.merge(parts)?;
         Ok(handle::into_raw::<paimon_wire_commit_messages>(
             MessagesHandle::Bound(merged),

@@ -59,9 +59,8 @@ pub(crate) fn may_overlap() -> bool {
     std::thread::available_parallelism().is_ok_and(|cores| cores.get() > 1)
 }
 
-/// [`Coordinator::deserialize_all`]: with a helper thread when `overlap`, else one payload
-/// after the other on the calling thread.
-/// Each payload comes with the serializer version it was written at.
+/// [`Coordinator::deserialize_all_versioned`]: with a helper thread when `overlap`, else one
+/// payload after the other on the calling thread.
 pub(crate) fn deserialize_all<I, P>(
     coordinator: &Coordinator,
     payloads: I,
