@@ -154,8 +154,8 @@ fn e2e_table(rows: &[Row]) -> String {
 
 fn scale_table(rows: &[Row], failures: &[Failure]) -> String {
     let mut out = String::from(
-        "| data files | payloads | implementation | iterations | median s | µs per file | peak RSS MB | KB per file | JVM heap (-Xmx) MB | paimon-wire speed-up vs Java | load average |\n\
-         |---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
+        "| data files | payloads | implementation | iterations | median s | min s | max s | µs per file | peak RSS MB | KB per file | JVM heap (-Xmx) MB | paimon-wire speed-up vs Java | load average |\n\
+         |---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
     );
     let heap = |mb: Option<u64>| mb.map_or_else(|| "—".to_string(), |mb| mb.to_string());
     let mut sizes: Vec<u64> = rows
@@ -173,12 +173,14 @@ fn scale_table(rows: &[Row], failures: &[Failure]) -> String {
             let ratio = speed_up_cell(row, java);
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {:.3} | {:.1} | {:.0} | {:.2} | {} | {ratio} | {} |",
+                "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.1} | {:.0} | {:.2} | {} | {ratio} | {} |",
                 row.files,
                 row.payloads,
                 row.implementation,
                 row.iterations,
                 row.median_s,
+                row.min_s,
+                row.max_s,
                 row.median_s * 1e6 / row.files as f64,
                 row.peak_rss_mb,
                 row.peak_rss_mb * 1e3 / row.files as f64,
@@ -189,7 +191,7 @@ fn scale_table(rows: &[Row], failures: &[Failure]) -> String {
         for failure in failures.iter().filter(|f| f.files == files) {
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | — | **failed**: {} | — | — | — | {} | — | — |",
+                "| {} | {} | {} | — | **failed**: {} | — | — | — | — | — | {} | — | — |",
                 failure.files,
                 failure.files / 100,
                 failure.implementation,

@@ -5,7 +5,9 @@
 //!
 //! `decode-memory` prints one line per payload:
 //! `memory workload=W version=V bytes=S peak_extra=P retained=R allocations=N` (bytes, and
-//! allocation calls during the decode).
+//! allocation calls during the decode), and one line with the inline size of a decoded data
+//! file's metadata, which every file costs before its heap parts:
+//! `layout DataFileMeta inline_bytes=B`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -94,6 +96,10 @@ fn report(workload: &str, version: SerializerVersion, payload: &[u8]) {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    println!(
+        "layout DataFileMeta inline_bytes={}",
+        std::mem::size_of::<paimon_wire::paimon::spec::DataFileMeta>()
+    );
     let workloads: [(&str, Vec<CommitMessage>); 2] = [
         ("W1", paimon_wire_bench::w1()),
         ("W2", paimon_wire_bench::w2()),

@@ -96,8 +96,9 @@ final class CompactBench {
             StreamWriteBuilder builder = table.newStreamWriteBuilder().withCommitUser("bench");
             List<CommitMessage> messages;
             int units = 0;
-            try (StreamTableWrite write = builder.newWrite()) {
-                write.withIOManager(IOManager.create(System.getProperty("java.io.tmpdir")));
+            try (IOManager spill = IOManager.create(System.getProperty("java.io.tmpdir"));
+                    StreamTableWrite write = builder.newWrite()) {
+                write.withIOManager(spill);
                 for (Map.Entry<BinaryRow, Set<Integer>> e : buckets.entrySet()) {
                     for (int bucket : e.getValue()) {
                         write.compact(e.getKey(), bucket, true);

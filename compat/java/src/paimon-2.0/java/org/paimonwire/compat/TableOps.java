@@ -263,15 +263,16 @@ final class TableOps {
                 extractor =
                         new org.apache.paimon.table.sink.RowPartitionKeyExtractor(store.schema());
             }
-            try (TableWrite write =
-                    overwrite
-                            ? table.newBatchWriteBuilder().withOverwrite().newWrite()
-                            : builder.newWrite()) {
-                // Lookup compaction (deletion-vector tables, lookup changelog) spills to a
-                // temporary directory.
-                write.withIOManager(
-                        org.apache.paimon.disk.IOManager.create(
-                                System.getProperty("java.io.tmpdir")));
+            // Lookup compaction (deletion-vector tables, lookup changelog) spills to a temporary
+            // directory; closing the IOManager removes it.
+            try (org.apache.paimon.disk.IOManager spill =
+                            org.apache.paimon.disk.IOManager.create(
+                                    System.getProperty("java.io.tmpdir"));
+                    TableWrite write =
+                            overwrite
+                                    ? table.newBatchWriteBuilder().withOverwrite().newWrite()
+                                    : builder.newWrite()) {
+                write.withIOManager(spill);
                 for (String range : req(named, "--rows").split(",")) {
                     String[] parts = range.split(":");
                     int from = Integer.parseInt(parts[0]);
@@ -478,10 +479,11 @@ final class TableOps {
                     table.newStreamWriteBuilder().withCommitUser(req(named, "--commit-user"));
             List<CommitMessage> messages;
             int units = 0;
-            try (StreamTableWrite write = builder.newWrite()) {
-                write.withIOManager(
-                        org.apache.paimon.disk.IOManager.create(
-                                System.getProperty("java.io.tmpdir")));
+            try (org.apache.paimon.disk.IOManager spill =
+                            org.apache.paimon.disk.IOManager.create(
+                                    System.getProperty("java.io.tmpdir"));
+                    StreamTableWrite write = builder.newWrite()) {
+                write.withIOManager(spill);
                 for (Map.Entry<BinaryRow, Set<Integer>> e : buckets.entrySet()) {
                     for (int bucket : e.getValue()) {
                         write.compact(e.getKey(), bucket, true);
