@@ -360,3 +360,14 @@ pub fn key_value_fields(line: &str) -> std::collections::BTreeMap<&str, &str> {
         .filter_map(|field| field.split_once('='))
         .collect()
 }
+
+/// A memory field of this process's `/proc/self/status`, in KiB: `VmRSS` (resident now) or
+/// `VmHWM` (the peak so far), as the benchmark binaries report memory.
+pub fn proc_status_kib(field: &str) -> Result<u64, Box<dyn std::error::Error>> {
+    let status = std::fs::read_to_string("/proc/self/status")?;
+    let value = status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .ok_or_else(|| format!("no {field} in /proc/self/status"))?;
+    Ok(value.trim().trim_end_matches("kB").trim().parse()?)
+}

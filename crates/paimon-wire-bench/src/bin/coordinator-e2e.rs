@@ -35,7 +35,9 @@ use std::time::{Duration, Instant};
 
 use paimon_wire::coordinator::{open_table, Binding, CommitOutcome, Coordinator, PayloadPart};
 use paimon_wire::{serialize_list, SerializerVersion};
-use paimon_wire_bench::{append_workers, create_pk_table, create_w3_table, pk_workers};
+use paimon_wire_bench::{
+    append_workers, create_pk_table, create_w3_table, pk_workers, proc_status_kib,
+};
 
 /// With the `mimalloc` feature the whole process allocates through mimalloc.
 #[cfg(feature = "mimalloc")]
@@ -227,21 +229,6 @@ fn split_set_parts(files: &[PathBuf]) -> Option<Vec<(u32, u32)>> {
         .collect()
 }
 
-/// The peak resident set size of this process so far, in KiB (`VmHWM`).
-fn peak_rss_kib() -> Result<u64, Error> {
-    let status = std::fs::read_to_string("/proc/self/status")?;
-    let line = status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .ok_or("no VmHWM in /proc/self/status")?;
-    Ok(line
-        .trim_start_matches("VmHWM:")
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()?)
-}
-
 fn run(args: &[String]) -> Result<(), Error> {
     let [kind, dir, options @ ..] = args else {
         return Err(USAGE.into());
@@ -282,7 +269,7 @@ fn run(args: &[String]) -> Result<(), Error> {
         times[times.len() / 2].as_nanos(),
         times[0].as_nanos(),
         times[times.len() - 1].as_nanos(),
-        peak_rss_kib()?
+        proc_status_kib("VmHWM")?
     );
     Ok(())
 }

@@ -15,30 +15,16 @@
 
 use std::collections::HashSet;
 
-type Error = Box<dyn std::error::Error>;
+use paimon_wire_bench::proc_status_kib;
 
-/// A `/proc/self/status` field in KiB (`VmRSS`, `VmHWM`).
-fn status_kib(field: &str) -> Result<u64, Error> {
-    let status = std::fs::read_to_string("/proc/self/status")?;
-    let line = status
-        .lines()
-        .find(|line| line.starts_with(field))
-        .ok_or_else(|| format!("no {field} in /proc/self/status"))?;
-    Ok(line
-        .trim_start_matches(field)
-        .trim_start_matches(':')
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()?)
-}
+type Error = Box<dyn std::error::Error>;
 
 fn main() -> Result<(), Error> {
     let files: u64 = std::env::args()
         .nth(1)
         .ok_or("usage: streamed-state-memory FILES")?
         .parse()?;
-    let before = status_kib("VmRSS")?;
+    let before = proc_status_kib("VmRSS")?;
     let mut digest_leaves: Vec<[u8; 32]> = Vec::new();
     let mut fingerprints: Vec<u128> = Vec::new();
     let mut name_keys: HashSet<(u128, u32)> = HashSet::new();
@@ -56,7 +42,7 @@ fn main() -> Result<(), Error> {
         name_keys.insert((value, (file % 4096) as u32));
     }
     digest_leaves.sort_unstable();
-    let growth = status_kib("VmRSS")?.saturating_sub(before);
+    let growth = proc_status_kib("VmRSS")?.saturating_sub(before);
     if name_keys.len() as u64 != files || fingerprints.len() != digest_leaves.len() {
         return Err("the state lost a file".into());
     }
@@ -64,7 +50,7 @@ fn main() -> Result<(), Error> {
         "streamed-state files={files} rss_growth_mb={} bytes_per_file={:.0} peak_rss_mb={}",
         growth / 1024,
         growth as f64 * 1024.0 / files.max(1) as f64,
-        status_kib("VmHWM")? / 1024
+        proc_status_kib("VmHWM")? / 1024
     );
     Ok(())
 }

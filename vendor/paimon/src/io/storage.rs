@@ -15,9 +15,9 @@
 // specific language governing permissions and limitations
 // under the License.
 
-use std::borrow::Cow;
-// Only the remote stores keep operators in a map; a local-only build has no use for it.
-#[cfg_attr(
+// Only the remote stores keep operators in a map (`HashMap`) and read the builder's properties
+// (`props` in `Storage::build`); a build with local stores alone uses neither.
+#![cfg_attr(
     not(any(
         feature = "storage-azdls",
         feature = "storage-cos",
@@ -29,8 +29,10 @@ use std::borrow::Cow;
         feature = "storage-oss-cpp",
         feature = "storage-s3"
     )),
-    allow(unused_imports)
+    allow(unused_imports, unused_variables)
 )]
+
+use std::borrow::Cow;
 use std::collections::HashMap;
 #[cfg(any(
     feature = "storage-azdls",
@@ -145,21 +147,6 @@ pub enum Storage {
 }
 
 impl Storage {
-    // Only the remote stores read `props`; a local-only build ignores them.
-    #[cfg_attr(
-        not(any(
-            feature = "storage-azdls",
-            feature = "storage-cos",
-            feature = "storage-gcs",
-            feature = "storage-hdfs",
-            feature = "storage-jindo",
-            feature = "storage-obs",
-            feature = "storage-oss",
-            feature = "storage-oss-cpp",
-            feature = "storage-s3"
-        )),
-        allow(unused_variables)
-    )]
     pub(crate) fn build(file_io_builder: FileIOBuilder) -> crate::Result<Self> {
         let (scheme_str, props, operator) = file_io_builder.into_parts();
         if let Some(op) = operator {
