@@ -192,7 +192,7 @@ pub use parts::{PartsError, PayloadPart};
 pub use rules::hash_index::{
     DEFAULT_HASH_INDEX_BUDGET, HASH_INDEX_READ_CHUNK, MAX_HASH_INDEX_BYTES,
 };
-pub use rules::registry::{self, RuleEntry, Stage, REGISTRY};
+pub use rules::registry::{self, KeptOff, Reads, RuleEntry, Stage, REGISTRY, STREAMED_LISTS};
 pub use rules::shared::limits::BucketMode;
 pub use rules::validate;
 pub use table::{

@@ -2,7 +2,7 @@
 //! at: every test it names exists, every rule is in SECURITY.md, and the order is the one
 //! the coordinator applies (decoding, then the table's state, then publication).
 
-use paimon_wire::coordinator::{Rule, Stage, REGISTRY};
+use paimon_wire::coordinator::{KeptOff, Reads, Rule, Stage, REGISTRY};
 
 /// The workspace root.
 fn root() -> std::path::PathBuf {
@@ -33,13 +33,27 @@ const END: &str = "<!-- rule catalogue: end -->";
 /// The catalogue as SECURITY.md shows it: one row a rule.
 fn catalogue() -> String {
     let mut out = String::from(
-        "| rule | checked | module | what it protects | lists it reads | tests |\n|---|---|---|---|---|---|\n",
+        "| rule | checked | module | what it protects | lists it reads | form it reads (streamed commit) | tests |\n|---|---|---|---|---|---|---|\n",
     );
     for entry in &REGISTRY {
         let stage = match entry.stage {
             Stage::Message => "each message, at decoding",
             Stage::TableState => "against the table (validate and commit)",
             Stage::Publication => "the outcome of commit",
+        };
+        let reads = match entry.reads {
+            Reads::OneMessage => "one message",
+            Reads::NameKeys => "file-name keys",
+            Reads::BucketState => "per-bucket state",
+            Reads::AddedPaths => "added paths, per payload",
+            Reads::DigestLeaves => "digest leaves",
+            Reads::WholeEntries(KeptOff::ListsEmpty) => "whole entries (its lists are empty there)",
+            Reads::WholeEntries(KeptOff::IndexListsEmpty) => {
+                "whole entries (index lists are empty there)"
+            }
+            Reads::WholeEntries(KeptOff::DynamicBuckets) => {
+                "whole entries (dynamic buckets are not admitted)"
+            }
         };
         let tests: Vec<String> = entry
             .tests
@@ -51,7 +65,7 @@ fn catalogue() -> String {
             })
             .collect();
         out.push_str(&format!(
-            "| `{}` | {stage} | `{}` | {} | {} | {} |\n",
+            "| `{}` | {stage} | `{}` | {} | {} | {reads} | {} |\n",
             entry.name,
             entry.module,
             entry.protects,

@@ -27,6 +27,51 @@ pub enum Stage {
     Publication,
 }
 
+/// The form of the commit a rule reads. It decides which commits the streamed commit of
+/// `docs/SCALE.md` (which keeps about 100 bytes per file instead of every decoded message) can
+/// check without holding the commit's entries: a rule that reads [`Reads::WholeEntries`] must
+/// be kept off that path by one of its admission limits ([`KeptOff`]).
+///
+/// The streamed path admits commits whose messages carry only `new_files` and
+/// `new_changelog_files` ([`STREAMED_LISTS`]), in append mode, on a table without row tracking
+/// and without dynamic buckets. Today every commit takes the materialized path, which reads
+/// every form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reads {
+    /// One message, with the bound table's schema and options: checked per payload as it is
+    /// decoded, on either path.
+    OneMessage,
+    /// File-name keys (a keyed hash of each file's bucket and name) of the commit, against
+    /// the table's names in the buckets the commit touches.
+    NameKeys,
+    /// Running state per commit and per bucket: checked sums, sequence ranges, owners.
+    BucketState,
+    /// The added files' paths, checked against storage per payload and then dropped.
+    AddedPaths,
+    /// The commit digest's leaves (one hash per added file), sorted and hashed at the end.
+    DigestLeaves,
+    /// Whole manifest entries, or the files' content: the materialized path only.
+    WholeEntries(KeptOff),
+}
+
+/// Which admission limit of the streamed path keeps a [`Reads::WholeEntries`] rule off it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeptOff {
+    /// The rule reads only lists the streamed path admits empty: none of
+    /// [`STREAMED_LISTS`].
+    ListsEmpty,
+    /// The rule reads an admitted list only when the message's index lists carry files,
+    /// which the streamed path admits empty.
+    IndexListsEmpty,
+    /// The rule reads an admitted list only on dynamic-bucket tables, which the streamed
+    /// path does not take.
+    DynamicBuckets,
+}
+
+/// The lists a commit on the streamed path may carry files in; every other list of its
+/// messages is empty.
+pub const STREAMED_LISTS: &[&str] = &["new_files", "new_changelog_files"];
+
 /// One rule of the catalogue.
 #[derive(Debug, Clone, Copy)]
 pub struct RuleEntry {
@@ -43,6 +88,8 @@ pub struct RuleEntry {
     /// The lists of a commit message it reads (`partition`, `bucket`, `total_buckets` for the
     /// message's own fields).
     pub lists: &'static [&'static str],
+    /// The form of the commit it reads, which says whether the streamed commit can check it.
+    pub reads: Reads,
     /// Tests that show it refusing, as `file::function` under the workspace root.
     pub tests: &'static [&'static str],
 }
@@ -85,6 +132,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::Message,
         protects: "one partition is one byte string: the row has the partition keys' arity and types, no null in a NOT NULL key, and the canonical encoding",
         lists: &["partition"],
+        reads: Reads::OneMessage,
         tests: &["crates/paimon-wire/tests/coordinator/validation.rs::every_rule_rejects_its_crafted_payload_and_nothing_is_committed", "crates/paimon-wire/tests/coordinator/validation.rs::a_null_partition_value_from_a_real_writer_is_canonical"],
     },
     RuleEntry {
@@ -94,6 +142,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::Message,
         protects: "a message's bucket exists in the table's bucket mode (a dynamic-bucket table's within Java's 0..32767)",
         lists: &["bucket"],
+        reads: Reads::OneMessage,
         tests: &["crates/paimon-wire/tests/coordinator/validation.rs::bucket_unaware_append_tables_take_bucket_zero_only", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_hash_index_in_a_bucket_beyond_javas_range_is_refused"],
     },
     RuleEntry {
@@ -103,6 +152,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::Message,
         protects: "a message's bucket count agrees with the table, or with its partition's for postpone fixed-bucket writes",
         lists: &["total_buckets"],
+        reads: Reads::OneMessage,
         tests: &["crates/paimon-wire/tests/coordinator/validation.rs::every_rule_rejects_its_crafted_payload_and_nothing_is_committed"],
     },
     RuleEntry {
@@ -112,6 +162,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::Message,
         protects: "no file name points outside its bucket directory",
         lists: EVERY_LIST,
+        reads: Reads::OneMessage,
         tests: &["crates/paimon-wire/tests/coordinator/validation.rs::every_rule_rejects_its_crafted_payload_and_nothing_is_committed"],
     },
     RuleEntry {
@@ -121,6 +172,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::Message,
         protects: "an external path is exactly a root of this table plus the file's own partition and bucket path",
         lists: EVERY_LIST,
+        reads: Reads::OneMessage,
         tests: &["crates/paimon-wire/tests/coordinator/hostile.rs::external_paths_must_be_exactly_the_files_own_bucket_path_under_a_root"],
     },
     RuleEntry {
@@ -130,6 +182,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::Message,
         protects: "every file's schema (and a global index's field) exists in the table's history",
         lists: EVERY_LIST,
+        reads: Reads::OneMessage,
         tests: &["crates/paimon-wire/tests/coordinator/hostile.rs::index_entries_are_checked_against_their_file_and_the_schema"],
     },
     RuleEntry {
@@ -139,6 +192,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::Message,
         protects: "sizes, counts, levels, offsets and lengths are not negative",
         lists: EVERY_LIST,
+        reads: Reads::OneMessage,
         tests: &["crates/paimon-wire/tests/coordinator/validation.rs::every_rule_rejects_its_crafted_payload_and_nothing_is_committed"],
     },
     RuleEntry {
@@ -148,6 +202,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::Message,
         protects: "index files are of a type Paimon defines, spelled as Paimon writes it",
         lists: &INDEX_LISTS,
+        reads: Reads::OneMessage,
         tests: &["crates/paimon-wire/tests/coordinator/hostile.rs::index_entries_are_checked_against_their_file_and_the_schema"],
     },
     RuleEntry {
@@ -157,6 +212,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::Message,
         protects: "a primary-key file's key range is a range of the table's keys",
         lists: EVERY_LIST,
+        reads: Reads::OneMessage,
         tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::key_rows_must_be_keys_of_the_table_in_order"],
     },
     RuleEntry {
@@ -166,6 +222,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::Message,
         protects: "new data files are at level 0, where writers flush, so the one-writer and sequence checks see them",
         lists: &["new_files"],
+        reads: Reads::OneMessage,
         tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::new_files_above_level_0_are_refused"],
     },
     RuleEntry {
@@ -175,6 +232,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::Message,
         protects: "a bucket whose HASH index a message deletes gets its new one in the same message, whatever the binding allows",
         lists: &INDEX_LISTS,
+        reads: Reads::OneMessage,
         tests: &["crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_hash_index_deleted_without_a_replacement_is_refused_in_every_list", "crates/paimon-wire/tests/coordinator/hash_index.rs::hash_indexes_in_the_compaction_lists_are_checked_too"],
     },
     RuleEntry {
@@ -184,6 +242,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::Message,
         protects: "only a binding that opted in to deletes commits deleted files, deletion vectors or deleted index files",
         lists: &["deleted_files", "new_index_files", "deleted_index_files"],
+        reads: Reads::OneMessage,
         tests: &["crates/paimon-wire/tests/coordinator/hostile.rs::an_append_binding_refuses_deletes_unless_it_opts_in"],
     },
     RuleEntry {
@@ -193,6 +252,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::Message,
         protects: "only a binding that opted in to compaction, in append mode, commits compaction results",
         lists: COMPACTION,
+        reads: Reads::OneMessage,
         tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::a_compaction_that_drops_rows_is_refused"],
     },
     RuleEntry {
@@ -202,6 +262,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::Message,
         protects: "a compaction with results has inputs",
         lists: COMPACTION,
+        reads: Reads::OneMessage,
         tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::a_compaction_without_inputs_is_refused"],
     },
     RuleEntry {
@@ -211,6 +272,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::Message,
         protects: "an in-place upgrade moves a file up and changes nothing else; a primary-key result is above level 0 and within num-levels",
         lists: &["compact_before", "compact_after"],
+        reads: Reads::OneMessage,
         tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::results_outside_their_inputs_ranges_and_levels_are_refused"],
     },
     RuleEntry {
@@ -220,6 +282,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::Message,
         protects: "a primary-key result's key and sequence ranges lie within its inputs'",
         lists: &["compact_before", "compact_after"],
+        reads: Reads::OneMessage,
         tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::results_outside_their_inputs_ranges_and_levels_are_refused"],
     },
     RuleEntry {
@@ -229,6 +292,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::TableState,
         protects: "the commit's arithmetic cannot overflow, a bucket keeps room for its next writers, and a commit's HASH index checks stay within the coordinator's memory budget",
         lists: EVERY_LIST,
+        reads: Reads::BucketState,
         tests: &["crates/paimon-wire/tests/coordinator/hostile.rs::numbers_that_would_overflow_the_commit_are_refused_before_it", "crates/paimon-wire/tests/coordinator/hostile_round_3.rs::a_sequence_number_that_would_brick_the_bucket_is_refused", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::hash_indexes_are_read_under_the_coordinators_budget"],
     },
     RuleEntry {
@@ -238,6 +302,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::TableState,
         protects: "one file has one role in a commit, beside the roles a compaction gives it",
         lists: EVERY_LIST,
+        reads: Reads::NameKeys,
         tests: &["crates/paimon-wire/tests/coordinator/hostile.rs::one_file_in_two_roles_is_refused"],
     },
     RuleEntry {
@@ -247,6 +312,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::TableState,
         protects: "a primary-key bucket's new files fit the commit mode's sequence numbers, so updates merge in order",
         lists: &["new_files"],
+        reads: Reads::BucketState,
         tests: &["crates/paimon-wire/tests/coordinator/writer_mode.rs::an_overwrite_writers_payload_is_refused_by_an_append_coordinator"],
     },
     RuleEntry {
@@ -256,6 +322,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::TableState,
         protects: "no file is added twice, nor brought back while the history holds it",
         lists: &["new_files", "new_changelog_files", "compact_after", "compact_changelog_files", "new_index_files", "compact_new_index_files"],
+        reads: Reads::NameKeys,
         tests: &["crates/paimon-wire/tests/coordinator/hostile.rs::committed_files_sent_again_at_another_level_are_refused", "crates/paimon-wire/tests/coordinator/hostile_round_3.rs::files_removed_by_an_earlier_snapshot_do_not_come_back"],
     },
     RuleEntry {
@@ -265,6 +332,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::TableState,
         protects: "a file a commit removes is live, at the level named, as the table records it",
         lists: &["deleted_files", "compact_before", "deleted_index_files", "compact_deleted_index_files"],
+        reads: Reads::WholeEntries(KeptOff::ListsEmpty),
         tests: &["crates/paimon-wire/tests/coordinator/hostile.rs::a_deleted_file_must_be_live_at_the_level_named", "crates/paimon-wire/tests/coordinator/hostile_round_3.rs::an_input_that_differs_from_the_live_entry_is_refused_before_anything_is_published"],
     },
     RuleEntry {
@@ -274,6 +342,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::TableState,
         protects: "a primary-key compaction takes whole sorted runs from the newest down, writes below every run it leaves, and keeps each level one sorted run, so no key's older value wins again",
         lists: &["compact_before", "compact_after"],
+        reads: Reads::WholeEntries(KeptOff::ListsEmpty),
         tests: &["crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_compaction_that_skips_a_sorted_run_is_refused", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::verified_compaction_keeps_every_keys_winner_with_its_sequence_number"],
     },
     RuleEntry {
@@ -283,6 +352,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::TableState,
         protects: "a compaction keeps the rows its inputs show (append tables), or at most them (primary-key tables)",
         lists: &["compact_before", "compact_after", "compact_new_index_files", "compact_deleted_index_files"],
+        reads: Reads::WholeEntries(KeptOff::ListsEmpty),
         tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::a_compaction_that_drops_rows_is_refused"],
     },
     RuleEntry {
@@ -292,6 +362,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::TableState,
         protects: "a live file's deletion vector only grows, in either increment (read by content); a compaction leaves the vectors of files it does not rewrite as they are (or, on tables where the newest version of a key wins, adds positions for superseded-rows to read); a vector hides only rows of its own file; a file has one vector",
         lists: &["new_files", "deleted_files", "compact_before", "compact_after", "new_index_files", "deleted_index_files", "compact_new_index_files", "compact_deleted_index_files"],
+        reads: Reads::WholeEntries(KeptOff::IndexListsEmpty),
         tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::compaction_deletion_vectors_cannot_hide_rows", "crates/paimon-wire/tests/coordinator/hostile_round_3.rs::compaction_deletion_vectors_cannot_resurrect_rows", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_carried_deletion_vector_with_other_positions_is_refused", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_deletion_vector_beyond_its_result_is_refused", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_data_increment_cannot_shrink_or_drop_a_live_deletion_vector"],
     },
     RuleEntry {
@@ -301,6 +372,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::TableState,
         protects: "a compaction hides rows of a file it does not rewrite (Java's lookup compaction) only where its results hold a newer version of the row's key (read by content), on tables where the newest version wins or merges",
         lists: &["compact_after", "compact_new_index_files", "compact_deleted_index_files"],
+        reads: Reads::WholeEntries(KeptOff::ListsEmpty),
         tests: &["crates/paimon-wire/tests/coordinator/lookup_compaction.rs::a_hidden_row_without_a_newer_version_in_the_results_is_refused", "crates/paimon-wire/tests/coordinator/lookup_compaction.rs::a_lookup_compaction_hides_only_rows_it_replaced"],
     },
     RuleEntry {
@@ -310,6 +382,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::TableState,
         protects: "every file a commit adds exists in storage, so no snapshot names a file that is not there",
         lists: &["new_files", "new_changelog_files", "compact_after", "compact_changelog_files", "new_index_files", "compact_new_index_files"],
+        reads: Reads::AddedPaths,
         tests: &["crates/paimon-wire/tests/coordinator/compaction.rs::compaction_results_that_do_not_fit_the_table_are_refused_by_rule", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_new_data_file_missing_from_storage_is_refused_by_validate_and_commit", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_commit_refused_by_the_existence_check_leaves_no_manifest_behind"],
     },
     RuleEntry {
@@ -319,6 +392,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::TableState,
         protects: "with verification, a compaction's results read as its inputs do: append rows as a multiset, every primary key's winner with its sequence number and row kind, a partial-update or aggregation bucket's merged rows (whole buckets only)",
         lists: &["compact_before", "compact_after", "compact_new_index_files"],
+        reads: Reads::WholeEntries(KeptOff::ListsEmpty),
         tests: &["crates/paimon-wire/tests/coordinator/hostile_round_3.rs::verified_compaction_refuses_results_that_hold_other_rows", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::verified_compaction_keeps_every_keys_winner_with_its_sequence_number", "crates/paimon-wire/tests/coordinator/native_compaction.rs::a_verified_compaction_of_part_of_a_value_merging_bucket_is_refused"],
     },
     RuleEntry {
@@ -328,6 +402,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::TableState,
         protects: "a dynamic bucket with new data has a HASH index after the commit, and one that keeps its live index gets only keys that index lists (the new files' keys are read, and an unverified compaction's results')",
         lists: &["new_files", "compact_after", "new_index_files", "compact_new_index_files"],
+        reads: Reads::WholeEntries(KeptOff::DynamicBuckets),
         tests: &["crates/paimon-wire/tests/coordinator/hash_index.rs::new_data_in_a_bucket_without_an_index_is_refused", "crates/paimon-wire/tests/coordinator/hash_index.rs::a_new_key_in_a_bucket_that_keeps_its_index_is_refused", "crates/paimon-wire/tests/coordinator/hash_index.rs::a_compaction_bringing_a_new_key_into_a_bucket_that_keeps_its_index_is_refused"],
     },
     RuleEntry {
@@ -337,6 +412,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::TableState,
         protects: "one bucket per key in every partition of a dynamic-bucket table",
         lists: &["new_index_files", "compact_new_index_files"],
+        reads: Reads::WholeEntries(KeptOff::ListsEmpty),
         tests: &["crates/paimon-wire/tests/coordinator/hash_index.rs::two_assigners_giving_one_key_two_buckets_are_refused", "crates/paimon-wire/tests/coordinator/hash_index.rs::an_index_that_drops_keys_of_the_one_it_replaces_is_refused"],
     },
     RuleEntry {
@@ -346,6 +422,7 @@ pub const REGISTRY: [RuleEntry; 30] = [
         stage: Stage::Publication,
         protects: "success is reported only for a snapshot that holds this commit: another commit under the same user and identifier is IdentifierReused",
         lists: ADDED_DATA,
+        reads: Reads::DigestLeaves,
         tests: &["crates/paimon-wire/tests/coordinator/hostile_round_4.rs::racing_coordinators_with_one_identifier_and_other_payloads_report_one_success", "crates/paimon-wire/tests/coordinator/hostile_round_4.rs::a_rerun_of_an_identifier_with_other_payloads_is_refused_and_deletes_nothing", "crates/paimon-wire-cli/tests/concurrent_commits.rs::racing_coordinators_with_one_identifier_and_other_payloads_report_one_success"],
     },
 ];
@@ -412,6 +489,55 @@ mod tests {
             assert!(names.insert(entry.name), "{}", entry.name);
             assert!(!entry.tests.is_empty(), "{} has no test", entry.name);
             assert!(!entry.lists.is_empty(), "{} reads no list", entry.name);
+        }
+    }
+
+    /// The streamed commit may only meet rules it can check from what it keeps: a rule that
+    /// reads whole entries names the admission limit that keeps it off that path, and the
+    /// limit holds for the lists the rule reads.
+    #[test]
+    fn every_rule_that_reads_whole_entries_is_kept_off_the_streamed_path() {
+        assert!(STREAMED_LISTS.iter().all(|list| DATA_LISTS.contains(list)));
+        let streamed = |entry: &RuleEntry| {
+            entry
+                .lists
+                .iter()
+                .filter(|list| STREAMED_LISTS.contains(list))
+                .count()
+        };
+        for entry in &REGISTRY {
+            let name = entry.name;
+            assert_eq!(
+                entry.stage == Stage::Message,
+                entry.reads == Reads::OneMessage,
+                "{name}: the rules checked on each message, and only they, read one message"
+            );
+            match entry.reads {
+                Reads::WholeEntries(KeptOff::ListsEmpty) => assert_eq!(
+                    streamed(entry),
+                    0,
+                    "{name} reads a list the streamed path carries, so empty lists do not keep it off"
+                ),
+                Reads::WholeEntries(KeptOff::IndexListsEmpty) => {
+                    assert!(
+                        entry.lists.iter().any(|list| INDEX_LISTS.contains(list)),
+                        "{name} is kept off by empty index lists but reads none"
+                    );
+                    assert!(streamed(entry) > 0, "{name}: say KeptOff::ListsEmpty");
+                }
+                Reads::WholeEntries(KeptOff::DynamicBuckets) => {
+                    assert!(
+                        entry.module.split(", ").all(|m| m == "hash_index"),
+                        "{name}: only the HASH index family is specific to dynamic buckets"
+                    );
+                    assert!(streamed(entry) > 0, "{name}: say KeptOff::ListsEmpty");
+                }
+                Reads::DigestLeaves => assert_eq!(entry.stage, Stage::Publication, "{name}"),
+                Reads::NameKeys | Reads::BucketState | Reads::AddedPaths => {
+                    assert_eq!(entry.stage, Stage::TableState, "{name}")
+                }
+                Reads::OneMessage => {}
+            }
         }
     }
 }
