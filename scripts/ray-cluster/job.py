@@ -40,6 +40,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute
 import pyarrow.fs
+import pyarrow.parquet
 import ray
 from ray.data.block import BlockAccessor
 from ray.data.datasource.datasink import WriteResult
@@ -80,10 +81,19 @@ def progress_actor(driver_node: str) -> Any:
             self.attempts: dict[str, dict[str, Any]] = {}
 
         def started(self, attempt: str, node: str) -> None:
-            self.attempts[attempt] = {"node": node, "chunks": 0, "prepared": None}
+            self.attempts[attempt] = {"node": node, "chunks": 0, "ids": None, "prepared": None}
 
-        def chunk_written(self, attempt: str) -> None:
-            self.attempts[attempt]["chunks"] += 1
+        def chunk_written(self, attempt: str, first_id: int, last_id: int) -> None:
+            """Counts the chunk and adds its ids to the attempt's id ranges (a chunk that
+            continues the previous one's ids extends its range)."""
+            state = self.attempts[attempt]
+            state["chunks"] += 1
+            ranges = state["ids"] or []
+            if ranges and ranges[-1][1] + 1 == first_id:
+                ranges[-1] = (ranges[-1][0], last_id)
+            else:
+                ranges.append((first_id, last_id))
+            state["ids"] = ranges
 
         def prepared(self, attempt: str, files: list[str]) -> None:
             self.attempts[attempt]["prepared"] = files
@@ -116,8 +126,10 @@ class ClusterSink(PaimonDatasink):
             for block in blocks:
                 rows = BlockAccessor.for_block(block).to_arrow()
                 for offset in range(0, rows.num_rows, CHUNK_ROWS):
-                    yield rows.slice(offset, CHUNK_ROWS)  # written before the next is asked for
-                    ray.get(self.progress.chunk_written.remote(attempt))
+                    chunk = rows.slice(offset, CHUNK_ROWS)
+                    yield chunk  # written before the next is asked for
+                    ids = pyarrow.compute.min_max(chunk.column("id"))
+                    ray.get(self.progress.chunk_written.remote(attempt, ids["min"].as_py(), ids["max"].as_py()))
                     time.sleep(self.chunk_pause)
 
         result = super().write(reporting(blocks), ctx)
@@ -162,18 +174,35 @@ class WarningLines(logging.Handler):
         self.lines.append(record.getMessage())
 
 
-def table_files(options: dict[str, str], warehouse: str, table: str) -> list[str]:
-    """Every data file under the table's directory on S3 (not metadata), as
-    ``partition/bucket/name`` relative paths."""
-    s3 = pyarrow.fs.S3FileSystem(
+def s3_filesystem(options: dict[str, str]) -> pyarrow.fs.S3FileSystem:
+    return pyarrow.fs.S3FileSystem(
         access_key=options["s3.access-key"],
         secret_key=options["s3.secret-key"],
         region=options["s3.region"],
         endpoint_override=options["s3.endpoint"],
         force_virtual_addressing=False,
     )
+
+
+def table_root(warehouse: str, table: str) -> str:
     database, name = table.split(".")
-    root = f"{warehouse.removeprefix('s3://').rstrip('/')}/{database}.db/{name}"
+    return f"{warehouse.removeprefix('s3://').rstrip('/')}/{database}.db/{name}"
+
+
+def id_range(s3: pyarrow.fs.S3FileSystem, path: str) -> tuple[int, int]:
+    """The smallest and largest id in a closed data file, from its Parquet footer."""
+    with s3.open_input_file(path) as f:
+        metadata = pyarrow.parquet.ParquetFile(f).metadata
+    column = metadata.schema.to_arrow_schema().get_field_index("id")
+    groups = [metadata.row_group(g).column(column).statistics for g in range(metadata.num_row_groups)]
+    return min(g.min for g in groups), max(g.max for g in groups)
+
+
+def table_files(options: dict[str, str], warehouse: str, table: str) -> list[str]:
+    """Every data file under the table's directory on S3 (not metadata), as
+    ``partition/bucket/name`` relative paths."""
+    s3 = s3_filesystem(options)
+    root = table_root(warehouse, table)
     found = []
     for info in s3.get_file_info(pyarrow.fs.FileSelector(root, recursive=True)):
         relative = info.path[len(root) + 1 :]
@@ -325,17 +354,46 @@ def main() -> None:
     job_done = threading.Event()
 
     def kill_when_a_task_there_holds_files() -> None:
+        """Kills the victim node once one of its write attempts, not yet prepared, holds a
+        closed file. On the append table that file is seen on S3: its ids (from its footer)
+        lie within one range of ids the attempt has written, which no other attempt writes. The
+        writer closes rolled files in the background, so the attempt's chunk count alone
+        cannot say a file is on S3. On the primary-key table (routed rows, ids of every
+        attempt interleaved) two written chunks are the trigger."""
+        s3 = s3_filesystem(options)
+        root = table_root(args.warehouse, args.table)
+        ranges: dict[str, tuple[int, int]] = {}
+
+        def busy_attempts() -> dict[str, list[tuple[int, int]]]:
+            return {
+                a: s["ids"]
+                for a, s in ray.get(progress.report.remote()).items()
+                if s["node"] == victim and s["chunks"] >= (1 if not pk else 2) and s["prepared"] is None
+            }
+
         while not job_done.is_set():
-            attempts = ray.get(progress.report.remote())
-            busy = [
-                a for a, s in attempts.items() if s["node"] == victim and s["chunks"] >= 2 and s["prepared"] is None
-            ]
-            if busy:
+            busy = busy_attempts()
+            closed: list[str] = []
+            if busy and not pk:
+                files = table_files(options, args.warehouse, args.table)
+                for relative in files:
+                    if relative not in ranges:
+                        ranges[relative] = id_range(s3, f"{root}/{relative}")
+                # Reading the footers took time: only attempts still unprepared count.
+                busy = {a: w for a, w in busy_attempts().items() if a in busy}
+                closed = [
+                    relative
+                    for relative in files
+                    if any(a <= ranges[relative][0] and ranges[relative][1] <= b for w in busy.values() for a, b in w)
+                ]
+            if busy and (pk or closed):
+                attempts = ray.get(progress.report.remote())
                 os.kill(args.kill_pid, signal.SIGKILL)
                 killed.update(
                     at=round(time.monotonic() - started, 2),
                     node=victim,
-                    busy_attempts=busy,
+                    busy_attempts=sorted(busy),
+                    closed_files=closed,
                     attempts_before=len(attempts),
                 )
                 return
