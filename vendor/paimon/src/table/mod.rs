@@ -222,7 +222,7 @@ pub use sorted_global_index_build_builder::{
 pub use source::{
     merge_row_ranges, DataSplit, DataSplitBuilder, DeletionFile, PartitionBucket, Plan, RowRange,
 };
-pub use table_commit::{PublicationGate, TableCommit};
+pub use table_commit::{DeltaManifestWriter, PublicationGate, TableCommit, WrittenDeltaManifests};
 pub use table_read::{AuditLogRead, TableRead};
 pub use table_scan::{AuditLogScan, TableScan};
 pub use table_update::TableUpdate;

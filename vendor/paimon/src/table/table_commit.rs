@@ -120,7 +120,10 @@ impl<'a> ManifestRunEncoder<'a> {
     }
 }
 
+mod delta_manifests;
 mod row_tracking;
+
+pub use delta_manifests::{DeltaManifestWriter, WrittenDeltaManifests};
 
 const DELETION_VECTORS_INDEX_TYPE: &str = "DELETION_VECTORS";
 
@@ -4041,6 +4044,7 @@ mod tests {
         include!("table_commit/recovery_tests.rs");
         include!("table_commit/row_tracking_tests.rs");
         include!("table_commit/abort_tests.rs");
+        include!("table_commit/delta_manifests_tests.rs");
     }
 
     #[tokio::test]
