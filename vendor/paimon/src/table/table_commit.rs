@@ -1802,30 +1802,15 @@ impl TableCommit {
                 let list = runs[run].0;
                 let file_name = format!("{}-{}", lists[list].0, next_index[list]);
                 next_index[list] += 1;
-                let path = format!("{manifest_dir}/{file_name}");
-                let sidecar_name = file
-                    .sidecar
-                    .as_ref()
-                    .map(|_| format!("{}{}", file_name, crate::spec::MANIFEST_SIDECAR_SUFFIX));
-                run_metas[run].push(
-                    file.meta
-                        .with_file_name(file_name)
-                        .with_extra_files(sidecar_name.map(|name| vec![name])),
-                );
-                created_files.push(path.clone());
-                let sidecar_path = file
-                    .sidecar
-                    .as_ref()
-                    .map(|_| crate::spec::ManifestSidecar::path(&path));
-                if let Some(sidecar_path) = &sidecar_path {
-                    created_files.push(sidecar_path.clone());
-                }
-                writes.push(Self::write_manifest_file_bytes(
+                let (meta, write) = Self::place_manifest_file(
                     file_io,
-                    path,
-                    file.bytes,
-                    sidecar_path.zip(file.sidecar),
-                ));
+                    manifest_dir,
+                    file_name,
+                    file,
+                    created_files,
+                );
+                run_metas[run].push(meta);
+                writes.push(write);
             }
             futures::future::try_join_all(writes).await?;
         }
@@ -1921,6 +1906,45 @@ impl TableCommit {
             sidecar,
             meta,
         })
+    }
+
+    /// Places one encoded manifest file under `file_name` in `manifest_dir`: its metadata with
+    /// the name and the sidecar's name, its paths added to `created_files`, and the write of
+    /// its bytes (not started).
+    fn place_manifest_file<'io>(
+        file_io: &'io FileIO,
+        manifest_dir: &str,
+        file_name: String,
+        file: EncodedManifestFile,
+        created_files: &mut Vec<String>,
+    ) -> (
+        ManifestFileMeta,
+        impl std::future::Future<Output = Result<()>> + 'io,
+    ) {
+        let path = format!("{manifest_dir}/{file_name}");
+        let sidecar_name = file
+            .sidecar
+            .as_ref()
+            .map(|_| format!("{}{}", file_name, crate::spec::MANIFEST_SIDECAR_SUFFIX));
+        let meta = file
+            .meta
+            .with_file_name(file_name)
+            .with_extra_files(sidecar_name.map(|name| vec![name]));
+        created_files.push(path.clone());
+        let sidecar_path = file
+            .sidecar
+            .as_ref()
+            .map(|_| crate::spec::ManifestSidecar::path(&path));
+        if let Some(sidecar_path) = &sidecar_path {
+            created_files.push(sidecar_path.clone());
+        }
+        let write = Self::write_manifest_file_bytes(
+            file_io,
+            path,
+            file.bytes,
+            sidecar_path.zip(file.sidecar),
+        );
+        (meta, write)
     }
 
     /// Writes one encoded manifest file and its sidecar; a failed sidecar deletes both.

@@ -31,7 +31,7 @@
 //! snapshot the commit builds on.
 
 use super::{
-    CommitMessage, EncodedManifestFile, FileKind, ManifestEntry, ManifestFileMeta, TableCommit,
+    CommitMessage, FileKind, ManifestEntry, ManifestFileMeta, TableCommit,
     CHECK_ROLLING_RECORD_COUNT, MANIFEST_ENTRY_SCHEMA,
 };
 use crate::spec::avro::ocf_writer::OcfWriter;
@@ -231,33 +231,18 @@ impl DeltaManifestWriter<'_> {
     /// Writes one filled manifest file of `list` and records it.
     async fn write(&mut self, list: usize, open: OpenManifest) -> Result<()> {
         let bytes = open.writer.into_bytes()?;
-        let EncodedManifestFile {
-            bytes,
-            sidecar,
-            meta,
-        } = self.commit.encoded_manifest_file(&open.entries, bytes)?;
+        let file = self.commit.encoded_manifest_file(&open.entries, bytes)?;
         drop(open.entries);
         let writer = &mut self.lists[list];
         let file_name = format!("{}-{}", writer.prefix, writer.written.len());
-        let path = format!("{}/{file_name}", self.manifest_dir);
-        let sidecar_path = sidecar
-            .as_ref()
-            .map(|_| crate::spec::ManifestSidecar::path(&path));
-        let sidecar_name = sidecar
-            .as_ref()
-            .map(|_| format!("{file_name}{}", crate::spec::MANIFEST_SIDECAR_SUFFIX));
-        writer.written.push(
-            meta.with_file_name(file_name)
-                .with_extra_files(sidecar_name.map(|name| vec![name])),
-        );
-        self.paths.push(path.clone());
-        self.paths.extend(sidecar_path.clone());
-        TableCommit::write_manifest_file_bytes(
+        let (meta, write) = TableCommit::place_manifest_file(
             self.commit.snapshot_manager.file_io(),
-            path,
-            bytes,
-            sidecar_path.zip(sidecar),
-        )
-        .await
+            &self.manifest_dir,
+            file_name,
+            file,
+            &mut self.paths,
+        );
+        writer.written.push(meta);
+        write.await
     }
 }
