@@ -27,8 +27,8 @@
 //! their metadata is computed by the same code.
 //!
 //! It takes the files of an ADD-only commit: new files and new changelog files. Deleted files,
-//! index files and compaction increments are refused, because their entries depend on the
-//! snapshot the commit builds on.
+//! index files, compaction increments and a `check_from_snapshot` are refused, because what
+//! they commit or check depends on the snapshot the commit builds on.
 
 use super::{
     CommitMessage, FileKind, ManifestEntry, ManifestFileMeta, TableCommit,
@@ -116,11 +116,13 @@ impl TableCommit {
 impl DeltaManifestWriter<'_> {
     /// Adds the files of `messages`: each message's new files to the delta, its changelog
     /// files to the changelog, in message order. Writes every manifest file that reaches the
-    /// target size. A message with deleted files, index files or a compaction increment is
-    /// refused before any of the batch is added.
+    /// target size. A message with deleted files, index files, a compaction increment or a
+    /// `check_from_snapshot` is refused before any of the batch is added.
     pub async fn add(&mut self, messages: Vec<CommitMessage>) -> Result<()> {
         for message in &messages {
             let carried = [
+                // A row-id check from a snapshot depends on the base snapshot too.
+                ("check_from_snapshot", message.check_from_snapshot.is_none()),
                 ("deleted_files", message.deleted_files.is_empty()),
                 ("new_index_files", message.new_index_files.is_empty()),
                 (

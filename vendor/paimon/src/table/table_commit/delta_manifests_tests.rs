@@ -125,8 +125,9 @@ async fn delta_manifests_written_in_batches_match_the_whole_list_written_at_once
     assert_eq!(reported, paths);
 }
 
-/// Deleted files, index files and compaction increments depend on the snapshot a commit
-/// builds on: the writer refuses them, names the list, and writes nothing of the batch.
+/// Deleted files, compaction increments and a row-id check from a snapshot depend on the
+/// snapshot a commit builds on: the writer refuses them, names the field, and writes nothing
+/// of the batch.
 #[tokio::test]
 async fn the_delta_manifest_writer_refuses_lists_that_depend_on_the_base_snapshot() {
     let io = test_file_io();
@@ -138,7 +139,8 @@ async fn the_delta_manifest_writer_refuses_lists_that_depend_on_the_base_snapsho
         set(&mut message);
         message
     };
-    let cases: [(&str, CommitMessage); 3] = [
+    let cases: [(&str, CommitMessage); 4] = [
+        ("check_from_snapshot", with(|m| m.check_from_snapshot = Some(1))),
         (
             "deleted_files",
             with(|m| m.deleted_files = vec![test_data_file("old.parquet", 1)]),
