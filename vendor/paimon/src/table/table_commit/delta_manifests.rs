@@ -60,11 +60,12 @@ struct OpenManifest {
     entries: Vec<ManifestEntry>,
 }
 
-/// One list of manifest entries (delta or changelog): its name prefix, its open file and
-/// what it wrote.
+/// One list of manifest entries (delta or changelog): its name prefix, its open file, the
+/// index the next file's name takes, and what it wrote since the last `finish`.
 struct ListWriter {
     prefix: String,
     open: Option<OpenManifest>,
+    next_index: usize,
     written: Vec<ManifestFileMeta>,
     record_count: i64,
 }
@@ -74,6 +75,7 @@ impl ListWriter {
         Self {
             prefix,
             open: None,
+            next_index: 0,
             written: Vec::new(),
             record_count: 0,
         }
@@ -82,8 +84,10 @@ impl ListWriter {
 
 /// Writes one commit's delta and changelog manifest files from batches of messages (see the
 /// module docs). Created by [`TableCommit::delta_manifest_writer`]. Call [`Self::finish`] to
-/// write the last files, or [`Self::abort`] to delete what was written. A writer dropped
-/// without either leaves its files, which no snapshot names, for orphan-file cleanup.
+/// write the last files, or [`Self::abort`] to delete what was written. After an error from
+/// [`Self::add`] or [`Self::finish`], the files written so far are still the writer's:
+/// [`Self::abort`] deletes them. A writer dropped without either leaves its files, which no
+/// snapshot names, for orphan-file cleanup.
 pub struct DeltaManifestWriter<'c> {
     commit: &'c TableCommit,
     schema: Schema,
@@ -159,21 +163,22 @@ impl DeltaManifestWriter<'_> {
         self.append(CHANGELOG, entries.changelog).await
     }
 
-    /// Writes the last, partly filled, manifest file of each list and returns every file
-    /// written.
-    pub async fn finish(mut self) -> Result<WrittenDeltaManifests> {
+    /// Writes the last, partly filled, manifest file of each list and hands over every file
+    /// written: the writer then holds none, so a later [`Self::abort`] deletes nothing of
+    /// them. If a write fails, the writer keeps them all, for [`Self::abort`].
+    pub async fn finish(&mut self) -> Result<WrittenDeltaManifests> {
         for list in [DELTA, CHANGELOG] {
             if let Some(open) = self.lists[list].open.take() {
                 self.write(list, open).await?;
             }
         }
-        let [delta, changelog] = self.lists;
+        let [delta, changelog] = &mut self.lists;
         Ok(WrittenDeltaManifests {
-            delta_record_count: delta.record_count,
-            changelog_record_count: changelog.record_count,
-            delta: delta.written,
-            changelog: changelog.written,
-            paths: self.paths,
+            delta_record_count: std::mem::take(&mut delta.record_count),
+            changelog_record_count: std::mem::take(&mut changelog.record_count),
+            delta: std::mem::take(&mut delta.written),
+            changelog: std::mem::take(&mut changelog.written),
+            paths: std::mem::take(&mut self.paths),
         })
     }
 
@@ -236,7 +241,8 @@ impl DeltaManifestWriter<'_> {
         let file = self.commit.encoded_manifest_file(&open.entries, bytes)?;
         drop(open.entries);
         let writer = &mut self.lists[list];
-        let file_name = format!("{}-{}", writer.prefix, writer.written.len());
+        let file_name = format!("{}-{}", writer.prefix, writer.next_index);
+        writer.next_index += 1;
         let (meta, write) = TableCommit::place_manifest_file(
             self.commit.snapshot_manager.file_io(),
             &self.manifest_dir,

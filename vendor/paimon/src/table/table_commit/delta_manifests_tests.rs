@@ -193,3 +193,26 @@ async fn an_aborted_delta_manifest_writer_deletes_its_files() {
         assert!(!io.exists(written).await.unwrap(), "{written} is left");
     }
 }
+
+/// `finish` hands the files over: `abort` afterwards deletes none of them, and files written
+/// after it take new names.
+#[tokio::test]
+async fn a_finished_delta_manifest_writer_no_longer_owns_its_files() {
+    let io = test_file_io();
+    let path = "memory:/delta-manifests-finished";
+    setup_dirs(&io, path).await;
+    let commit = setup_commit(&io, path);
+    let mut writer = commit.delta_manifest_writer().unwrap();
+    writer.add(vec![append_message("first.parquet")]).await.unwrap();
+    let first = writer.finish().await.unwrap();
+    assert_eq!(first.paths.len(), 1);
+    writer.add(vec![append_message("second.parquet")]).await.unwrap();
+    let second = writer.finish().await.unwrap();
+    assert_eq!(second.paths.len(), 1);
+    assert_ne!(first.paths, second.paths);
+    assert_eq!(second.delta_record_count, first.delta_record_count);
+    writer.abort().await.unwrap();
+    for written in first.paths.iter().chain(&second.paths) {
+        assert!(io.exists(written).await.unwrap(), "{written} was deleted");
+    }
+}
