@@ -175,6 +175,7 @@ class WarningLines(logging.Handler):
 
 
 def s3_filesystem(options: dict[str, str]) -> pyarrow.fs.S3FileSystem:
+    """The MinIO warehouse's file system, from the catalog options the jobs use."""
     return pyarrow.fs.S3FileSystem(
         access_key=options["s3.access-key"],
         secret_key=options["s3.secret-key"],

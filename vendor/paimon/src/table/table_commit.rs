@@ -60,6 +60,18 @@ struct EncodedManifestFile {
     meta: ManifestFileMeta,
 }
 
+/// Whether a manifest file of `records` entries, encoded so far into `writer`, ends here: it
+/// is checked every `CHECK_ROLLING_RECORD_COUNT` records, as Java's rolling writer checks, and
+/// ends once it reaches the target size. The one rule both manifest writers roll by
+/// (`ManifestRunEncoder`, `DeltaManifestWriter`).
+fn manifest_file_is_full(
+    records: usize,
+    writer: &crate::spec::avro::ocf_writer::OcfWriter,
+    target_size: usize,
+) -> bool {
+    records.is_multiple_of(CHECK_ROLLING_RECORD_COUNT) && writer.written_len() >= target_size
+}
+
 /// Encodes one contiguous run of manifest entries into manifest files rolled by the target
 /// size, one file per call to [`Self::next_file`] (see `TableCommit::write_manifest_files`).
 struct ManifestRunEncoder<'a> {
@@ -106,8 +118,7 @@ impl<'a> ManifestRunEncoder<'a> {
                 crate::spec::avro::manifest_entry_encode::encode_manifest_entry(out, entry)
             })?;
             let record_count = offset + 1;
-            if record_count % CHECK_ROLLING_RECORD_COUNT == 0 && writer.written_len() >= target_size
-            {
+            if manifest_file_is_full(record_count, &writer, target_size) {
                 end = start + record_count;
                 break;
             }

@@ -23,16 +23,15 @@
 //! the entries are encoded into the open manifest file, and a file that reaches the target
 //! size is written and its entries dropped. It holds at most one open file's entries per
 //! list. The files roll where a single run of [`TableCommit::write_manifest_files`] rolls
-//! them (every `CHECK_ROLLING_RECORD_COUNT` records, once the target size is reached), and
-//! their metadata is computed by the same code.
+//! them (`manifest_file_is_full`), and their metadata is computed by the same code.
 //!
 //! It takes the files of an ADD-only commit: new files and new changelog files. Deleted files,
 //! index files, compaction increments and a `check_from_snapshot` are refused, because what
 //! they commit or check depends on the snapshot the commit builds on.
 
 use super::{
-    CommitMessage, FileKind, ManifestEntry, ManifestFileMeta, TableCommit,
-    CHECK_ROLLING_RECORD_COUNT, MANIFEST_ENTRY_SCHEMA,
+    manifest_file_is_full, CommitMessage, FileKind, ManifestEntry, ManifestFileMeta, TableCommit,
+    MANIFEST_ENTRY_SCHEMA,
 };
 use crate::spec::avro::ocf_writer::OcfWriter;
 use crate::Result;
@@ -225,8 +224,7 @@ impl DeltaManifestWriter<'_> {
             })?;
             open.entries.push(entry);
             let full = self.lists[list].open.take_if(|open| {
-                open.entries.len() % CHECK_ROLLING_RECORD_COUNT == 0
-                    && open.writer.written_len() >= target_size
+                manifest_file_is_full(open.entries.len(), &open.writer, target_size)
             });
             if let Some(full) = full {
                 self.write(list, full).await?;
