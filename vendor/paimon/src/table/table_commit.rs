@@ -131,6 +131,7 @@ impl<'a> ManifestRunEncoder<'a> {
     }
 }
 
+mod delta_manifest_commit;
 mod delta_manifests;
 mod row_tracking;
 
@@ -223,7 +224,15 @@ fn validate_file_entries<'a>(entries: impl IntoIterator<Item = &'a ManifestEntry
 }
 
 fn validate_bucket_ownership(messages: &[CommitMessage]) -> Result<()> {
-    let mut owners = HashSet::new();
+    validate_bucket_ownership_into(messages, &mut HashSet::new())
+}
+
+/// [`validate_bucket_ownership`] of `messages` together with earlier messages, whose written
+/// postponed fixed buckets are `owners`; adds those of `messages` to it.
+fn validate_bucket_ownership_into(
+    messages: &[CommitMessage],
+    owners: &mut HashSet<(Vec<u8>, i32)>,
+) -> Result<()> {
     for message in messages {
         let Some(total_buckets) = message.total_buckets else {
             continue;
@@ -240,7 +249,7 @@ fn validate_bucket_ownership(messages: &[CommitMessage]) -> Result<()> {
         if message.new_files.is_empty() {
             continue;
         }
-        if !owners.insert((message.partition.as_slice(), message.bucket)) {
+        if !owners.insert((message.partition.clone(), message.bucket)) {
             return Err(crate::Error::DataInvalid {
                 message: format!(
                     "Postpone fixed-bucket writer ownership conflict for bucket {}: route all rows for one partition and bucket to a single writer",
@@ -1232,8 +1241,11 @@ impl TableCommit {
         // Java records static overwrite/truncate operations even when no files
         // match. Dynamic empty overwrite exits before constructing this plan.
         let commit_empty_overwrite = plan.commit_kind_hint() == CommitKind::OVERWRITE;
-        let commit_empty_append =
-            !self.ignore_empty_commit && matches!(plan, CommitEntriesPlan::Direct { .. });
+        let commit_empty_append = !self.ignore_empty_commit
+            && matches!(
+                plan,
+                CommitEntriesPlan::Direct { .. } | CommitEntriesPlan::DeltaManifests(_)
+            );
         let check_append_files = filter_committed;
         let mut recovered_files_checked = self.added_files_checked;
 
@@ -1286,8 +1298,7 @@ impl TableCommit {
                     )
                     .await?;
 
-                if resolved.entries.is_empty()
-                    && resolved.changelog_entries.is_empty()
+                if !resolved.has_files()
                     && !resolved.index_manifest_changed
                     && !commit_empty_overwrite
                     && !commit_empty_append
@@ -1361,6 +1372,9 @@ impl TableCommit {
                 new_index_entries,
                 ..
             } => (new_entries.as_slice(), &[][..], new_index_entries),
+            CommitEntriesPlan::DeltaManifests(plan) => {
+                return self.check_delta_manifest_files_exist(&plan.written).await;
+            }
         };
         self.check_recovery_entries(entries, changelog_entries, index_entries)
             .await
@@ -1533,23 +1547,28 @@ impl TableCommit {
         let changelog_manifest_list_path = format!("{manifest_dir}/{changelog_manifest_list_name}");
 
         // Write the delta and changelog manifest files, rolling by target size, encoded side
-        // by side.
-        let mut manifest_file_metas = self
-            .write_manifest_files(
-                file_io,
-                &manifest_dir,
-                &[
-                    (new_manifest_prefix.as_str(), &resolved.entries[..]),
-                    (
-                        changelog_manifest_prefix.as_str(),
-                        &resolved.changelog_entries[..],
-                    ),
-                ],
-                created_files,
-            )
-            .await?;
-        let changelog_manifest_file_metas = manifest_file_metas.pop().unwrap_or_default();
-        let new_manifest_file_metas = manifest_file_metas.pop().unwrap_or_default();
+        // by side; or take those written ahead, which are not this attempt's to delete.
+        let (new_manifest_file_metas, changelog_manifest_file_metas) =
+            if let Some(written) = resolved.written {
+                (written.delta.clone(), written.changelog.clone())
+            } else {
+                let mut manifest_file_metas = self
+                    .write_manifest_files(
+                        file_io,
+                        &manifest_dir,
+                        &[
+                            (new_manifest_prefix.as_str(), &resolved.entries[..]),
+                            (
+                                changelog_manifest_prefix.as_str(),
+                                &resolved.changelog_entries[..],
+                            ),
+                        ],
+                        created_files,
+                    )
+                    .await?;
+                let changelog = manifest_file_metas.pop().unwrap_or_default();
+                (manifest_file_metas.pop().unwrap_or_default(), changelog)
+            };
 
         // Write delta manifest list
         created_files.push(delta_manifest_list_path.clone());
@@ -1562,7 +1581,7 @@ impl TableCommit {
         .await?;
 
         let (changelog_record_count, changelog_manifest_list_size) =
-            if resolved.changelog_entries.is_empty() {
+            if changelog_manifest_file_metas.is_empty() {
                 (None, None)
             } else {
                 created_files.push(changelog_manifest_list_path.clone());
@@ -1574,16 +1593,15 @@ impl TableCommit {
                 )
                 .await?;
                 let status = file_io.get_status(&changelog_manifest_list_path).await?;
-                (
-                    Some(
-                        resolved
-                            .changelog_entries
-                            .iter()
-                            .map(|entry| entry.file().row_count)
-                            .sum(),
-                    ),
-                    Some(status.size as i64),
-                )
+                let record_count = match resolved.written {
+                    Some(written) => written.changelog_record_count,
+                    None => resolved
+                        .changelog_entries
+                        .iter()
+                        .map(|entry| entry.file().row_count)
+                        .sum(),
+                };
+                (Some(record_count), Some(status.size as i64))
             };
 
         // Read existing manifests (base + delta from previous snapshot) and write base manifest list
@@ -1613,7 +1631,9 @@ impl TableCommit {
         .await?;
 
         // Calculate delta record count
-        let mut delta_record_count: i64 = 0;
+        let mut delta_record_count: i64 = resolved
+            .written
+            .map_or(0, |written| written.delta_record_count);
         for entry in resolved.entries.iter() {
             match entry.kind() {
                 FileKind::Add => delta_record_count += entry.file().row_count,
@@ -1654,7 +1674,10 @@ impl TableCommit {
             .properties(self.snapshot_properties.clone())
             .build();
 
-        let statistics = self.generate_partition_statistics(&resolved.entries)?;
+        let statistics = match resolved.written {
+            Some(written) => written.facts.statistics.clone().build(self)?,
+            None => self.generate_partition_statistics(&resolved.entries)?,
+        };
 
         Ok((snapshot, statistics))
     }
@@ -2133,7 +2156,12 @@ impl TableCommit {
                     index_manifest_changed,
                     new_index_manifest_entries,
                     base_data_files,
+                    written: None,
                 })
+            }
+            CommitEntriesPlan::DeltaManifests(plan) => {
+                self.resolve_delta_manifests(plan, latest_snapshot, retry_state, check_append_files)
+                    .await
             }
             CommitEntriesPlan::Overwrite { .. } => {
                 let entries = self
@@ -2152,7 +2180,9 @@ impl TableCommit {
                         new_index_entries.clone(),
                         *check_from_snapshot,
                     ),
-                    CommitEntriesPlan::Direct { .. } => unreachable!(),
+                    CommitEntriesPlan::Direct { .. } | CommitEntriesPlan::DeltaManifests(_) => {
+                        unreachable!()
+                    }
                 };
                 let base_data_files = self
                     .detect_commit_conflicts(
@@ -2201,6 +2231,7 @@ impl TableCommit {
                     index_manifest_changed,
                     new_index_manifest_entries,
                     base_data_files,
+                    written: None,
                 })
             }
         }
@@ -2318,18 +2349,9 @@ impl TableCommit {
             .iter()
             .filter(|entry| *entry.kind() == FileKind::Add)
         {
-            let Some(write_cols) = entry.file().write_cols.as_ref() else {
+            let Some(write_cols) = columns_written_over_existing_rows(entry.file()) else {
                 continue;
             };
-            // Dedicated normal/vector/blob INSERT files also carry write_cols.
-            // Only files targeting existing row IDs can invalidate an existing index.
-            if entry.file().first_row_id.is_none()
-                && !write_cols
-                    .iter()
-                    .any(|col| col == crate::spec::ROW_ID_FIELD_NAME)
-            {
-                continue;
-            }
             for col in write_cols {
                 if !is_system_field(col) {
                     updated_cols.insert(col.clone());
@@ -2625,10 +2647,30 @@ impl TableCommit {
         let Some(snap) = snapshot else {
             return Ok(vec![]);
         };
+        let mut entries = Vec::new();
+        self.for_each_manifest_entry(
+            &[snap.base_manifest_list(), snap.delta_manifest_list()],
+            partition_filter,
+            |entry| {
+                entries.push(entry);
+                Ok(())
+            },
+        )
+        .await?;
+        Ok(merge_active_entries(entries))
+    }
+
+    /// Reads the manifest files of `manifest_lists`, in order, one file at a time, and hands
+    /// each entry of a partition `partition_filter` matches to `each`.
+    async fn for_each_manifest_entry(
+        &self,
+        manifest_lists: &[&str],
+        partition_filter: Option<&PartitionFilter>,
+        mut each: impl FnMut(ManifestEntry) -> Result<()>,
+    ) -> Result<()> {
         let file_io = self.snapshot_manager.file_io();
         let manifest_dir = self.snapshot_manager.manifest_dir();
-        let mut entries = Vec::new();
-        for manifest_list in [snap.base_manifest_list(), snap.delta_manifest_list()] {
+        for manifest_list in manifest_lists {
             let manifest_list_path = format!("{manifest_dir}/{manifest_list}");
             for manifest_file in ManifestList::read(file_io, &manifest_list_path).await? {
                 let manifest_path = format!("{manifest_dir}/{}", manifest_file.file_name());
@@ -2638,11 +2680,11 @@ impl TableCommit {
                             continue;
                         }
                     }
-                    entries.push(entry);
+                    each(entry)?;
                 }
             }
         }
-        Ok(merge_active_entries(entries))
+        Ok(())
     }
 
     async fn scan_changed_partition_entries(
@@ -2661,22 +2703,16 @@ impl TableCommit {
         partition_filter: Option<&PartitionFilter>,
         snapshot: &Snapshot,
     ) -> Result<Vec<ManifestEntry>> {
-        let file_io = self.snapshot_manager.file_io();
-        let manifest_dir = self.snapshot_manager.manifest_dir();
-        let delta_path = format!("{manifest_dir}/{}", snapshot.delta_manifest_list());
-        let manifest_files = ManifestList::read(file_io, &delta_path).await?;
         let mut entries = Vec::new();
-        for manifest in manifest_files {
-            let path = format!("{manifest_dir}/{}", manifest.file_name());
-            for entry in Manifest::read(file_io, &path).await? {
-                if let Some(filter) = partition_filter {
-                    if !filter.matches_entry(entry.partition())? {
-                        continue;
-                    }
-                }
+        self.for_each_manifest_entry(
+            &[snapshot.delta_manifest_list()],
+            partition_filter,
+            |entry| {
                 entries.push(entry);
-            }
-        }
+                Ok(())
+            },
+        )
+        .await?;
         Ok(entries)
     }
 
@@ -2886,13 +2922,17 @@ impl TableCommit {
         &self,
         entries: impl IntoIterator<Item = &'a ManifestEntry>,
     ) -> Result<()> {
-        // Keyed by the entries' own partition bytes: no copy per entry.
+        // Keyed by the entries' own partition bytes (no copy per entry), with every spelling
+        // of the empty partition read as one: a message names it by no bytes, a manifest read
+        // back by the serialized empty row, and both are the one partition of an unpartitioned
+        // table.
         let mut bucket_counts: HashMap<&'a [u8], i32> = HashMap::new();
         for entry in entries {
             if *entry.kind() != FileKind::Add || entry.bucket() < 0 || entry.total_buckets() <= 0 {
                 continue;
             }
-            if let Some(previous) = bucket_counts.insert(entry.partition(), entry.total_buckets()) {
+            let partition = commit_file_identifier_ref(entry).partition;
+            if let Some(previous) = bucket_counts.insert(partition, entry.total_buckets()) {
                 if previous != entry.total_buckets() {
                     return Err(crate::Error::DataInvalid {
                         message: format!(
@@ -3580,56 +3620,11 @@ impl TableCommit {
         &self,
         entries: &[ManifestEntry],
     ) -> Result<Vec<PartitionStatistics>> {
-        let partition_fields = self.table.schema().partition_fields();
-        let data_types: Vec<_> = partition_fields
-            .iter()
-            .map(|f| f.data_type().clone())
-            .collect();
-        let partition_keys: Vec<_> = self
-            .table
-            .schema()
-            .partition_keys()
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-
-        let mut stats_map: HashMap<Vec<u8>, PartitionStatistics> = HashMap::new();
-
+        let mut statistics = PartitionStatisticsBuilder::default();
         for entry in entries {
-            let partition_bytes = entry.partition().to_vec();
-            let is_add = *entry.kind() == FileKind::Add;
-            let sign: i64 = if is_add { 1 } else { -1 };
-
-            let file = entry.file();
-            let file_creation_time = file
-                .creation_time
-                .map(|t| t.timestamp_millis())
-                .unwrap_or_else(|| current_time_millis() as i64);
-
-            let stats = stats_map.entry(partition_bytes.clone()).or_insert_with(|| {
-                // Parse partition spec from BinaryRow
-                let spec = self
-                    .parse_partition_spec(&partition_bytes, &partition_keys, &data_types)
-                    .unwrap_or_default();
-                PartitionStatistics {
-                    spec,
-                    record_count: 0,
-                    file_size_in_bytes: 0,
-                    file_count: 0,
-                    last_file_creation_time: 0,
-                    total_buckets: entry.total_buckets(),
-                }
-            });
-
-            stats.record_count += sign * file.row_count;
-            stats.file_size_in_bytes += sign * file.file_size;
-            stats.file_count += sign;
-            stats.last_file_creation_time = stats.last_file_creation_time.max(file_creation_time);
-            // Overwrite entries place replacement ADDs last.
-            stats.total_buckets = entry.total_buckets();
+            statistics.add(entry);
         }
-
-        Ok(stats_map.into_values().collect())
+        statistics.build(self)
     }
 
     /// Parse partition BinaryRow bytes into a HashMap<String, String>.
@@ -3777,6 +3772,78 @@ fn build_partition_stats_row(datums: &[Option<Datum>], data_types: &[DataType]) 
 }
 
 /// Plan for resolving commit entries.
+/// The per-partition statistics of a commit's entries (records, files, bytes, newest file),
+/// summed as the entries are seen; the partition specs are parsed once per partition, by
+/// [`Self::build`]. Holds one row per partition, so a writer that drops its entries as it goes
+/// ([`DeltaManifestWriter`]) can keep it.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct PartitionStatisticsBuilder {
+    partitions: HashMap<Vec<u8>, PartitionStatistics>,
+}
+
+impl PartitionStatisticsBuilder {
+    /// Adds an entry: an ADD adds its file, a DELETE subtracts it.
+    pub(crate) fn add(&mut self, entry: &ManifestEntry) {
+        let sign: i64 = if *entry.kind() == FileKind::Add {
+            1
+        } else {
+            -1
+        };
+        let file = entry.file();
+        let file_creation_time = file
+            .creation_time
+            .map(|t| t.timestamp_millis())
+            .unwrap_or_else(|| current_time_millis() as i64);
+        let stats = match self.partitions.get_mut(entry.partition()) {
+            Some(stats) => stats,
+            None => self
+                .partitions
+                .entry(entry.partition().to_vec())
+                .or_insert_with(|| PartitionStatistics {
+                    spec: HashMap::new(),
+                    record_count: 0,
+                    file_size_in_bytes: 0,
+                    file_count: 0,
+                    last_file_creation_time: 0,
+                    total_buckets: entry.total_buckets(),
+                }),
+        };
+        stats.record_count += sign * file.row_count;
+        stats.file_size_in_bytes += sign * file.file_size;
+        stats.file_count += sign;
+        stats.last_file_creation_time = stats.last_file_creation_time.max(file_creation_time);
+        // Overwrite entries place replacement ADDs last.
+        stats.total_buckets = entry.total_buckets();
+    }
+
+    /// The statistics, one per partition, each with its partition spec parsed from the
+    /// partition's bytes (an unparsable partition gets an empty spec).
+    pub(crate) fn build(self, commit: &TableCommit) -> Result<Vec<PartitionStatistics>> {
+        let partition_fields = commit.table.schema().partition_fields();
+        let data_types: Vec<_> = partition_fields
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
+        let partition_keys: Vec<_> = commit
+            .table
+            .schema()
+            .partition_keys()
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        Ok(self
+            .partitions
+            .into_iter()
+            .map(|(partition, mut stats)| {
+                stats.spec = commit
+                    .parse_partition_spec(&partition, &partition_keys, &data_types)
+                    .unwrap_or_default();
+                stats
+            })
+            .collect())
+    }
+}
+
 enum CommitEntriesPlan {
     /// Caller-provided entries. May contain `FileKind::Delete` entries from CoW
     /// rewrites, in which case `resolve_commit` auto-promotes to `CommitKind::OVERWRITE`.
@@ -3799,6 +3866,8 @@ enum CommitEntriesPlan {
         full_scan_count: usize,
         delta_probe_count: usize,
     },
+    /// Delta manifests written ahead ([`TableCommit::commit_delta_manifests_with_identifier`]).
+    DeltaManifests(Box<delta_manifest_commit::DeltaManifestPlan>),
 }
 
 impl CommitEntriesPlan {
@@ -3817,6 +3886,8 @@ impl CommitEntriesPlan {
                 cached_entries,
                 ..
             } => new_entries.len() + new_index_entries.len() + cached_entries.len(),
+            // The entries are in the written manifests: the plan holds their metadata only.
+            CommitEntriesPlan::DeltaManifests(_) => 0,
         }
     }
 
@@ -3829,6 +3900,7 @@ impl CommitEntriesPlan {
                 ..
             } => direct_commit_kind(entries, new_index_entries, *compact),
             CommitEntriesPlan::Overwrite { .. } => CommitKind::OVERWRITE,
+            CommitEntriesPlan::DeltaManifests(_) => CommitKind::APPEND,
         }
     }
 }
@@ -3889,6 +3961,20 @@ struct ResolvedCommit<'plan> {
     index_manifest_changed: bool,
     new_index_manifest_entries: Option<Vec<IndexManifestEntry>>,
     base_data_files: Option<Vec<ManifestEntry>>,
+    /// The delta manifests written ahead, when the plan holds them instead of entries
+    /// (`entries` and `changelog_entries` are then empty).
+    written: Option<&'plan WrittenDeltaManifests>,
+}
+
+impl ResolvedCommit<'_> {
+    /// Whether the attempt adds or removes any data or changelog file.
+    fn has_files(&self) -> bool {
+        !self.entries.is_empty()
+            || !self.changelog_entries.is_empty()
+            || self
+                .written
+                .is_some_and(|written| !written.delta.is_empty() || !written.changelog.is_empty())
+    }
 }
 
 enum CommitAttemptResult {
@@ -3939,6 +4025,19 @@ fn file_storage_kind(file: &DataFileMeta) -> FileStorageKind {
     } else {
         FileStorageKind::Normal
     }
+}
+
+/// The columns `file` writes over rows that already exist, if it does: a file with
+/// `write_cols` that targets existing row ids (it has a `first_row_id`, or writes `_ROW_ID`).
+/// Dedicated normal, vector and blob INSERT files carry `write_cols` too, but only a file over
+/// existing rows can invalidate an existing global index.
+fn columns_written_over_existing_rows(file: &DataFileMeta) -> Option<&[String]> {
+    let write_cols = file.write_cols.as_deref()?;
+    let over_existing_rows = file.first_row_id.is_some()
+        || write_cols
+            .iter()
+            .any(|col| col == crate::spec::ROW_ID_FIELD_NAME);
+    over_existing_rows.then_some(write_cols)
 }
 
 fn is_system_field(name: &str) -> bool {
@@ -4080,6 +4179,7 @@ mod tests {
         include!("table_commit/row_tracking_tests.rs");
         include!("table_commit/abort_tests.rs");
         include!("table_commit/delta_manifests_tests.rs");
+        include!("table_commit/delta_manifest_commit_tests.rs");
     }
 
     #[tokio::test]
@@ -4453,7 +4553,9 @@ mod tests {
                 delta_probe_count,
                 ..
             } => (*full_scan_count, *delta_probe_count),
-            CommitEntriesPlan::Direct { .. } => unreachable!(),
+            CommitEntriesPlan::Direct { .. } | CommitEntriesPlan::DeltaManifests(_) => {
+                unreachable!()
+            }
         }
     }
 

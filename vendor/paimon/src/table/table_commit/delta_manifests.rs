@@ -26,31 +26,174 @@
 //! them (`manifest_file_is_full`), and their metadata is computed by the same code.
 //!
 //! It takes the files of an ADD-only commit: new files and new changelog files. Deleted files,
-//! index files, compaction increments and a `check_from_snapshot` are refused, because what
-//! they commit or check depends on the snapshot the commit builds on.
+//! index files, compaction increments, files written over existing rows and a
+//! `check_from_snapshot` are refused, because what they commit or check depends on the
+//! snapshot the commit builds on. So are tables with row tracking, whose new files get row
+//! ids from the base snapshot.
+//!
+//! As the entries go by, the writer also keeps what the commit's checks read from them
+//! ([`DeltaFacts`]): a 128-bit key of each file's identity, the partitions and their bucket
+//! counts, and the partition statistics. It runs the checks that read the delta alone (no
+//! file twice, one bucket count per partition, one writer per postponed fixed bucket) as the
+//! entries arrive. [`TableCommit::commit_delta_manifests_with_identifier`] publishes the
+//! result.
 
 use super::{
-    manifest_file_is_full, CommitMessage, FileKind, ManifestEntry, ManifestFileMeta, TableCommit,
-    MANIFEST_ENTRY_SCHEMA,
+    columns_written_over_existing_rows, commit_file_identifier_ref, manifest_file_is_full,
+    validate_bucket_ownership_into, validate_fixed_bucket_commit_mode, CommitMessage, FileKind,
+    ManifestEntry, ManifestFileMeta, PartitionStatisticsBuilder, TableCommit,
+    MANIFEST_ENTRY_SCHEMA, POSTPONE_BUCKET,
 };
 use crate::spec::avro::ocf_writer::OcfWriter;
+use crate::spec::Manifest;
 use crate::Result;
 use apache_avro::Schema;
+use std::collections::hash_map::RandomState;
+use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
+use std::sync::Arc;
 
-/// The manifest files one commit's [`DeltaManifestWriter`] wrote.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Hashes a file's commit identity ([`commit_file_identifier_ref`]) to 128 bits, with two
+/// SipHash-1-3 functions keyed at random per writer, so that no payload's author can aim for
+/// a collision. An accidental one among 10^7 files has a probability of about 10^-25; a
+/// check that finds two equal keys reads both entries back before it refuses.
+#[derive(Debug, Clone)]
+pub(super) struct FileKeyHasher {
+    high: RandomState,
+    low: RandomState,
+    /// Tests only: every file gets commit-identity key 0, so every check of [`Self::key`]
+    /// takes its read-back path.
+    #[cfg(test)]
+    pub(super) constant: bool,
+}
+
+impl FileKeyHasher {
+    fn new() -> Self {
+        Self {
+            high: RandomState::new(),
+            low: RandomState::new(),
+            #[cfg(test)]
+            constant: false,
+        }
+    }
+
+    /// The 128-bit key of `entry`'s identity as written (`merge_active_entries` nets a
+    /// snapshot's ADD and DELETE entries by it).
+    /// Unlike [`Self::key`], a collision here is not read back: two base files with one key
+    /// would net as one (about 10^-25 among 10^7 files).
+    pub(super) fn written_key(&self, entry: &ManifestEntry) -> u128 {
+        let identifier = entry.identifier_ref();
+        (u128::from(self.high.hash_one(identifier)) << 64)
+            | u128::from(self.low.hash_one(identifier))
+    }
+
+    /// The 128-bit key of `entry`'s commit identity.
+    pub(super) fn key(&self, entry: &ManifestEntry) -> u128 {
+        #[cfg(test)]
+        if self.constant {
+            return 0;
+        }
+        let identifier = commit_file_identifier_ref(entry);
+        (u128::from(self.high.hash_one(identifier)) << 64)
+            | u128::from(self.low.hash_one(identifier))
+    }
+}
+
+/// Whether two entries name the same file, by their commit identities.
+pub(super) fn same_commit_file(left: &ManifestEntry, right: &ManifestEntry) -> bool {
+    commit_file_identifier_ref(left) == commit_file_identifier_ref(right)
+}
+
+/// What the commit's checks read from the delta entries, kept by [`DeltaManifestWriter`] as
+/// it writes them: bounded by partitions, except the keys, 16 bytes per file.
+#[derive(Debug, Clone)]
+pub(super) struct DeltaFacts {
+    /// The directory the manifests were written to: the commit that publishes them must be
+    /// of the same table.
+    pub(super) manifest_dir: String,
+    pub(super) hasher: FileKeyHasher,
+    /// The key of every delta file ([`FileKeyHasher::key`]).
+    pub(super) file_keys: HashSet<u128>,
+    /// The delta's partitions (the empty partition by no bytes, however an entry spells it),
+    /// each with the bucket count of its fixed-bucket files (`None` if it has none).
+    pub(super) partitions: HashMap<Vec<u8>, Option<i32>>,
+    /// The delta's partition statistics, for a REST catalog.
+    pub(super) statistics: PartitionStatisticsBuilder,
+    /// A delta file's bucket count differs from the table's (the commit's conflict check
+    /// then always runs).
+    pub(super) has_partition_bucket_counts: bool,
+    /// A delta file is in the postpone bucket of a postpone-bucket table (likewise).
+    pub(super) has_postpone_entries: bool,
+}
+
+/// The manifest files one commit's [`DeltaManifestWriter`] wrote, and what the commit's
+/// checks read from their entries. Only [`DeltaManifestWriter::finish`] makes one, so the
+/// manifests and the facts the commit checks agree.
+#[derive(Debug, Clone)]
 pub struct WrittenDeltaManifests {
+    pub(super) delta: Vec<ManifestFileMeta>,
+    pub(super) changelog: Vec<ManifestFileMeta>,
+    pub(super) delta_record_count: i64,
+    pub(super) changelog_record_count: i64,
+    pub(super) paths: Vec<String>,
+    pub(super) facts: Arc<DeltaFacts>,
+}
+
+impl WrittenDeltaManifests {
     /// The delta manifest files (the data files added), in the order written.
-    pub delta: Vec<ManifestFileMeta>,
+    pub fn delta(&self) -> &[ManifestFileMeta] {
+        &self.delta
+    }
+
     /// The changelog manifest files, in the order written.
-    pub changelog: Vec<ManifestFileMeta>,
+    pub fn changelog(&self) -> &[ManifestFileMeta] {
+        &self.changelog
+    }
+
     /// The rows the delta adds: the snapshot's `deltaRecordCount`.
-    pub delta_record_count: i64,
+    pub fn delta_record_count(&self) -> i64 {
+        self.delta_record_count
+    }
+
     /// The rows of the changelog files: the snapshot's `changelogRecordCount`.
-    pub changelog_record_count: i64,
+    pub fn changelog_record_count(&self) -> i64 {
+        self.changelog_record_count
+    }
+
     /// Every path written (manifests and their sidecars), for the caller to delete if the
-    /// commit is given up.
-    pub paths: Vec<String>,
+    /// commit is given up. A commit that publishes them does not delete them on failure: only
+    /// the caller knows whether an outcome is unknown.
+    pub fn paths(&self) -> &[String] {
+        &self.paths
+    }
+
+    /// Reads the entries of the delta manifest files back, one file at a time, and returns
+    /// the first entry for which `wanted` holds.
+    pub(super) async fn find_delta_entry(
+        &self,
+        commit: &TableCommit,
+        mut wanted: impl FnMut(&ManifestEntry) -> bool,
+    ) -> Result<Option<ManifestEntry>> {
+        find_in_manifests(commit, &self.facts.manifest_dir, &self.delta, &mut wanted).await
+    }
+}
+
+/// Reads `metas`' manifest files one at a time and returns the first entry for which
+/// `wanted` holds.
+async fn find_in_manifests(
+    commit: &TableCommit,
+    manifest_dir: &str,
+    metas: &[ManifestFileMeta],
+    wanted: &mut impl FnMut(&ManifestEntry) -> bool,
+) -> Result<Option<ManifestEntry>> {
+    for meta in metas {
+        let path = format!("{manifest_dir}/{}", meta.file_name());
+        let entries = Manifest::read(commit.snapshot_manager.file_io(), &path).await?;
+        if let Some(entry) = entries.into_iter().find(|entry| wanted(entry)) {
+            return Ok(Some(entry));
+        }
+    }
+    Ok(None)
 }
 
 /// The manifest file of one list being filled.
@@ -90,9 +233,13 @@ impl ListWriter {
 pub struct DeltaManifestWriter<'c> {
     commit: &'c TableCommit,
     schema: Schema,
-    manifest_dir: String,
     lists: [ListWriter; 2],
     pub(super) paths: Vec<String>,
+    pub(super) facts: DeltaFacts,
+    /// The postponed fixed buckets that have a writer ([`validate_bucket_ownership_into`]).
+    bucket_owners: HashSet<(Vec<u8>, i32)>,
+    /// An `add` failed after it began to change the writer: only `abort` is left.
+    failed: bool,
 }
 
 const DELTA: usize = 0;
@@ -102,26 +249,63 @@ impl TableCommit {
     /// A writer of this commit's delta and changelog manifest files that takes the messages
     /// in batches ([`DeltaManifestWriter`]). Its files are named as
     /// [`TableCommit::commit`] names the files of one attempt.
+    ///
+    /// A table with row tracking is refused: its new files take row ids from the snapshot
+    /// the commit builds on.
     pub fn delta_manifest_writer(&self) -> Result<DeltaManifestWriter<'_>> {
+        self.ensure_delta_manifests_admitted()?;
         Ok(DeltaManifestWriter {
             commit: self,
             schema: Schema::parse_str(MANIFEST_ENTRY_SCHEMA)?,
-            manifest_dir: self.snapshot_manager.manifest_dir(),
             lists: [
                 ListWriter::new(format!("manifest-{}", uuid::Uuid::new_v4())),
                 ListWriter::new(format!("manifest-{}-changelog", uuid::Uuid::new_v4())),
             ],
             paths: Vec::new(),
+            facts: DeltaFacts {
+                manifest_dir: self.snapshot_manager.manifest_dir(),
+                hasher: FileKeyHasher::new(),
+                file_keys: HashSet::new(),
+                partitions: HashMap::new(),
+                statistics: PartitionStatisticsBuilder::default(),
+                has_partition_bucket_counts: false,
+                has_postpone_entries: false,
+            },
+            bucket_owners: HashSet::new(),
+            failed: false,
         })
+    }
+
+    /// Refuses a table whose commits cannot be written ahead as delta manifests: row
+    /// tracking and data evolution give new files row ids from the base snapshot.
+    pub(super) fn ensure_delta_manifests_admitted(&self) -> Result<()> {
+        if self.row_tracking_enabled || self.data_evolution_enabled {
+            return Err(crate::Error::Unsupported {
+                message: "delta manifests written ahead cannot commit to a table with row \
+                          tracking or data evolution: its new files take row ids from the \
+                          snapshot the commit builds on"
+                    .into(),
+            });
+        }
+        Ok(())
     }
 }
 
 impl DeltaManifestWriter<'_> {
     /// Adds the files of `messages`: each message's new files to the delta, its changelog
     /// files to the changelog, in message order. Writes every manifest file that reaches the
-    /// target size. A message with deleted files, index files, a compaction increment or a
-    /// `check_from_snapshot` is refused before any of the batch is added.
+    /// target size. A message with deleted files, index files, a compaction increment, a file
+    /// written over existing rows or a `check_from_snapshot` is refused before any of the
+    /// batch is added. So is a batch that breaks a check of the delta alone: a file added
+    /// twice, two bucket counts in one partition, two writers of one postponed fixed bucket;
+    /// after such a refusal only [`Self::abort`] is left.
     pub async fn add(&mut self, messages: Vec<CommitMessage>) -> Result<()> {
+        if self.failed {
+            return Err(crate::Error::Unsupported {
+                message: "an earlier batch of this delta manifest writer was refused; abort it"
+                    .into(),
+            });
+        }
         for message in &messages {
             let carried = [
                 // A row-id check from a snapshot depends on the base snapshot too.
@@ -146,6 +330,13 @@ impl DeltaManifestWriter<'_> {
                     "compact_deleted_index_files",
                     message.compact_deleted_index_files.is_empty(),
                 ),
+                (
+                    "new_files written over existing rows",
+                    message
+                        .new_files
+                        .iter()
+                        .all(|file| columns_written_over_existing_rows(file).is_none()),
+                ),
             ];
             if let Some((list, _)) = carried.iter().find(|(_, empty)| !empty) {
                 return Err(crate::Error::Unsupported {
@@ -157,27 +348,132 @@ impl DeltaManifestWriter<'_> {
                 });
             }
         }
+        validate_fixed_bucket_commit_mode(&messages, false)?;
+        self.failed = true;
+        validate_bucket_ownership_into(&messages, &mut self.bucket_owners)?;
         let entries = self.commit.messages_into_entries(messages);
+        self.check_delta_entries(&entries.data).await?;
         self.append(DELTA, entries.data).await?;
-        self.append(CHANGELOG, entries.changelog).await
+        self.append(CHANGELOG, entries.changelog).await?;
+        self.failed = false;
+        Ok(())
+    }
+
+    /// The checks of `TableCommit::resolve_commit` that read the delta alone, run on one
+    /// batch's data entries against the delta so far, recording what the commit's checks
+    /// read later ([`DeltaFacts`]).
+    async fn check_delta_entries(&mut self, entries: &[ManifestEntry]) -> Result<()> {
+        let facts = &mut self.facts;
+        // Entries whose key an earlier entry has: a duplicate, or (about 10^-25) a collision.
+        let mut repeated_keys = Vec::new();
+        for (index, entry) in entries.iter().enumerate() {
+            if !facts.file_keys.insert(facts.hasher.key(entry)) {
+                repeated_keys.push(index);
+            }
+            let fixed_bucket = entry.bucket() >= 0 && entry.total_buckets() > 0;
+            // Every spelling of the empty partition is one partition.
+            let partition = commit_file_identifier_ref(entry).partition;
+            let partition_buckets = match facts.partitions.get_mut(partition) {
+                Some(buckets) => buckets,
+                None => facts.partitions.entry(partition.to_vec()).or_insert(None),
+            };
+            if fixed_bucket {
+                match *partition_buckets {
+                    Some(previous) if previous != entry.total_buckets() => {
+                        return Err(crate::Error::DataInvalid {
+                            message: format!(
+                                "Fixed-bucket conflict: one partition uses different total bucket counts {previous} and {}",
+                                entry.total_buckets()
+                            ),
+                            source: None,
+                        });
+                    }
+                    _ => *partition_buckets = Some(entry.total_buckets()),
+                }
+            }
+            facts.statistics.add(entry);
+            facts.has_partition_bucket_counts |= entry.total_buckets() != self.commit.total_buckets;
+            facts.has_postpone_entries |=
+                self.commit.total_buckets == POSTPONE_BUCKET && entry.bucket() == POSTPONE_BUCKET;
+        }
+        for index in repeated_keys {
+            let entry = &entries[index];
+            if self.find_earlier_delta_entry(entries, index).await? {
+                return Err(crate::Error::DataInvalid {
+                    message: format!(
+                        "Duplicate ADD entry for file '{}' in bucket {}.",
+                        entry.file().file_name,
+                        entry.bucket(),
+                    ),
+                    source: None,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a delta entry before `entries[index]` (earlier in the batch, in the open
+    /// delta file, or in a written one, read back) names the same file.
+    async fn find_earlier_delta_entry(
+        &self,
+        entries: &[ManifestEntry],
+        index: usize,
+    ) -> Result<bool> {
+        let entry = &entries[index];
+        let open = self.lists[DELTA].open.iter().flat_map(|open| &open.entries);
+        if entries[..index]
+            .iter()
+            .chain(open)
+            .any(|earlier| same_commit_file(earlier, entry))
+        {
+            return Ok(true);
+        }
+        let found = find_in_manifests(
+            self.commit,
+            &self.facts.manifest_dir,
+            &self.lists[DELTA].written,
+            &mut |earlier| same_commit_file(earlier, entry),
+        )
+        .await?;
+        Ok(found.is_some())
     }
 
     /// Writes the last, partly filled, manifest file of each list and hands over every file
-    /// written: the writer then holds none, so a later [`Self::abort`] deletes nothing of
-    /// them. If a write fails, the writer keeps them all, for [`Self::abort`].
+    /// written, with what the commit's checks read ([`WrittenDeltaManifests`]): the writer
+    /// then holds none, so a later [`Self::abort`] deletes nothing of them. If a write fails,
+    /// the writer keeps them all, for [`Self::abort`]. A writer whose batch was refused
+    /// refuses to finish.
     pub async fn finish(&mut self) -> Result<WrittenDeltaManifests> {
+        if self.failed {
+            return Err(crate::Error::Unsupported {
+                message: "a batch of this delta manifest writer was refused; abort it".into(),
+            });
+        }
         for list in [DELTA, CHANGELOG] {
             if let Some(open) = self.lists[list].open.take() {
                 self.write(list, open).await?;
             }
         }
         let [delta, changelog] = &mut self.lists;
+        let facts = DeltaFacts {
+            manifest_dir: self.facts.manifest_dir.clone(),
+            hasher: self.facts.hasher.clone(),
+            file_keys: std::mem::take(&mut self.facts.file_keys),
+            partitions: std::mem::take(&mut self.facts.partitions),
+            statistics: std::mem::take(&mut self.facts.statistics),
+            has_partition_bucket_counts: std::mem::take(
+                &mut self.facts.has_partition_bucket_counts,
+            ),
+            has_postpone_entries: std::mem::take(&mut self.facts.has_postpone_entries),
+        };
+        self.bucket_owners.clear();
         Ok(WrittenDeltaManifests {
             delta_record_count: std::mem::take(&mut delta.record_count),
             changelog_record_count: std::mem::take(&mut changelog.record_count),
             delta: std::mem::take(&mut delta.written),
             changelog: std::mem::take(&mut changelog.written),
             paths: std::mem::take(&mut self.paths),
+            facts: Arc::new(facts),
         })
     }
 
@@ -243,7 +539,7 @@ impl DeltaManifestWriter<'_> {
         writer.next_index += 1;
         let (meta, write) = TableCommit::place_manifest_file(
             self.commit.snapshot_manager.file_io(),
-            &self.manifest_dir,
+            &self.facts.manifest_dir,
             file_name,
             file,
             &mut self.paths,
