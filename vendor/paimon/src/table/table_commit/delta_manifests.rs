@@ -22,7 +22,8 @@
 //! [`DeltaManifestWriter`] takes the messages in batches instead: each batch becomes entries,
 //! the entries are encoded into the open manifest file, and a file that reaches the target
 //! size is written and its entries dropped. It holds at most one open file's entries per
-//! list. The files roll where a single run of [`TableCommit::write_manifest_files`] rolls
+//! list, and at most two batches waiting. The encoding runs on a thread of the writer's own
+//! (`encoder`), so the caller's task produces the next batch meanwhile. The files roll where a single run of [`TableCommit::write_manifest_files`] rolls
 //! them (`manifest_file_is_full`), and their metadata is computed by the same code.
 //!
 //! It takes the files of an ADD-only commit: new files and new changelog files. Deleted files,
@@ -39,10 +40,9 @@
 //! result.
 
 use super::{
-    columns_written_over_existing_rows, commit_file_identifier_ref, manifest_file_is_full,
-    validate_bucket_ownership_into, validate_fixed_bucket_commit_mode, CommitMessage, FileKind,
-    ManifestEntry, ManifestFileMeta, PartitionStatisticsBuilder, TableCommit,
-    MANIFEST_ENTRY_SCHEMA, POSTPONE_BUCKET,
+    columns_written_over_existing_rows, commit_file_identifier_ref, validate_bucket_ownership_into,
+    validate_fixed_bucket_commit_mode, CommitMessage, FileKind, ManifestEntry, ManifestFileMeta,
+    PartitionStatisticsBuilder, TableCommit, MANIFEST_ENTRY_SCHEMA, POSTPONE_BUCKET,
 };
 use crate::spec::avro::ocf_writer::OcfWriter;
 use crate::spec::Manifest;
@@ -196,17 +196,21 @@ async fn find_in_manifests(
     Ok(None)
 }
 
+mod encoder;
+
+use encoder::{Encoded, ManifestEncoder, OpenFiles};
+
 /// The manifest file of one list being filled.
 struct OpenManifest {
     writer: OcfWriter,
     entries: Vec<ManifestEntry>,
 }
 
-/// One list of manifest entries (delta or changelog): its name prefix, its open file, the
-/// index the next file's name takes, and what it wrote since the last `finish`.
+/// One list of manifest entries (delta or changelog): its name prefix, the index the next
+/// file's name takes, and what it wrote since the last `finish`. Its open file is on the
+/// encoder thread.
 struct ListWriter {
     prefix: String,
-    open: Option<OpenManifest>,
     next_index: usize,
     written: Vec<ManifestFileMeta>,
     record_count: i64,
@@ -216,7 +220,6 @@ impl ListWriter {
     fn new(prefix: String) -> Self {
         Self {
             prefix,
-            open: None,
             next_index: 0,
             written: Vec::new(),
             record_count: 0,
@@ -232,7 +235,7 @@ impl ListWriter {
 /// snapshot names, for orphan-file cleanup.
 pub struct DeltaManifestWriter<'c> {
     commit: &'c TableCommit,
-    schema: Schema,
+    encoder: ManifestEncoder,
     lists: [ListWriter; 2],
     pub(super) paths: Vec<String>,
     pub(super) facts: DeltaFacts,
@@ -256,7 +259,11 @@ impl TableCommit {
         self.ensure_delta_manifests_admitted()?;
         Ok(DeltaManifestWriter {
             commit: self,
-            schema: Schema::parse_str(MANIFEST_ENTRY_SCHEMA)?,
+            encoder: ManifestEncoder::start(
+                Schema::parse_str(MANIFEST_ENTRY_SCHEMA)?,
+                self.manifest_compression.clone(),
+                self.manifest_target_size.max(1) as usize,
+            )?,
             lists: [
                 ListWriter::new(format!("manifest-{}", uuid::Uuid::new_v4())),
                 ListWriter::new(format!("manifest-{}-changelog", uuid::Uuid::new_v4())),
@@ -415,16 +422,22 @@ impl DeltaManifestWriter<'_> {
     /// Whether a delta entry before `entries[index]` (earlier in the batch, in the open
     /// delta file, or in a written one, read back) names the same file.
     async fn find_earlier_delta_entry(
-        &self,
+        &mut self,
         entries: &[ManifestEntry],
         index: usize,
     ) -> Result<bool> {
         let entry = &entries[index];
-        let open = self.lists[DELTA].open.iter().flat_map(|open| &open.entries);
-        if entries[..index]
+        // Every earlier batch is encoded (or written) once the open files are back.
+        let open = self.take_open().await?;
+        let in_open = open[DELTA]
             .iter()
-            .chain(open)
-            .any(|earlier| same_commit_file(earlier, entry))
+            .flat_map(|open| &open.entries)
+            .any(|earlier| same_commit_file(earlier, entry));
+        self.encoder.restore(open).await?;
+        if in_open
+            || entries[..index]
+                .iter()
+                .any(|earlier| same_commit_file(earlier, entry))
         {
             return Ok(true);
         }
@@ -449,8 +462,9 @@ impl DeltaManifestWriter<'_> {
                 message: "a batch of this delta manifest writer was refused; abort it".into(),
             });
         }
-        for list in [DELTA, CHANGELOG] {
-            if let Some(open) = self.lists[list].open.take() {
+        let open = self.take_open().await?;
+        for (list, open) in open.into_iter().enumerate() {
+            if let Some(open) = open {
                 self.write(list, open).await?;
             }
         }
@@ -490,11 +504,13 @@ impl DeltaManifestWriter<'_> {
         first_error.map_or(Ok(()), Err)
     }
 
-    /// Encodes `entries` into the list's open file, writing each file that reaches the target
-    /// size at a rolling check.
+    /// Counts `entries`' rows into the list's record count and queues them on the encoder
+    /// thread, then writes the full files it has handed back so far.
     async fn append(&mut self, list: usize, entries: Vec<ManifestEntry>) -> Result<()> {
-        let target_size = self.commit.manifest_target_size.max(1) as usize;
-        for entry in entries {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        for entry in &entries {
             // `add` admits new files only: every entry is an ADD.
             debug_assert_eq!(*entry.kind(), FileKind::Add);
             self.lists[list].record_count = self.lists[list]
@@ -504,29 +520,48 @@ impl DeltaManifestWriter<'_> {
                     message: "the commit's record count overflows i64".into(),
                     source: None,
                 })?;
-            let open = match &mut self.lists[list].open {
-                Some(open) => open,
-                open @ None => open.insert(OpenManifest {
-                    writer: OcfWriter::new(
-                        &self.schema,
-                        &self.commit.manifest_compression,
-                        crate::spec::DEFAULT_AVRO_BLOCK_SIZE,
-                    )?,
-                    entries: Vec::new(),
-                }),
-            };
-            open.writer.append(|out| {
-                crate::spec::avro::manifest_entry_encode::encode_manifest_entry(out, &entry)
-            })?;
-            open.entries.push(entry);
-            let full = self.lists[list].open.take_if(|open| {
-                manifest_file_is_full(open.entries.len(), &open.writer, target_size)
-            });
-            if let Some(full) = full {
-                self.write(list, full).await?;
-            }
+        }
+        self.encoder.encode(list, entries).await?;
+        self.write_encoded().await
+    }
+
+    /// Writes every full file the encoder thread has handed back so far.
+    async fn write_encoded(&mut self) -> Result<()> {
+        while let Some(encoded) = self.encoder.ready()? {
+            self.write_full(encoded).await?;
         }
         Ok(())
+    }
+
+    /// Waits until the encoder thread has encoded every batch queued, writes the full files,
+    /// and takes the open files back from it.
+    async fn take_open(&mut self) -> Result<OpenFiles> {
+        self.encoder.request_open().await?;
+        loop {
+            match self.encoder.next().await? {
+                Encoded::Open(open) => return Ok(*open),
+                full => self.write_full(full).await?,
+            }
+        }
+    }
+
+    /// Tests only: waits until every batch queued is encoded and its full files written.
+    #[cfg(test)]
+    pub(super) async fn settle(&mut self) -> Result<()> {
+        let open = self.take_open().await?;
+        self.encoder.restore(open).await
+    }
+
+    /// Writes a full file handed back by the encoder thread.
+    async fn write_full(&mut self, encoded: Encoded) -> Result<()> {
+        match encoded {
+            Encoded::Full { list, file } => self.write(list, file).await,
+            // Open files are handed back only to `take_open`, which waits for them.
+            Encoded::Open(_) => Err(crate::Error::UnexpectedError {
+                message: "the manifest encoder handed back open files unasked".into(),
+                source: None,
+            }),
+        }
     }
 
     /// Writes one filled manifest file of `list` and records it.

@@ -183,6 +183,7 @@ async fn an_aborted_delta_manifest_writer_deletes_its_files() {
     let commit = TableCommit::new(table, "test-user".to_string());
     let mut writer = commit.delta_manifest_writer().unwrap();
     writer.add(delta_writer_messages()).await.unwrap();
+    writer.settle().await.unwrap();
     let paths = writer.paths.clone();
     assert!(paths.len() > 1, "{} files written", paths.len());
     for written in &paths {
