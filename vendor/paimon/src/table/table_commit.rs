@@ -2160,7 +2160,7 @@ impl TableCommit {
                 })
             }
             CommitEntriesPlan::DeltaManifests(plan) => {
-                self.resolve_delta_manifests(plan, latest_snapshot, retry_state, check_append_files)
+                self.resolve_delta_manifests(plan, latest_snapshot, check_append_files)
                     .await
             }
             CommitEntriesPlan::Overwrite { .. } => {

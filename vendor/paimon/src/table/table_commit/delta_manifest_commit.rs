@@ -34,10 +34,10 @@
 //! deletes the manifest lists it wrote, and the caller, which knows whether the outcome is
 //! unknown, decides about the manifests ([`WrittenDeltaManifests::paths`]).
 
-use super::delta_manifests::same_commit_file;
+use super::delta_manifests::{same_commit_file, DeltaFacts};
 use super::{
     commit_file_identifier_ref, CommitEntriesPlan, CommitKind, FileKind, ManifestEntry,
-    PartitionFilter, ResolvedCommit, RetryState, Snapshot, TableCommit, WrittenDeltaManifests,
+    PartitionFilter, ResolvedCommit, Snapshot, TableCommit, WrittenDeltaManifests,
 };
 use crate::spec::{CoreOptions, Manifest};
 use crate::Result;
@@ -143,7 +143,6 @@ impl TableCommit {
         &self,
         plan: &'plan mut DeltaManifestPlan,
         latest_snapshot: &Option<Snapshot>,
-        retry_state: Option<&RetryState>,
         check_append_files: bool,
     ) -> Result<ResolvedCommit<'plan>> {
         let facts = &plan.written.facts;
@@ -153,12 +152,7 @@ impl TableCommit {
             check_append_files || facts.has_partition_bucket_counts || facts.has_postpone_entries;
         if detect_conflicts {
             let base = self
-                .delta_manifest_base_files(
-                    plan.base.take(),
-                    latest_snapshot,
-                    retry_state,
-                    &plan.written,
-                )
+                .delta_manifest_base_files(plan.base.take(), latest_snapshot, &plan.written.facts)
                 .await?;
             let checked = self
                 .check_delta_manifests_against_base(&plan.written, &base)
@@ -196,35 +190,18 @@ impl TableCommit {
         &self,
         previous: Option<BaseFiles>,
         latest_snapshot: &Option<Snapshot>,
-        retry_state: Option<&RetryState>,
-        written: &WrittenDeltaManifests,
+        facts: &DeltaFacts,
     ) -> Result<BaseFiles> {
-        let filter = self.delta_partition_filter(written)?;
+        let filter = self.delta_partition_filter(facts)?;
         let Some(latest) = latest_snapshot else {
             return Ok(BaseFiles::new(0));
         };
-        if let (Some(mut base), Some(_)) = (previous, retry_state) {
-            if base.snapshot_id <= latest.id() {
-                let mut complete = true;
-                for snapshot_id in base.snapshot_id + 1..=latest.id() {
-                    let Ok(snapshot) = self.snapshot_manager.get_snapshot(snapshot_id).await else {
-                        complete = false;
-                        break;
-                    };
-                    self.for_each_manifest_entry(
-                        &[snapshot.delta_manifest_list()],
-                        filter.as_ref(),
-                        |entry| {
-                            base.apply(written, entry);
-                            Ok(())
-                        },
-                    )
-                    .await?;
-                }
-                if complete {
-                    base.snapshot_id = latest.id();
-                    return Ok(base);
-                }
+        if let Some(previous) = previous {
+            if let Some(base) = self
+                .bring_forward(previous, latest, filter.as_ref(), facts)
+                .await?
+            {
+                return Ok(base);
             }
         }
         let mut base = BaseFiles::new(latest.id());
@@ -232,7 +209,7 @@ impl TableCommit {
             &[latest.base_manifest_list(), latest.delta_manifest_list()],
             filter.as_ref(),
             |entry| {
-                base.apply(written, entry);
+                base.apply(facts, entry);
                 Ok(())
             },
         )
@@ -240,16 +217,39 @@ impl TableCommit {
         Ok(base)
     }
 
-    /// The partition filter of the delta's partitions (`build_entries_partition_filter`).
-    fn delta_partition_filter(
+    /// `base` as of `latest`: the delta manifests of the snapshots after `base`'s applied in
+    /// order; `None` if one of them is gone (expired) or `base` is newer than `latest`.
+    async fn bring_forward(
         &self,
-        written: &WrittenDeltaManifests,
-    ) -> Result<Option<PartitionFilter>> {
+        mut base: BaseFiles,
+        latest: &Snapshot,
+        filter: Option<&PartitionFilter>,
+        facts: &DeltaFacts,
+    ) -> Result<Option<BaseFiles>> {
+        if base.snapshot_id > latest.id() {
+            return Ok(None);
+        }
+        for snapshot_id in base.snapshot_id + 1..=latest.id() {
+            let Ok(snapshot) = self.snapshot_manager.get_snapshot(snapshot_id).await else {
+                return Ok(None);
+            };
+            self.for_each_manifest_entry(&[snapshot.delta_manifest_list()], filter, |entry| {
+                base.apply(facts, entry);
+                Ok(())
+            })
+            .await?;
+        }
+        base.snapshot_id = latest.id();
+        Ok(Some(base))
+    }
+
+    /// The partition filter of the delta's partitions (`build_entries_partition_filter`).
+    fn delta_partition_filter(&self, facts: &DeltaFacts) -> Result<Option<PartitionFilter>> {
         let partition_fields = self.table.schema().partition_fields();
         if partition_fields.is_empty() {
             return Ok(None);
         }
-        let partitions: HashSet<Vec<u8>> = written.facts.partitions.keys().cloned().collect();
+        let partitions: HashSet<Vec<u8>> = facts.partitions.keys().cloned().collect();
         Ok(Some(PartitionFilter::from_partition_set(
             partitions,
             &partition_fields,
@@ -340,8 +340,7 @@ impl BaseFiles {
 
     /// Applies one base entry in order: an ADD makes its file live (kept if a check reads
     /// it), a DELETE ends it (`merge_active_entries`).
-    fn apply(&mut self, written: &WrittenDeltaManifests, entry: ManifestEntry) {
-        let facts = &written.facts;
+    fn apply(&mut self, facts: &DeltaFacts, entry: ManifestEntry) {
         let key = facts.hasher.written_key(&entry);
         if *entry.kind() == FileKind::Delete {
             self.files.remove(&key);

@@ -45,7 +45,7 @@ use super::{
     PartitionStatisticsBuilder, TableCommit, MANIFEST_ENTRY_SCHEMA, POSTPONE_BUCKET,
 };
 use crate::spec::avro::ocf_writer::OcfWriter;
-use crate::spec::Manifest;
+use crate::spec::{IdentifierRef, Manifest};
 use crate::Result;
 use apache_avro::Schema;
 use std::collections::hash_map::RandomState;
@@ -82,9 +82,7 @@ impl FileKeyHasher {
     /// Unlike [`Self::key`], a collision here is not read back: two base files with one key
     /// would net as one (about 10^-25 among 10^7 files).
     pub(super) fn written_key(&self, entry: &ManifestEntry) -> u128 {
-        let identifier = entry.identifier_ref();
-        (u128::from(self.high.hash_one(identifier)) << 64)
-            | u128::from(self.low.hash_one(identifier))
+        self.hash(entry.identifier_ref())
     }
 
     /// The 128-bit key of `entry`'s commit identity.
@@ -93,7 +91,11 @@ impl FileKeyHasher {
         if self.constant {
             return 0;
         }
-        let identifier = commit_file_identifier_ref(entry);
+        self.hash(commit_file_identifier_ref(entry))
+    }
+
+    /// The two keyed hashes of `identifier`, as one 128-bit key.
+    fn hash(&self, identifier: IdentifierRef<'_>) -> u128 {
         (u128::from(self.high.hash_one(identifier)) << 64)
             | u128::from(self.low.hash_one(identifier))
     }
@@ -102,6 +104,21 @@ impl FileKeyHasher {
 /// Whether two entries name the same file, by their commit identities.
 pub(super) fn same_commit_file(left: &ManifestEntry, right: &ManifestEntry) -> bool {
     commit_file_identifier_ref(left) == commit_file_identifier_ref(right)
+}
+
+impl DeltaFacts {
+    /// No entries yet, for manifests written to `manifest_dir`, keyed by `hasher`.
+    fn new(manifest_dir: String, hasher: FileKeyHasher) -> Self {
+        Self {
+            manifest_dir,
+            hasher,
+            file_keys: HashSet::new(),
+            partitions: HashMap::new(),
+            statistics: PartitionStatisticsBuilder::default(),
+            has_partition_bucket_counts: false,
+            has_postpone_entries: false,
+        }
+    }
 }
 
 /// What the commit's checks read from the delta entries, kept by [`DeltaManifestWriter`] as
@@ -269,15 +286,7 @@ impl TableCommit {
                 ListWriter::new(format!("manifest-{}-changelog", uuid::Uuid::new_v4())),
             ],
             paths: Vec::new(),
-            facts: DeltaFacts {
-                manifest_dir: self.snapshot_manager.manifest_dir(),
-                hasher: FileKeyHasher::new(),
-                file_keys: HashSet::new(),
-                partitions: HashMap::new(),
-                statistics: PartitionStatisticsBuilder::default(),
-                has_partition_bucket_counts: false,
-                has_postpone_entries: false,
-            },
+            facts: DeltaFacts::new(self.snapshot_manager.manifest_dir(), FileKeyHasher::new()),
             bucket_owners: HashSet::new(),
             failed: false,
         })
@@ -469,17 +478,9 @@ impl DeltaManifestWriter<'_> {
             }
         }
         let [delta, changelog] = &mut self.lists;
-        let facts = DeltaFacts {
-            manifest_dir: self.facts.manifest_dir.clone(),
-            hasher: self.facts.hasher.clone(),
-            file_keys: std::mem::take(&mut self.facts.file_keys),
-            partitions: std::mem::take(&mut self.facts.partitions),
-            statistics: std::mem::take(&mut self.facts.statistics),
-            has_partition_bucket_counts: std::mem::take(
-                &mut self.facts.has_partition_bucket_counts,
-            ),
-            has_postpone_entries: std::mem::take(&mut self.facts.has_postpone_entries),
-        };
+        // The next commit of this writer starts with no entries, keyed as before.
+        let next = DeltaFacts::new(self.facts.manifest_dir.clone(), self.facts.hasher.clone());
+        let facts = std::mem::replace(&mut self.facts, next);
         self.bucket_owners.clear();
         Ok(WrittenDeltaManifests {
             delta_record_count: std::mem::take(&mut delta.record_count),
