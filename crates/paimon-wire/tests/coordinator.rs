@@ -14,6 +14,7 @@ mod coordinator {
     pub mod native_compaction;
     pub mod readme_example;
     pub mod registry;
+    pub mod staged;
     pub mod support;
     pub mod validation;
     pub mod writer_mode;

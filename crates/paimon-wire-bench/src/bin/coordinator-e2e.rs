@@ -9,9 +9,14 @@
 //!     payloads by default, i.e. W3), `pk` = the primary-key workload (1,000 payloads),
 //!     `append-one-worker` = W3's 10^5 files as one worker's payload, one message per
 //!     partition (a writer that rolled ~3,300 files in each), for the split-payload flows
-//! coordinator-e2e run append|pk DIR [--iterations N] [--warmup N] [--version V]
+//! coordinator-e2e run append|pk DIR [--iterations N] [--warmup N] [--version V] [--staged]
 //!     times N commits (after N warm-up ones), each on a fresh table in a new temp warehouse
 //! ```
+//!
+//! With `--staged` the payloads go through a staged commit (`Coordinator::begin`, then
+//! `StagedCommit::add_payload` for each payload file as it is read, then `commit`): the
+//! streamed path, for the workloads here, which only add files. The line printed then says
+//! `impl=paimon-wire-staged`.
 //!
 //! `run` reads a directory of `part-<index>-of-<count>.bin` files (a split set, as
 //! `paimon-wire split` writes it) as one worker's set with `Coordinator::deserialize_parts`.
@@ -47,7 +52,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 type Error = Box<dyn std::error::Error>;
 
 const USAGE: &str = "usage: coordinator-e2e write append|pk|append-one-worker DIR [PAYLOADS] | \
-    coordinator-e2e run append|pk DIR [--iterations N] [--warmup N] [--version V]";
+    coordinator-e2e run append|pk DIR [--iterations N] [--warmup N] [--version V] [--staged]";
 
 fn main() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -220,6 +225,47 @@ async fn commit_once(
     Ok((elapsed, data_files))
 }
 
+/// [`commit_once`] through a staged commit: each payload file read, added and dropped in
+/// turn.
+async fn commit_staged(
+    kind: &str,
+    dir: &Path,
+    files: &[PathBuf],
+    version: SerializerVersion,
+) -> Result<(Duration, usize), Error> {
+    let warehouse = tempfile::tempdir()?;
+    let path = warehouse.path().to_str().ok_or("temp dir is not UTF-8")?;
+    let name = match kind {
+        "append" => create_w3_table(path).await?,
+        "pk" => create_pk_table(path).await?,
+        _ => return Err(format!("unknown workload {kind}").into()),
+    };
+    let table_dir = name.split_once('.').map_or(name, |(_, table)| table);
+    create_listed_files(dir, &warehouse.path().join("db.db").join(table_dir))?;
+    let start = Instant::now();
+    let table = open_table(path, name).await?;
+    let coordinator = Coordinator::bind(table, Binding::append("coordinator-e2e")).await?;
+    let mut staged = coordinator.begin(1);
+    for file in files {
+        let bytes = std::fs::read(file)?;
+        staged.add_payload(version, &bytes).await?;
+    }
+    let path_taken = staged.path();
+    let data_files = staged.file_count();
+    let added = start.elapsed();
+    let outcome = staged.commit().await?;
+    let elapsed = start.elapsed();
+    eprintln!(
+        "stages ({path_taken:?}): open+bind+read+add {:.3} s, commit {:.3} s",
+        added.as_secs_f64(),
+        (elapsed - added).as_secs_f64()
+    );
+    if outcome != (CommitOutcome::Committed { snapshot_id: 1 }) {
+        return Err(format!("expected snapshot 1 committed, got {outcome:?}").into());
+    }
+    Ok((elapsed, data_files))
+}
+
 /// The index and count of every file when all are named as a split set
 /// (`part-<index>-of-<count>.bin`, as `paimon-wire split` writes them).
 fn split_set_parts(files: &[PathBuf]) -> Option<Vec<(u32, u32)>> {
@@ -234,8 +280,13 @@ fn run(args: &[String]) -> Result<(), Error> {
         return Err(USAGE.into());
     };
     let (mut iterations, mut warmup, mut version) = (5usize, 1usize, SerializerVersion::V12);
+    let mut staged = false;
     let mut options = options.iter();
     while let Some(option) = options.next() {
+        if option == "--staged" {
+            staged = true;
+            continue;
+        }
         let value = options.next().ok_or(USAGE)?;
         match option.as_str() {
             "--iterations" => iterations = value.parse()?,
@@ -254,8 +305,11 @@ fn run(args: &[String]) -> Result<(), Error> {
     let mut times = Vec::with_capacity(iterations);
     let mut data_files = 0;
     for i in 0..warmup + iterations {
-        let (elapsed, committed) =
-            runtime.block_on(commit_once(kind, Path::new(dir), &files, version))?;
+        let (elapsed, committed) = if staged {
+            runtime.block_on(commit_staged(kind, Path::new(dir), &files, version))?
+        } else {
+            runtime.block_on(commit_once(kind, Path::new(dir), &files, version))?
+        };
         data_files = committed;
         if i >= warmup {
             times.push(elapsed);
@@ -263,8 +317,9 @@ fn run(args: &[String]) -> Result<(), Error> {
     }
     times.sort();
     println!(
-        "commit-bench impl=paimon-wire kind={kind} payloads={} files={data_files} iterations={iterations} \
+        "commit-bench impl={} kind={kind} payloads={} files={data_files} iterations={iterations} \
          median_ns={} min_ns={} max_ns={} vmhwm_kb={}",
+        if staged { "paimon-wire-staged" } else { "paimon-wire" },
         files.len(),
         times[times.len() / 2].as_nanos(),
         times[0].as_nanos(),

@@ -154,7 +154,7 @@ pub(crate) async fn identifier_status(
 /// user provably superseded without ever being committed is
 /// [`CoordinatorError::IdentifierSuperseded`].
 /// `AppendOnly` counts as not committed.
-fn committed_from(
+pub(super) fn committed_from(
     coordinator: &Coordinator,
     identifier: i64,
     status: IdentifierStatus,
@@ -298,7 +298,7 @@ async fn recorded_digest(
 /// racing coordinator with other payloads, a job rerun with a fixed identifier after writing
 /// new files), and nothing is deleted. `messages` (when still at hand) name the first file
 /// the snapshot lacks.
-async fn confirm_same_commit(
+pub(super) async fn confirm_same_commit(
     coordinator: &Coordinator,
     identity: &CommitIdentity,
     messages: Option<&[CommitMessage]>,
@@ -480,33 +480,15 @@ pub(crate) async fn commit_once(
         identity = pending_identity.finish(&shared, partitioned).await;
         messages = std::sync::Arc::unwrap_or_clone(shared);
         if let Err(refusal) = checked {
-            // A racing coordinator with this commit user and identifier may have published
-            // since the status was read (its files are then live, or this commit's inputs
-            // gone, and the check refuses). If it published this very commit, this commit is
-            // committed; if other data, the answer is the one a status read after it gets
-            // (`IdentifierReused`), whichever of the two reads saw it first.
-            if let IdentifierStatus::Committed(snapshot_id) =
-                identifier_status(coordinator, identifier, with_compaction).await?
-            {
-                match confirm_same_commit(
-                    coordinator,
-                    &identity,
-                    Some(&messages),
-                    identifier,
-                    snapshot_id,
-                )
-                .await
-                {
-                    Ok(()) => {
-                        return Ok(CommitOutcome::AlreadyCommitted {
-                            snapshot_id: Some(snapshot_id),
-                        })
-                    }
-                    Err(reused @ CoordinatorError::IdentifierReused { .. }) => return Err(reused),
-                    Err(_) => {}
-                }
-            }
-            return Err(refusal);
+            return refused_unless_raced(
+                coordinator,
+                &identity,
+                Some(&messages),
+                identifier,
+                with_compaction,
+                refusal,
+            )
+            .await;
         }
         existence = checked.ok().flatten();
     }
@@ -553,7 +535,7 @@ pub(crate) async fn commit_once(
             coordinator.binding.commit_user
         )
     };
-    if let Err(error) = result {
+    if result.is_err() {
         // The existence check refused (or could not answer) before the first publication:
         // nothing of this commit is in the table.
         if let Some(refusal) = existence_refusal
@@ -563,6 +545,63 @@ pub(crate) async fn commit_once(
         {
             return Err(refusal);
         }
+    }
+    conclude(
+        coordinator,
+        &identity,
+        identifier,
+        with_compaction,
+        commits_files,
+        result,
+        &committing,
+    )
+    .await
+}
+
+/// Rule `identifier-owner` after a table-state rule refused the commit of `identity`: a
+/// racing coordinator with this commit user and identifier may have published since the
+/// status was read (its files are then live, or this commit's inputs gone, and the check
+/// refuses). If it published this very commit, this commit is committed; if other data, the
+/// answer is the one a status read after it gets (`IdentifierReused`), whichever of the two
+/// reads saw it first. Otherwise the refusal stands.
+pub(super) async fn refused_unless_raced(
+    coordinator: &Coordinator,
+    identity: &CommitIdentity,
+    messages: Option<&[CommitMessage]>,
+    identifier: i64,
+    with_compaction: bool,
+    refusal: CoordinatorError,
+) -> CoordinatorResult<CommitOutcome> {
+    if let IdentifierStatus::Committed(snapshot_id) =
+        identifier_status(coordinator, identifier, with_compaction).await?
+    {
+        match confirm_same_commit(coordinator, identity, messages, identifier, snapshot_id).await
+        {
+            Ok(()) => {
+                return Ok(CommitOutcome::AlreadyCommitted {
+                    snapshot_id: Some(snapshot_id),
+                })
+            }
+            Err(reused @ CoordinatorError::IdentifierReused { .. }) => return Err(reused),
+            Err(_) => {}
+        }
+    }
+    Err(refusal)
+}
+
+/// The outcome of the paimon crate's publication `result` of the commit of `identity`, from
+/// the table's snapshots (rule `identifier-owner`): every publication, materialized or
+/// streamed, ends here. `commits_files` says whether the commit had any file.
+pub(super) async fn conclude(
+    coordinator: &Coordinator,
+    identity: &CommitIdentity,
+    identifier: i64,
+    with_compaction: bool,
+    commits_files: bool,
+    result: paimon::Result<()>,
+    committing: &(dyn Fn() -> String + Sync),
+) -> CoordinatorResult<CommitOutcome> {
+    if let Err(error) = result {
         let error = CoordinatorError::paimon(committing(), error);
         let CoordinatorError::Paimon {
             source: source @ paimon::Error::CommitOutcomeUnknown { .. },
@@ -575,7 +614,7 @@ pub(crate) async fn commit_once(
         };
         // An attempt's publication went unanswered. If its snapshot landed already, this
         // commit is committed; otherwise it may still land.
-        return match published(coordinator, &identity, identifier, with_compaction).await {
+        return match published(coordinator, identity, identifier, with_compaction).await {
             Ok(Published::Snapshot(snapshot_id)) => Ok(CommitOutcome::Committed { snapshot_id }),
             Ok(_) | Err(_) => Err(outcome_unknown(
                 coordinator,
@@ -589,7 +628,7 @@ pub(crate) async fn commit_once(
     // from here on a failure to confirm it leaves the outcome unknown, never "nothing
     // committed".
     let confirming = || format!("confirming the outcome of {}", committing());
-    match published(coordinator, &identity, identifier, with_compaction).await {
+    match published(coordinator, identity, identifier, with_compaction).await {
         Ok(Published::Snapshot(snapshot_id)) => Ok(CommitOutcome::Committed { snapshot_id }),
         Ok(Published::Expired) => Ok(CommitOutcome::AlreadyCommitted { snapshot_id: None }),
         Ok(Published::Nothing) if !commits_files => Ok(CommitOutcome::NothingToCommit),

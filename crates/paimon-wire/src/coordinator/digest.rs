@@ -162,10 +162,30 @@ pub(crate) fn commit_digest(messages: &[CommitMessage], partitioned: bool, lists
             hashes.extend(files.iter().map(|file| index_file(&place, file)));
         }
     }
-    hashes.sort_unstable();
+    digest_of_leaves(hashes)
+}
+
+/// The leaf of the commit digest for data file `file` in `list` (one of [`DATA_LISTS`]) of
+/// the message at `partition` (its [`partition_key`]) and `bucket`: what [`commit_digest`]
+/// hashes for it. The streamed commit keeps these instead of the messages.
+pub(crate) fn data_file_leaf(
+    list: &str,
+    partition: &[u8],
+    bucket: i32,
+    file: &DataFileMeta,
+) -> [u8; 32] {
+    let mut place = Canonical::default();
+    place.str(list).bytes(partition).int(i64::from(bucket));
+    data_file(&place, file)
+}
+
+/// The commit digest (hex) of every file's leaf, in any order: the leaves are sorted and
+/// hashed.
+pub(crate) fn digest_of_leaves(mut leaves: Vec<[u8; 32]>) -> String {
+    leaves.sort_unstable();
     let mut all = Sha256::new();
-    for hash in &hashes {
-        all.update(hash);
+    for leaf in &leaves {
+        all.update(leaf);
     }
     all.finalize()
         .iter()

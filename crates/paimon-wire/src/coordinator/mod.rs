@@ -172,6 +172,7 @@ mod error;
 mod outcome;
 pub mod parts;
 pub mod rules;
+mod staged;
 pub mod table;
 
 use std::fmt;
@@ -189,6 +190,7 @@ pub use error::{
 };
 pub use outcome::{DEFAULT_LOCAL_OUTCOME_HORIZON, DEFAULT_OBJECT_STORE_OUTCOME_HORIZON};
 pub use parts::{PartsError, PayloadPart};
+pub use staged::{StagedCommit, StagedPath};
 pub use rules::hash_index::{
     DEFAULT_HASH_INDEX_BUDGET, HASH_INDEX_READ_CHUNK, MAX_HASH_INDEX_BYTES,
 };
@@ -690,7 +692,16 @@ impl Coordinator {
             messages.messages.len()
         );
         let outcome = commit::commit_once(self, messages.messages, identifier).await;
-        match &outcome {
+        self.record_outcome(identifier, &outcome);
+        outcome
+    }
+
+    /// Records and logs the outcome of a commit of `identifier`: an unknown outcome is kept
+    /// for [`Self::abort`], a known one settles an earlier unknown one.
+    fn record_outcome(&self, identifier: i64, outcome: &CoordinatorResult<CommitOutcome>) {
+        let table = self.table.identifier().full_name();
+        let user = &self.binding.commit_user;
+        match outcome {
             Ok(outcome) => {
                 self.unknown_outcomes.settle(identifier);
                 log::info!(
@@ -712,7 +723,6 @@ impl Coordinator {
                 "{table}, {user:?}, identifier {identifier}: not committed: {error}"
             ),
         }
-        outcome
     }
 
     /// Deletes the files `messages` prepared, for a write that is abandoned and will never

@@ -13,7 +13,7 @@ use paimon::spec::{DataType, IntType, Schema, VarCharType};
 use paimon::table::{AssignerShare, CommitMessage, Table};
 use paimon::{CatalogOptions, FileSystemCatalog, Options};
 use paimon_wire::coordinator::{
-    open_table, Binding, CommitOutcome, Coordinator, CoordinatorError, Rule,
+    open_table, Binding, CommitOutcome, Coordinator, CoordinatorError, Rule, StagedPath,
 };
 use paimon_wire::{serialize_list, SerializerVersion};
 
@@ -332,24 +332,187 @@ pub async fn send(
     messages: &[CommitMessage],
     identifier: i64,
 ) -> Result<CommitOutcome, CoordinatorError> {
-    const V: SerializerVersion = SerializerVersion::CURRENT;
-    let bound = coordinator.deserialize(V, &serialize_list(messages, V)?)?;
-    coordinator.commit(bound, identifier).await
+    commit_payloads(coordinator, &[messages.to_vec()], identifier).await
 }
 
 /// Deserializes each worker's messages as one payload, merges and commits them.
+///
+/// Both paths run: the payloads are also committed through a [`StagedCommit`]
+/// (`Coordinator::begin`), on a copy of the table made just before (its twin), and the two
+/// answers must agree: the same outcome and snapshot, or a refusal by the same rule (the same
+/// kind of error). A staged commit of payloads that only add files, in append mode, on a
+/// table without dynamic buckets, must take the streamed path. The answer returned is the
+/// materialized one, on the table itself.
 pub async fn commit_payloads(
     coordinator: &Coordinator,
     payloads: &[Vec<CommitMessage>],
     identifier: i64,
 ) -> Result<CommitOutcome, CoordinatorError> {
-    const V: SerializerVersion = SerializerVersion::CURRENT;
+    let bytes = payloads
+        .iter()
+        .map(|messages| serialize_list(messages, SerializerVersion::CURRENT))
+        .collect::<Result<Vec<_>, _>>()?;
+    let twin = Twin::of(coordinator).await;
+    let materialized = commit_materialized(coordinator, &bytes, identifier).await;
+    let (staged, path) = commit_staged(&twin.coordinator, &bytes, identifier).await;
+    let streamable = coordinator.binding().mode == paimon_wire::coordinator::CommitMode::Append
+        && coordinator.bucket_mode() != paimon_wire::coordinator::BucketMode::Dynamic
+        && payloads.iter().flatten().all(|m| {
+            m.deleted_files.is_empty()
+                && m.compact_before.is_empty()
+                && m.compact_after.is_empty()
+                && m.compact_changelog_files.is_empty()
+                && m.new_index_files.is_empty()
+                && m.deleted_index_files.is_empty()
+                && m.compact_new_index_files.is_empty()
+                && m.compact_deleted_index_files.is_empty()
+                && m.check_from_snapshot.is_none()
+        })
+        && !coordinator.table().schema().options().iter().any(|(k, v)| {
+            (k == "row-tracking.enabled" || k == "data-evolution.enabled") && v == "true"
+        });
+    if let Some(path) = path {
+        assert_eq!(
+            path == StagedPath::Streamed,
+            streamable,
+            "the staged commit took the {path:?} path"
+        );
+    }
+    assert_same_answer(coordinator, &materialized, &twin, &staged).await;
+    materialized
+}
+
+/// The materialized path: each payload deserialized, merged, committed.
+async fn commit_materialized(
+    coordinator: &Coordinator,
+    payloads: &[Vec<u8>],
+    identifier: i64,
+) -> Result<CommitOutcome, CoordinatorError> {
     let mut parts = Vec::new();
-    for messages in payloads {
-        parts.push(coordinator.deserialize(V, &serialize_list(messages, V)?)?);
+    for bytes in payloads {
+        parts.push(coordinator.deserialize(SerializerVersion::CURRENT, bytes)?);
     }
     let merged = coordinator.merge(parts)?;
     coordinator.commit(merged, identifier).await
+}
+
+/// The staged path, and the path it was on when it committed (`None` if a payload was
+/// refused first).
+async fn commit_staged(
+    coordinator: &Coordinator,
+    payloads: &[Vec<u8>],
+    identifier: i64,
+) -> (Result<CommitOutcome, CoordinatorError>, Option<StagedPath>) {
+    let mut staged = coordinator.begin(identifier);
+    for bytes in payloads {
+        if let Err(error) = staged.add_payload(SerializerVersion::CURRENT, bytes).await {
+            staged.abort().await.expect("abort a refused staged commit");
+            return (Err(error), None);
+        }
+    }
+    let path = staged.path();
+    (staged.commit().await, Some(path))
+}
+
+/// A copy of a coordinator's table, made now, with a coordinator of the same binding.
+pub struct Twin {
+    _dir: tempfile::TempDir,
+    pub coordinator: Coordinator,
+}
+
+impl Twin {
+    /// Copies the table's directory into a warehouse of its own and binds it as `coordinator`
+    /// is bound.
+    pub async fn of(coordinator: &Coordinator) -> Self {
+        let table = coordinator.table();
+        let identifier = table.identifier();
+        let location = table.location().trim_start_matches("file:");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let copy = dir
+            .path()
+            .join(format!("{}.db", identifier.database()))
+            .join(identifier.object());
+        copy_dir(Path::new(location), &copy);
+        let twin = open_table(
+            dir.path().to_str().unwrap(),
+            &format!("{}.{}", identifier.database(), identifier.object()),
+        )
+        .await
+        .expect("open the twin table");
+        let coordinator = Coordinator::bind(twin, coordinator.binding().clone())
+            .await
+            .expect("bind the twin")
+            .with_hash_index_budget(coordinator.hash_index_budget())
+            .with_decode_limits(coordinator.decode_limits().clone())
+            .with_outcome_horizon(coordinator.outcome_horizon());
+        Self { _dir: dir, coordinator }
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create the twin's directory");
+    for entry in std::fs::read_dir(from).expect("read the table's directory") {
+        let entry = entry.expect("directory entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy a table file");
+        }
+    }
+}
+
+/// Asserts that the materialized and the staged commit answered alike: the same outcome,
+/// and for a published snapshot the same commit digest and record counts; or errors of the
+/// same kind, and for a refusal by a rule, the same rule.
+async fn assert_same_answer(
+    coordinator: &Coordinator,
+    materialized: &Result<CommitOutcome, CoordinatorError>,
+    twin: &Twin,
+    staged: &Result<CommitOutcome, CoordinatorError>,
+) {
+    match (materialized, staged) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(a, b, "materialized and staged outcomes differ");
+            if let CommitOutcome::Committed { snapshot_id } = a {
+                let read = |table: &Table| {
+                    let table = table.clone();
+                    async move {
+                        let snapshot = table
+                            .snapshot_manager()
+                            .get_snapshot(*snapshot_id)
+                            .await
+                            .expect("read the snapshot");
+                        (
+                            snapshot
+                                .properties()
+                                .and_then(|p| p.get("paimon-wire.commit-digest"))
+                                .cloned(),
+                            snapshot.delta_record_count(),
+                            snapshot.changelog_record_count(),
+                            snapshot.total_record_count(),
+                        )
+                    }
+                };
+                assert_eq!(
+                    read(coordinator.table()).await,
+                    read(twin.coordinator.table()).await,
+                    "the materialized and the staged snapshot differ"
+                );
+            }
+        }
+        (Err(a), Err(b)) => {
+            assert_eq!(
+                std::mem::discriminant(a),
+                std::mem::discriminant(b),
+                "materialized refusal: {a}\nstaged refusal: {b}"
+            );
+            if let (Some(a), Some(b)) = (a.as_validation(), b.as_validation()) {
+                assert_eq!(a.rule, b.rule, "materialized: {a}\nstaged: {b}");
+            }
+        }
+        (a, b) => panic!("materialized answer {a:?}, staged answer {b:?}"),
+    }
 }
 
 /// Small buckets for [`Kind::DynamicBucketPk`] tables, so a few keys fill several buckets per

@@ -179,6 +179,26 @@ pub(crate) fn materialize_kept(
     message
 }
 
+/// The refusal of a streamed commit's file named before in the same list with another
+/// partition, bucket or metadata: the streamed commit keeps a hash of the first (its digest
+/// leaf), not the file, so it says that they differ, not where.
+pub(crate) fn streamed_conflict(
+    list: &'static str,
+    file_name: &str,
+    first: MessageOrigin,
+    second: MessageOrigin,
+) -> CoordinatorError {
+    CoordinatorError::Merge(MergeConflict {
+        list,
+        file_name: file_name.to_string(),
+        first,
+        second,
+        difference: "partition, bucket or file metadata (the streamed commit compares a hash of \
+                     the first)"
+            .into(),
+    })
+}
+
 /// Drops the messages that hold no file (none to add, delete or compact).
 pub(crate) fn drop_empty(
     messages: Vec<CommitMessage>,

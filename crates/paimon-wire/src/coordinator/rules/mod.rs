@@ -55,10 +55,11 @@ pub(crate) mod verify;
 use paimon::table::CommitMessage;
 
 use crate::coordinator::binding::{CommitMode, WriteKind};
-use crate::coordinator::error::{CoordinatorResult, Rule, ValidationError};
+use crate::coordinator::error::{CoordinatorResult, MessageOrigin, Rule, ValidationError};
 use shared::check::{compaction_lists, has_compaction, Check, ListElement};
-use shared::fields::{MessageFields, DATA_LISTS, INDEX_LISTS, NEW_FILES};
-use shared::state::{read_state, TableContext};
+use shared::fields::{MessageFields, DATA_LISTS, INDEX_LISTS, NEW_CHANGELOG_FILES, NEW_FILES};
+use shared::state::{read_state, read_state_of, TableContext};
+use shared::streamed::{FileSeen, StreamedFacts};
 use shared::table_rules::TableRules;
 
 impl TableRules {
@@ -196,4 +197,120 @@ pub(crate) async fn check_against_table_but_existence(
         return Ok(None);
     }
     Ok(existence)
+}
+
+/// Whether a bound message can take the streamed path: it carries files only in
+/// [`registry::STREAMED_LISTS`] and no `check_from_snapshot` (a check that depends on the
+/// snapshot the commit builds on).
+pub(crate) fn streamable(message: &CommitMessage) -> bool {
+    message.check_from_snapshot.is_none()
+        && (0..DATA_LISTS.len())
+            .filter(|slot| !registry::STREAMED_LISTS.contains(&DATA_LISTS[*slot]))
+            .all(|slot| message.data_file_count(slot) == 0)
+        && (0..INDEX_LISTS.len()).all(|slot| message.index_file_count(slot) == 0)
+}
+
+/// The merge-stage rules of a streamed commit, for the messages of payload `payload` (bound,
+/// each with its origin in the payload), against what `facts` kept of the payloads before:
+/// a file named again in its list with the same partition, bucket and metadata is dropped
+/// (a worker's retry, as [`merge::dedup`] drops it), named with others is a
+/// [`crate::coordinator::MergeConflict`], named in the other list breaks rule `two-roles`;
+/// then one writer per bucket ([`one_writer`]). Every file left is kept in `facts`.
+/// On a refusal `facts` may hold part of the payload: the commit is refused whole.
+pub(crate) fn stage_streamed(
+    rules: &TableRules,
+    facts: &mut StreamedFacts,
+    payload: u32,
+    messages: &mut [CommitMessage],
+    origins: &[MessageOrigin],
+) -> CoordinatorResult<()> {
+    use crate::coordinator::digest::{added_file_fingerprint, data_file_leaf};
+    let partitioned = !rules.partition_fields().is_empty();
+    for (message, origin) in messages.iter_mut().zip(origins) {
+        let message_index = u32::try_from(origin.message_index).unwrap_or(u32::MAX);
+        let partition = shared::buckets::partition_key(partitioned, &message.partition).to_vec();
+        let bucket = facts.bucket_id(&(partition.clone(), message.bucket));
+        for slot in [NEW_FILES, NEW_CHANGELOG_FILES] {
+            let list = DATA_LISTS[slot];
+            let files = if slot == NEW_FILES {
+                &mut message.new_files
+            } else {
+                &mut message.new_changelog_files
+            };
+            let mut kept = Vec::with_capacity(files.len());
+            for file in files.drain(..) {
+                let key = facts.names().key(&file.file_name);
+                let leaf = data_file_leaf(list, &partition, message.bucket, &file);
+                match facts.seen(key) {
+                    None => {
+                        let here = FileSeen {
+                            bucket,
+                            list: slot as u8,
+                            leaf: 0,
+                            payload,
+                            message: message_index,
+                        };
+                        let fingerprint =
+                            added_file_fingerprint(&partition, message.bucket, &file);
+                        facts.keep(key, here, leaf, fingerprint, &file);
+                        kept.push(file);
+                    }
+                    Some(first) if usize::from(first.list) != slot => {
+                        return Err(table_state::streamed_two_roles(
+                            &file.file_name,
+                            list,
+                            first,
+                            payload,
+                            message_index,
+                        ));
+                    }
+                    // The same file reported again: one copy is kept.
+                    Some(first) if facts.leaf_is(first.leaf, &leaf) => {}
+                    Some(first) => {
+                        let origin_of = |payload: u32, message: u32| MessageOrigin {
+                            part: payload as usize,
+                            message_index: message as usize,
+                        };
+                        return Err(merge::streamed_conflict(
+                            list,
+                            &file.file_name,
+                            origin_of(first.payload, first.message),
+                            origin_of(payload, message_index),
+                        ));
+                    }
+                }
+            }
+            *files = kept;
+        }
+        table_state::note_streamed_sequences(
+            facts,
+            bucket,
+            payload,
+            message_index,
+            &message.new_files,
+        );
+    }
+    one_writer::stage_streamed_writers(rules, facts, payload, messages, origins)
+}
+
+/// [`check_against_table`] for a streamed commit, on what it kept: reads the table's state in
+/// the buckets it writes and runs the table-state rules that read name keys and per-bucket
+/// state ([`registry::Reads`]). Rule `missing-file` ran per payload
+/// ([`start_existence_check`]).
+pub(crate) async fn check_streamed_against_table(
+    context: TableContext<'_>,
+    facts: &StreamedFacts,
+) -> CoordinatorResult<()> {
+    let touched = facts.buckets().iter().map(|b| b.key.clone()).collect();
+    let state = read_state_of(context, &touched).await?;
+    table_state::check_streamed(context, facts, &state)
+}
+
+/// Rule `missing-file` for one payload's bound messages, started on a task of its own
+/// (`None` when they add no file).
+pub(crate) fn start_existence_check(
+    context: TableContext<'_>,
+    messages: &[CommitMessage],
+) -> CoordinatorResult<Option<table_state::PendingExistenceCheck>> {
+    table_state::start_added_files_check(context, messages)
 }

@@ -24,6 +24,7 @@ use paimon::table::CommitMessage;
 use super::shared::buckets::partition_key;
 use super::shared::check::has_compaction;
 use super::shared::limits::BucketMode;
+use super::shared::streamed::StreamedFacts;
 use super::shared::table_rules::TableRules;
 use crate::coordinator::error::{CoordinatorError, CoordinatorResult, MessageOrigin, SharedBucket};
 
@@ -60,6 +61,52 @@ pub(crate) fn check_one_writer_per_bucket(
             Some(_) => {}
             None => {
                 writer_of.insert(key, *origin);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`check_one_writer_per_bucket`] for one payload of a streamed commit (`payload`, its
+/// messages with their origins in it), against the writer each bucket kept in `facts`.
+pub(crate) fn stage_streamed_writers(
+    rules: &TableRules,
+    facts: &mut StreamedFacts,
+    payload: u32,
+    messages: &[CommitMessage],
+    origins: &[MessageOrigin],
+) -> CoordinatorResult<()> {
+    if !rules.has_primary_keys() || rules.bucket_mode() == BucketMode::Postpone {
+        return Ok(());
+    }
+    let partitioned = !rules.partition_fields().is_empty();
+    for (message, origin) in messages.iter().zip(origins) {
+        if message.new_files.is_empty() {
+            continue;
+        }
+        let key = (
+            partition_key(partitioned, &message.partition).to_vec(),
+            message.bucket,
+        );
+        let id = facts.bucket_id(&key);
+        let here = (payload, u32::try_from(origin.message_index).unwrap_or(u32::MAX));
+        let bucket = facts.bucket_mut(id);
+        match bucket.writer {
+            None => bucket.writer = Some(here),
+            Some((first, _)) if first == payload => {}
+            Some((first, first_message)) => {
+                return Err(CoordinatorError::SharedBucket(SharedBucket {
+                    partition: render_partition(&message.partition, rules.partition_fields()),
+                    bucket: message.bucket,
+                    first: MessageOrigin {
+                        part: first as usize,
+                        message_index: first_message as usize,
+                    },
+                    second: MessageOrigin {
+                        part: payload as usize,
+                        message_index: origin.message_index,
+                    },
+                }));
             }
         }
     }

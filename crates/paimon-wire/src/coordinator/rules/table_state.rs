@@ -31,6 +31,7 @@ use super::shared::fields::{metadata_difference, MessageFields, DATA_LISTS, INDE
 use super::shared::limits::{MAX_SEQUENCE_OR_ROW_ID, MAX_SEQUENCE_STEP};
 use super::shared::paths::index_file_path;
 use super::shared::state::{refuse, TableContext, TableState};
+use super::shared::streamed::{FileSeen, NamedNumber, StreamedFacts};
 use crate::coordinator::binding::CommitMode;
 use crate::coordinator::error::{CoordinatorError, CoordinatorResult, Rule};
 
@@ -921,6 +922,191 @@ pub(super) fn check_sequence_numbers(
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// Rule `two-roles` on a streamed commit: file `file_name`, in `list` of message `message` of
+/// payload `payload`, was first seen in another list (`first`). On the streamed path only the
+/// two lists it admits can meet, and a data file is never a changelog file.
+pub(super) fn streamed_two_roles(
+    file_name: &str,
+    list: &'static str,
+    first: FileSeen,
+    payload: u32,
+    message: u32,
+) -> CoordinatorError {
+    refuse(
+        message as usize,
+        format!("{list}.file_name"),
+        Rule::TwoRoles,
+        format!(
+            "{file_name:?} (payload {payload}, message {message}) was named before in {} (payload \
+             {}, message {}); a file has one role in a commit",
+            DATA_LISTS[usize::from(first.list)],
+            first.payload,
+            first.message
+        ),
+    )
+}
+
+/// Keeps, for the streamed checks of `sequence-numbers` and `bounds`, the new data file of
+/// bucket `bucket` with the lowest first and the highest last sequence number.
+pub(super) fn note_streamed_sequences(
+    facts: &mut StreamedFacts,
+    bucket: u32,
+    payload: u32,
+    message: u32,
+    new_files: &[DataFileMeta],
+) {
+    let facts = facts.bucket_mut(bucket);
+    let named = |file: &DataFileMeta, value: i64| NamedNumber {
+        file_name: file.file_name.clone(),
+        value,
+        payload,
+        message,
+    };
+    for file in new_files {
+        if facts
+            .lowest
+            .as_ref()
+            .is_none_or(|lowest| file.min_sequence_number < lowest.value)
+        {
+            facts.lowest = Some(named(file, file.min_sequence_number));
+        }
+        if facts
+            .highest
+            .as_ref()
+            .is_none_or(|highest| file.max_sequence_number > highest.value)
+        {
+            facts.highest = Some(named(file, file.max_sequence_number));
+        }
+    }
+}
+
+/// The table-state rules a streamed commit (append mode, new data and changelog files only)
+/// is checked by, on what it kept ([`StreamedFacts`]) instead of its messages: the same
+/// rules, with the same refusals, as [`check_sums`], [`check_sequence_numbers`],
+/// [`check_sequence_headroom`] and [`check_added_files_are_new`] give its messages.
+/// A refusal names the file, its payload and its message (`message_index` is the message's
+/// index in its payload).
+pub(super) fn check_streamed(
+    context: TableContext<'_>,
+    facts: &StreamedFacts,
+    state: &TableState,
+) -> CoordinatorResult<()> {
+    let partitioned = state.partitioned;
+    let over = |what: &str, base: i64| {
+        refuse(
+            0,
+            "new_files.row_count".into(),
+            Rule::Bounds,
+            format!(
+                "the commit would bring the table's {what} ({base} now) past the coordinator's \
+                 bound {MAX_SEQUENCE_OR_ROW_ID}"
+            ),
+        )
+    };
+    let added = facts
+        .added_rows()
+        .filter(|rows| *rows <= MAX_SEQUENCE_OR_ROW_ID)
+        .ok_or_else(|| over("added rows", 0))?;
+    let snapshot = state.snapshot.as_ref();
+    let base_records = snapshot.and_then(Snapshot::total_record_count).unwrap_or(0);
+    let base_row_id = snapshot.and_then(Snapshot::next_row_id).unwrap_or(0);
+    for (what, base) in [("record count", base_records), ("next row id", base_row_id)] {
+        base.checked_add(added)
+            .filter(|sum| *sum <= MAX_SEQUENCE_OR_ROW_ID)
+            .ok_or_else(|| over(what, base))?;
+    }
+    let orders = context.rules.orders_by_sequence_number()
+        && context.binding.mode == CommitMode::Append;
+    for bucket in facts.buckets() {
+        let live_highest = state.max_sequence.get(&bucket.key).copied();
+        if let (true, Some(highest), Some(lowest)) = (orders, live_highest, &bucket.lowest) {
+            if lowest.value <= highest {
+                return Err(refuse(
+                    lowest.message as usize,
+                    "new_files.min_sequence_number".into(),
+                    Rule::SequenceNumbers,
+                    format!(
+                        "{} for {:?} (payload {}), but the live files of {} reach sequence \
+                         number {highest}: its rows would merge as older than rows already \
+                         committed. It was written by an overwrite writer, or by a writer made \
+                         before another commit wrote this bucket; commit an overwrite writer's \
+                         payload with an overwrite coordinator, or write again with a new writer",
+                        lowest.value,
+                        lowest.file_name,
+                        lowest.payload,
+                        bucket_name(partitioned, bucket.key.1)
+                    ),
+                ));
+            }
+        }
+        let floor = live_highest.unwrap_or(0).max(0);
+        let ceiling = floor.saturating_add(MAX_SEQUENCE_STEP);
+        if let Some(highest) = bucket.highest.as_ref().filter(|h| h.value > ceiling) {
+            return Err(refuse(
+                highest.message as usize,
+                "new_files.max_sequence_number".into(),
+                Rule::Bounds,
+                format!(
+                    "{} for {:?} (payload {}): {} reaches sequence number {floor}, and one \
+                     commit may raise it by at most {MAX_SEQUENCE_STEP} (2^40); a higher number \
+                     would leave the bucket's next writers no room below the bound \
+                     {MAX_SEQUENCE_OR_ROW_ID}, and every later commit to it would be refused",
+                    highest.value,
+                    highest.file_name,
+                    highest.payload,
+                    bucket_name(partitioned, bucket.key.1)
+                ),
+            ));
+        }
+    }
+    // Rule `already-live`: the table's names in the touched buckets, live or referenced,
+    // looked up among the commit's name keys.
+    let live = state.data.iter().flat_map(|(key, files)| {
+        files
+            .iter()
+            .map(move |(name, entries)| (key, name.as_str(), Some(entries)))
+    });
+    let referenced = state
+        .history
+        .data_names()
+        .map(|(key, name)| (key, name, None));
+    for (key, name, live_entries) in live.chain(referenced) {
+        let Some(bucket) = facts.known_bucket(key) else {
+            continue;
+        };
+        let Some(seen) = facts
+            .seen(facts.names().key(name))
+            .filter(|seen| seen.bucket == bucket)
+        else {
+            continue;
+        };
+        let list = DATA_LISTS[usize::from(seen.list)];
+        let where_ = bucket_name(partitioned, key.1);
+        let reason = match live_entries {
+            Some(entries) => format!(
+                "{name:?} (payload {}, message {}) is already live in {where_} at level(s) {:?}; \
+                 a file is committed once",
+                seen.payload,
+                seen.message,
+                entries.iter().map(|f| f.level).collect::<Vec<_>>()
+            ),
+            None => format!(
+                "{name:?} (payload {}, message {}) was committed to {where_} before and is still \
+                 referenced by a retained snapshot, tag or branch; a file removed from the table \
+                 is not added again",
+                seen.payload, seen.message
+            ),
+        };
+        return Err(refuse(
+            seen.message as usize,
+            format!("{list}.file_name"),
+            Rule::AlreadyLive,
+            reason,
+        ));
     }
     Ok(())
 }

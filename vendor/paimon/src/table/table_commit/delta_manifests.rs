@@ -251,7 +251,7 @@ impl ListWriter {
 /// [`Self::abort`] deletes them. A writer dropped without either leaves its files, which no
 /// snapshot names, for orphan-file cleanup.
 pub struct DeltaManifestWriter<'c> {
-    commit: &'c TableCommit,
+    commit: CommitHandle<'c>,
     encoder: ManifestEncoder,
     lists: [ListWriter; 2],
     pub(super) paths: Vec<String>,
@@ -265,6 +265,24 @@ pub struct DeltaManifestWriter<'c> {
 const DELTA: usize = 0;
 const CHANGELOG: usize = 1;
 
+/// The commit a [`DeltaManifestWriter`] writes for: borrowed from its caller, or owned by
+/// the writer so that it can live beside other state of its owner.
+enum CommitHandle<'c> {
+    Borrowed(&'c TableCommit),
+    Owned(Box<TableCommit>),
+}
+
+impl std::ops::Deref for CommitHandle<'_> {
+    type Target = TableCommit;
+
+    fn deref(&self) -> &TableCommit {
+        match self {
+            CommitHandle::Borrowed(commit) => commit,
+            CommitHandle::Owned(commit) => commit,
+        }
+    }
+}
+
 impl TableCommit {
     /// A writer of this commit's delta and changelog manifest files that takes the messages
     /// in batches ([`DeltaManifestWriter`]). Its files are named as
@@ -273,20 +291,32 @@ impl TableCommit {
     /// A table with row tracking is refused: its new files take row ids from the snapshot
     /// the commit builds on.
     pub fn delta_manifest_writer(&self) -> Result<DeltaManifestWriter<'_>> {
-        self.ensure_delta_manifests_admitted()?;
+        Self::writer_of(CommitHandle::Borrowed(self))
+    }
+
+    /// [`Self::delta_manifest_writer`] owning this commit: for a caller that keeps the writer
+    /// beside other state and commits through [`DeltaManifestWriter::commit`].
+    pub fn into_delta_manifest_writer(self) -> Result<DeltaManifestWriter<'static>> {
+        Self::writer_of(CommitHandle::Owned(Box::new(self)))
+    }
+
+    fn writer_of(commit: CommitHandle<'_>) -> Result<DeltaManifestWriter<'_>> {
+        commit.ensure_delta_manifests_admitted()?;
+        let encoder = ManifestEncoder::start(
+            Schema::parse_str(MANIFEST_ENTRY_SCHEMA)?,
+            commit.manifest_compression.clone(),
+            commit.manifest_target_size.max(1) as usize,
+        )?;
+        let facts = DeltaFacts::new(commit.snapshot_manager.manifest_dir(), FileKeyHasher::new());
         Ok(DeltaManifestWriter {
-            commit: self,
-            encoder: ManifestEncoder::start(
-                Schema::parse_str(MANIFEST_ENTRY_SCHEMA)?,
-                self.manifest_compression.clone(),
-                self.manifest_target_size.max(1) as usize,
-            )?,
+            commit,
+            encoder,
             lists: [
                 ListWriter::new(format!("manifest-{}", uuid::Uuid::new_v4())),
                 ListWriter::new(format!("manifest-{}-changelog", uuid::Uuid::new_v4())),
             ],
             paths: Vec::new(),
-            facts: DeltaFacts::new(self.snapshot_manager.manifest_dir(), FileKeyHasher::new()),
+            facts,
             bucket_owners: HashSet::new(),
             failed: false,
         })
@@ -451,7 +481,7 @@ impl DeltaManifestWriter<'_> {
             return Ok(true);
         }
         let found = find_in_manifests(
-            self.commit,
+            &self.commit,
             &self.facts.manifest_dir,
             &self.lists[DELTA].written,
             &mut |earlier| same_commit_file(earlier, entry),

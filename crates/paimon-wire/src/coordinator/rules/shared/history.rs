@@ -53,6 +53,13 @@ impl Referenced {
             .is_some_and(|names| names.contains(name))
     }
 
+    /// Every referenced data file of the touched buckets: (bucket, name).
+    pub(crate) fn data_names(&self) -> impl Iterator<Item = (&BucketKey, &str)> {
+        self.data
+            .iter()
+            .flat_map(|(bucket, names)| names.iter().map(move |name| (bucket, name.as_str())))
+    }
+
     /// Records that data file `name` of `bucket` is referenced.
     pub(crate) fn add_data(&mut self, bucket: BucketKey, name: String) {
         self.data.entry(bucket).or_default().insert(name);

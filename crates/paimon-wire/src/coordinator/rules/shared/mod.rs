@@ -10,5 +10,6 @@ pub(crate) mod keys;
 pub mod limits;
 pub(crate) mod paths;
 pub(crate) mod state;
+pub(crate) mod streamed;
 pub(crate) mod table_rules;
 pub(crate) mod vectors;

@@ -114,6 +114,19 @@ pub(crate) async fn read_state(
     context: TableContext<'_>,
     messages: &[CommitMessage],
 ) -> CoordinatorResult<TableState> {
+    let partitioned = !context.table.schema().partition_keys().is_empty();
+    let touched: HashSet<BucketKey> = messages
+        .iter()
+        .map(|m| bucket_key(partitioned, &m.partition, m.bucket))
+        .collect();
+    read_state_of(context, &touched).await
+}
+
+/// [`read_state`] for the buckets `touched`, as a streamed commit knows them.
+pub(crate) async fn read_state_of(
+    context: TableContext<'_>,
+    touched: &HashSet<BucketKey>,
+) -> CoordinatorResult<TableState> {
     let table = context.table;
     let table_name = context.rules.table_name();
     let partitioned = !table.schema().partition_keys().is_empty();
@@ -123,11 +136,7 @@ pub(crate) async fn read_state(
         .get_latest_snapshot()
         .await
         .map_err(|e| CoordinatorError::paimon(reading(), e))?;
-    let touched: HashSet<BucketKey> = messages
-        .iter()
-        .map(|m| bucket_key(partitioned, &m.partition, m.bucket))
-        .collect();
-    let (history, latest) = super::history::scan(table, &touched, snapshot.as_ref())
+    let (history, latest) = super::history::scan(table, touched, snapshot.as_ref())
         .await
         .map_err(|e| CoordinatorError::paimon(reading(), e))?;
     let mut state = TableState {
