@@ -319,7 +319,11 @@ fn run(args: &[String]) -> Result<(), Error> {
     println!(
         "commit-bench impl={} kind={kind} payloads={} files={data_files} iterations={iterations} \
          median_ns={} min_ns={} max_ns={} vmhwm_kb={}",
-        if staged { "paimon-wire-staged" } else { "paimon-wire" },
+        if staged {
+            "paimon-wire-staged"
+        } else {
+            "paimon-wire"
+        },
         files.len(),
         times[times.len() / 2].as_nanos(),
         times[0].as_nanos(),

@@ -575,8 +575,7 @@ pub(super) async fn refused_unless_raced(
     if let IdentifierStatus::Committed(snapshot_id) =
         identifier_status(coordinator, identifier, with_compaction).await?
     {
-        match confirm_same_commit(coordinator, identity, messages, identifier, snapshot_id).await
-        {
+        match confirm_same_commit(coordinator, identity, messages, identifier, snapshot_id).await {
             Ok(()) => {
                 return Ok(CommitOutcome::AlreadyCommitted {
                     snapshot_id: Some(snapshot_id),

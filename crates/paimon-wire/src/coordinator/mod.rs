@@ -190,13 +190,13 @@ pub use error::{
 };
 pub use outcome::{DEFAULT_LOCAL_OUTCOME_HORIZON, DEFAULT_OBJECT_STORE_OUTCOME_HORIZON};
 pub use parts::{PartsError, PayloadPart};
-pub use staged::{StagedCommit, StagedPath};
 pub use rules::hash_index::{
     DEFAULT_HASH_INDEX_BUDGET, HASH_INDEX_READ_CHUNK, MAX_HASH_INDEX_BYTES,
 };
 pub use rules::registry::{self, KeptOff, Reads, RuleEntry, Stage, REGISTRY, STREAMED_LISTS};
 pub use rules::shared::limits::BucketMode;
 pub use rules::validate;
+pub use staged::{StagedCommit, StagedPath};
 pub use table::{
     check_file_format_compiled, create_table_with_options, is_fixed_table_option, open_table,
     open_table_with_options, parse_table_name, TableDefinition,

@@ -172,9 +172,7 @@ impl StagedCommit<'_> {
         let duplicates = coordinator.check_payload(&view)?;
         let (bound, _) = coordinator.bind_checked(&view, &duplicates);
         drop(view);
-        if matches!(self.path, Path::Streamed(_))
-            && !bound.messages.iter().all(rules::streamable)
-        {
+        if matches!(self.path, Path::Streamed(_)) && !bound.messages.iter().all(rules::streamable) {
             self.materialize().await?;
         }
         self.payloads = self.payloads.saturating_add(1);
@@ -190,7 +188,8 @@ impl StagedCommit<'_> {
     /// Turns a streamed commit materialized: reads the files it wrote back from its
     /// manifests, as one [`BoundMessages`] per payload added, and deletes the manifests.
     async fn materialize(&mut self) -> CoordinatorResult<()> {
-        let Path::Streamed(streamed) = std::mem::replace(&mut self.path, Path::Materialized(vec![]))
+        let Path::Streamed(streamed) =
+            std::mem::replace(&mut self.path, Path::Materialized(vec![]))
         else {
             return Ok(());
         };

@@ -53,7 +53,10 @@ async fn a_staged_append_streams_commits_every_row_and_a_rerun_finds_it_committe
     let CommitOutcome::Committed { snapshot_id } = outcome else {
         panic!("expected a commit, got {outcome:?}");
     };
-    let all: Vec<(i32, &str)> = batches.iter().flat_map(|rows| rows.iter().copied()).collect();
+    let all: Vec<(i32, &str)> = batches
+        .iter()
+        .flat_map(|rows| rows.iter().copied())
+        .collect();
     assert_eq!(read_rows(&table).await, expected(&all));
     let after_commit = manifests(&table);
 
@@ -196,7 +199,10 @@ async fn a_payload_that_cannot_stream_turns_the_commit_materialized() {
     }
     let payloads = [added.clone(), more.clone(), deleting.clone()];
     let outcome = commit_payloads(&coordinator, &payloads, 2).await.unwrap();
-    assert!(matches!(outcome, CommitOutcome::Committed { .. }), "{outcome:?}");
+    assert!(
+        matches!(outcome, CommitOutcome::Committed { .. }),
+        "{outcome:?}"
+    );
     assert_eq!(
         read_rows(&table).await,
         expected(&[(3, "a"), (4, "c"), (5, "b")])

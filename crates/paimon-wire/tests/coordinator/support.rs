@@ -443,9 +443,12 @@ impl Twin {
             .await
             .expect("bind the twin")
             .with_hash_index_budget(coordinator.hash_index_budget())
-            .with_decode_limits(coordinator.decode_limits().clone())
+            .with_decode_limits(*coordinator.decode_limits())
             .with_outcome_horizon(coordinator.outcome_horizon());
-        Self { _dir: dir, coordinator }
+        Self {
+            _dir: dir,
+            coordinator,
+        }
     }
 }
 

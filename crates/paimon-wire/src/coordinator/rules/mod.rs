@@ -250,8 +250,7 @@ pub(crate) fn stage_streamed(
                             payload,
                             message: message_index,
                         };
-                        let fingerprint =
-                            added_file_fingerprint(&partition, message.bucket, &file);
+                        let fingerprint = added_file_fingerprint(&partition, message.bucket, &file);
                         facts.keep(key, here, leaf, fingerprint, &file);
                         kept.push(file);
                     }

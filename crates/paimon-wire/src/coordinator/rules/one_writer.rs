@@ -89,7 +89,10 @@ pub(crate) fn stage_streamed_writers(
             message.bucket,
         );
         let id = facts.bucket_id(&key);
-        let here = (payload, u32::try_from(origin.message_index).unwrap_or(u32::MAX));
+        let here = (
+            payload,
+            u32::try_from(origin.message_index).unwrap_or(u32::MAX),
+        );
         let bucket = facts.bucket_mut(id);
         match bucket.writer {
             None => bucket.writer = Some(here),

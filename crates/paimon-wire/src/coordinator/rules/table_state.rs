@@ -1019,8 +1019,8 @@ pub(super) fn check_streamed(
             .filter(|sum| *sum <= MAX_SEQUENCE_OR_ROW_ID)
             .ok_or_else(|| over(what, base))?;
     }
-    let orders = context.rules.orders_by_sequence_number()
-        && context.binding.mode == CommitMode::Append;
+    let orders =
+        context.rules.orders_by_sequence_number() && context.binding.mode == CommitMode::Append;
     for bucket in facts.buckets() {
         let live_highest = state.max_sequence.get(&bucket.key).copied();
         if let (true, Some(highest), Some(lowest)) = (orders, live_highest, &bucket.lowest) {

@@ -200,6 +200,9 @@ mod tests {
         assert_eq!(names.key("data-1.parquet"), names.key("data-1.parquet"));
         assert_ne!(names.key("data-1.parquet"), names.key("data-2.parquet"));
         // Another process (another hasher) keys the same name otherwise.
-        assert_ne!(NameKeys::new().key("data-1.parquet"), names.key("data-1.parquet"));
+        assert_ne!(
+            NameKeys::new().key("data-1.parquet"),
+            names.key("data-1.parquet")
+        );
     }
 }
