@@ -24,16 +24,21 @@ use paimon::table::{CommitMessage, DeltaManifestWriter, TableCommit, WrittenDelt
 
 use super::digest::{digest_of_leaves, CommitIdentity, COMMIT_DIGEST_PROPERTY};
 use super::rules::shared::streamed::StreamedFacts;
-use super::rules::table_state::PendingExistenceCheck;
+use super::rules::table_state::{ExistenceBatch, PendingExistenceCheck};
 use super::rules::{self, shared::limits::BucketMode};
 use super::{
     BoundMessages, CommitMode, CommitOutcome, Coordinator, CoordinatorError, CoordinatorResult,
     MessageOrigin, WriteKind,
 };
 
-/// Existence checks (rule `missing-file`) of the payloads added last that may still run
-/// while the next payloads are added.
-const EXISTENCE_CHECKS_IN_FLIGHT: usize = 8;
+/// Files whose existence (rule `missing-file`) is checked together: a batch of payloads
+/// lists each of its bucket directories once (on a local file system), so a directory is
+/// read once per batch, not once per payload. A batch holds its files' names (about 80
+/// bytes each: 5 MB).
+const EXISTENCE_BATCH_FILES: usize = 65_536;
+
+/// Existence checks of batches that may still run while the next payloads are added.
+const EXISTENCE_CHECKS_IN_FLIGHT: usize = 2;
 
 /// One commit of payloads added one at a time ([`Coordinator::begin`]); see the module docs.
 ///
@@ -62,8 +67,12 @@ enum Path {
 struct Streamed {
     facts: StreamedFacts,
     writer: DeltaManifestWriter<'static>,
-    /// Running existence checks, with the payload each checks.
-    existence: VecDeque<(u32, PendingExistenceCheck)>,
+    /// The batch of files whose existence check has not started, and the payload and
+    /// message of each of its messages.
+    batch: ExistenceBatch,
+    batch_origins: Vec<(u32, u32)>,
+    /// Running existence checks, with the payload and message of each of their messages.
+    existence: VecDeque<(Vec<(u32, u32)>, PendingExistenceCheck)>,
     /// The first refusal (or failure) of a finished existence check. It is the commit's
     /// answer if the table-state rules pass, as on the materialized path, where the
     /// existence check gates the publication after them.
@@ -97,6 +106,8 @@ impl Coordinator {
             Some(writer) => Path::Streamed(Box::new(Streamed {
                 facts: StreamedFacts::new(),
                 writer,
+                batch: ExistenceBatch::new(self.context()),
+                batch_origins: Vec::new(),
                 existence: VecDeque::new(),
                 existence_refusal: None,
             })),
@@ -291,8 +302,13 @@ impl Streamed {
             &origins,
         )
         .map_err(|error| in_payload(index, error))?;
-        if let Some(check) = rules::start_existence_check(coordinator.context(), &messages)? {
-            self.existence.push_back((index, check));
+        for (message, origin) in messages.iter().zip(&origins) {
+            self.batch.add(message)?;
+            let message_index = u32::try_from(origin.message_index).unwrap_or(u32::MAX);
+            self.batch_origins.push((index, message_index));
+        }
+        if self.batch.file_count() >= EXISTENCE_BATCH_FILES {
+            self.start_existence_check(coordinator);
         }
         while self.existence.len() > EXISTENCE_CHECKS_IN_FLIGHT {
             self.finish_one_existence_check().await;
@@ -309,15 +325,39 @@ impl Streamed {
         })
     }
 
+    /// Starts the existence check of the batch gathered so far, and begins the next.
+    fn start_existence_check(&mut self, coordinator: &Coordinator) {
+        let batch = std::mem::replace(&mut self.batch, ExistenceBatch::new(coordinator.context()));
+        let origins = std::mem::take(&mut self.batch_origins);
+        if let Some(check) = batch.start(coordinator.context()) {
+            self.existence.push_back((origins, check));
+        }
+    }
+
     /// Waits for the oldest running existence check, and keeps its refusal if it is the
     /// first.
     async fn finish_one_existence_check(&mut self) {
-        if let Some((payload, check)) = self.existence.pop_front() {
+        if let Some((origins, check)) = self.existence.pop_front() {
             if let Err(error) = check.finish().await {
                 self.existence_refusal
-                    .get_or_insert_with(|| in_payload(payload, error));
+                    .get_or_insert_with(|| in_batch(&origins, error));
             }
         }
+    }
+}
+
+/// A refusal of the existence check of a batch whose messages came from `origins` (payload
+/// and message), naming the payload and the message in it.
+fn in_batch(origins: &[(u32, u32)], error: CoordinatorError) -> CoordinatorError {
+    match error {
+        CoordinatorError::Validation(mut refusal) => {
+            if let Some(&(payload, message)) = origins.get(refusal.message_index) {
+                refusal.message_index = message as usize;
+                refusal.reason = format!("payload {payload}: {}", refusal.reason);
+            }
+            CoordinatorError::Validation(refusal)
+        }
+        other => other,
     }
 }
 
@@ -426,6 +466,7 @@ async fn commit_streamed(
     use super::commit::{committed_from, conclude, identifier_status, refused_unless_raced};
     let table_name = coordinator.rules.table_name();
     let finished = async {
+        streamed.start_existence_check(coordinator);
         while !streamed.existence.is_empty() {
             streamed.finish_one_existence_check().await;
         }

@@ -270,3 +270,36 @@ async fn a_payload_delivered_twice_is_committed_once_on_the_streamed_path() {
         expected(&[(1, "a"), (2, "b"), (3, "c")])
     );
 }
+
+/// A file missing from storage is refused at commit, by the existence check of the batch of
+/// payloads it came in, naming its payload and message.
+#[tokio::test]
+async fn a_missing_file_is_refused_naming_its_payload() {
+    let warehouse = Warehouse::new();
+    let table = warehouse.create("events", Kind::PartitionedAppend).await;
+    let coordinator = append_coordinator(&table).await;
+    let before = manifests(&table);
+    let mut staged = coordinator.begin(1);
+    for rows in [&[(1, "a")][..], &[(2, "b")][..]] {
+        let payload = worker_payload(&table, rows).await;
+        staged.add_payload(V, &payload).await.unwrap();
+    }
+    let mut messages = worker_messages(&table, &[(3, "a"), (4, "c")]).await;
+    let last = messages.len() - 1;
+    messages[last].new_files[0].file_name = "data-never-written.parquet".into();
+    staged
+        .add_payload(V, &serialize_list(&messages, V).unwrap())
+        .await
+        .unwrap();
+    let error = staged.commit().await.unwrap_err();
+    assert_eq!(rule_of(&error), Rule::MissingFile, "{error}");
+    let refusal = error.as_validation().unwrap();
+    assert_eq!(refusal.message_index, last, "{error}");
+    assert!(refusal.reason.starts_with("payload 2: "), "{error}");
+    assert!(
+        error.to_string().contains("data-never-written.parquet"),
+        "{error}"
+    );
+    assert_eq!(manifests(&table), before);
+    assert!(read_rows(&table).await.is_empty());
+}

@@ -294,8 +294,8 @@ pub(crate) fn stage_streamed(
 
 /// [`check_against_table`] for a streamed commit, on what it kept: reads the table's state in
 /// the buckets it writes and runs the table-state rules that read name keys and per-bucket
-/// state ([`registry::Reads`]). Rule `missing-file` ran per payload
-/// ([`start_existence_check`]).
+/// state ([`registry::Reads`]). Rule `missing-file` is checked on batches of payloads
+/// ([`table_state::ExistenceBatch`]).
 pub(crate) async fn check_streamed_against_table(
     context: TableContext<'_>,
     facts: &StreamedFacts,
@@ -303,13 +303,4 @@ pub(crate) async fn check_streamed_against_table(
     let touched = facts.buckets().iter().map(|b| b.key.clone()).collect();
     let state = read_state_of(context, &touched).await?;
     table_state::check_streamed(context, facts, &state)
-}
-
-/// Rule `missing-file` for one payload's bound messages, started on a task of its own
-/// (`None` when they add no file).
-pub(crate) fn start_existence_check(
-    context: TableContext<'_>,
-    messages: &[CommitMessage],
-) -> CoordinatorResult<Option<table_state::PendingExistenceCheck>> {
-    table_state::start_added_files_check(context, messages)
 }

@@ -401,30 +401,124 @@ pub(super) fn start_added_files_check(
     context: TableContext<'_>,
     messages: &[CommitMessage],
 ) -> CoordinatorResult<Option<PendingExistenceCheck>> {
-    let AddedFiles {
-        by_directory,
-        elsewhere,
-        places,
-        names_elsewhere,
-    } = added_files_by_directory(context, messages)?;
-    if places.is_empty() {
-        return Ok(None);
+    let mut batch = ExistenceBatch::new(context);
+    for message in messages {
+        batch.add(message)?;
     }
-    // A missing path is placed by its key: the names need not be kept.
-    let file_io = context.table.file_io().clone();
-    let task = tokio::spawn(async move {
-        let mut missing = file_io.missing_files_in_directories(by_directory).await?;
-        if !elsewhere.is_empty() {
-            missing.extend(file_io.missing_files(elsewhere).await?);
+    Ok(batch.start(context))
+}
+
+/// The files of messages whose existence (rule `missing-file`) is to be checked together,
+/// gathered message by message: each bucket directory once with the names added directly in
+/// it, the paths of the other files, and where each file is (message `i` being the `i`-th
+/// added). A streamed commit gathers many payloads' messages into one batch, so that a
+/// directory is listed once per batch, not once per payload.
+pub(crate) struct ExistenceBatch {
+    directories: BucketDirectories,
+    by_directory: indexmap::IndexMap<String, Vec<String>>,
+    elsewhere: Vec<String>,
+    places: Vec<AddedFilePlace>,
+    names_elsewhere: HashMap<u64, String>,
+    messages: usize,
+}
+
+impl ExistenceBatch {
+    /// An empty batch for the coordinator's table.
+    pub(crate) fn new(context: TableContext<'_>) -> Self {
+        Self {
+            directories: BucketDirectories::of(context),
+            by_directory: indexmap::IndexMap::new(),
+            elsewhere: Vec::new(),
+            places: Vec::new(),
+            names_elsewhere: HashMap::new(),
+            messages: 0,
         }
-        Ok(missing)
-    });
-    Ok(Some(PendingExistenceCheck {
-        task: Some(task),
-        places,
-        names_elsewhere,
-        table_name: context.rules.table_name().to_string(),
-    }))
+    }
+
+    /// How many files (and extra files) the batch checks.
+    pub(crate) fn file_count(&self) -> usize {
+        self.places.len()
+    }
+
+    /// Adds the files `message` adds, as the batch's next message.
+    pub(crate) fn add(&mut self, message: &CommitMessage) -> CoordinatorResult<()> {
+        let message_index = self.messages;
+        self.messages += 1;
+        let bucket_path = self.directories.of_message(message)?;
+        let places = &mut self.places;
+        let mut place = |key: u64, list: usize, position: usize| {
+            places.push(AddedFilePlace {
+                key,
+                message_index: u32::try_from(message_index).unwrap_or(u32::MAX),
+                list: u8::try_from(list).unwrap_or(u8::MAX),
+                position: u32::try_from(position).unwrap_or(u32::MAX),
+            })
+        };
+        for (list, files) in [
+            &message.new_files,
+            &message.new_changelog_files,
+            &message.compact_after,
+            &message.compact_changelog_files,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for (position, file) in files.iter().enumerate() {
+                if file.external_path.is_none() && file.extra_files.is_empty() {
+                    place(place_key(&bucket_path, &file.file_name), list, position);
+                    self.by_directory
+                        .entry(bucket_path.clone())
+                        .or_default()
+                        .push(file.file_name.clone());
+                } else {
+                    for path in file.collect_files(&bucket_path) {
+                        let key = path_key(&path);
+                        place(key, list, position);
+                        self.names_elsewhere.insert(key, file.file_name.clone());
+                        self.elsewhere.push(path);
+                    }
+                }
+            }
+        }
+        for (list, files) in [&message.new_index_files, &message.compact_new_index_files]
+            .into_iter()
+            .enumerate()
+        {
+            for (position, file) in files.iter().enumerate() {
+                let path = index_file_path(self.directories.table(), &bucket_path, file);
+                let key = path_key(&path);
+                place(key, 4 + list, position);
+                self.names_elsewhere.insert(key, file.file_name.clone());
+                self.elsewhere.push(path);
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts the check of every file added, on a task of its own (`None` when no file was
+    /// added). The check owns what it needs, so it runs while the caller goes on.
+    pub(crate) fn start(self, context: TableContext<'_>) -> Option<PendingExistenceCheck> {
+        if self.places.is_empty() {
+            return None;
+        }
+        let by_directory: Vec<(String, Vec<String>)> = self.by_directory.into_iter().collect();
+        let elsewhere = self.elsewhere;
+        // A missing path is placed by its key: the names need not be kept.
+        let file_io = context.table.file_io().clone();
+        let task = tokio::spawn(async move {
+            let mut missing = file_io.missing_files_in_directories(by_directory).await?;
+            if !elsewhere.is_empty() {
+                missing.extend(file_io.missing_files(elsewhere).await?);
+            }
+            Ok(missing)
+        });
+        Some(PendingExistenceCheck {
+            task: Some(task),
+            places: self.places,
+            names_elsewhere: self.names_elsewhere,
+            table_name: context.rules.table_name().to_string(),
+        })
+    }
 }
 
 /// The existence check (rule `missing-file`) running on a task of its own
@@ -547,17 +641,23 @@ impl PendingExistenceCheck {
 
 /// The bucket directory of a message, as the paimon crate computes it (Java's
 /// `FileStorePathFactory#bucketPath`).
-struct BucketDirectories<'t> {
-    table_name: &'t str,
+struct BucketDirectories {
+    table_name: String,
     paths: paimon::table::TableCommit,
+    table: paimon::table::Table,
 }
 
-impl<'t> BucketDirectories<'t> {
-    fn of(context: TableContext<'t>) -> Self {
+impl BucketDirectories {
+    fn of(context: TableContext<'_>) -> Self {
         BucketDirectories {
-            table_name: context.rules.table_name(),
+            table_name: context.rules.table_name().to_string(),
             paths: paimon::table::TableCommit::new(context.table.clone(), String::new()),
+            table: context.table.clone(),
         }
+    }
+
+    fn table(&self) -> &paimon::table::Table {
+        &self.table
     }
 
     fn of_message(&self, message: &CommitMessage) -> CoordinatorResult<String> {
@@ -570,18 +670,6 @@ impl<'t> BucketDirectories<'t> {
                 )
             })
     }
-}
-
-/// The files a commit adds, as [`added_files_by_directory`] groups them.
-struct AddedFiles {
-    /// Each bucket directory once, with the names of the files added directly in it.
-    by_directory: Vec<(String, Vec<String>)>,
-    /// The paths of the other files.
-    elsewhere: Vec<String>,
-    /// Where each file (and each path of `elsewhere`) is in the messages.
-    places: Vec<AddedFilePlace>,
-    /// The name of the file each path of `elsewhere` belongs to, by the path's key.
-    names_elsewhere: HashMap<u64, String>,
 }
 
 /// The key of a checked file, by which a missing path (`"{directory}/{name}"`) is placed in
@@ -600,81 +688,6 @@ fn place_key(directory: &str, name: &str) -> u64 {
 fn path_key(path: &str) -> u64 {
     let (directory, name) = path.rsplit_once('/').unwrap_or(("", path));
     place_key(directory, name)
-}
-
-/// The files the commit adds (see [`start_added_files_check`]): those in their bucket's
-/// directory (no external path, no extra files) as names grouped by that directory; the rest
-/// (extra files, files at an external path, index files) as paths; and where each is in the
-/// messages.
-fn added_files_by_directory(
-    context: TableContext<'_>,
-    messages: &[CommitMessage],
-) -> CoordinatorResult<AddedFiles> {
-    let table = context.table;
-    let bucket_directories = BucketDirectories::of(context);
-    let mut by_directory: indexmap::IndexMap<String, Vec<String>> = indexmap::IndexMap::new();
-    let mut elsewhere = Vec::new();
-    let mut places = Vec::new();
-    let mut names_elsewhere = HashMap::new();
-    let mut place = |key: u64, message_index: usize, list: usize, position: usize| {
-        places.push(AddedFilePlace {
-            key,
-            message_index: u32::try_from(message_index).unwrap_or(u32::MAX),
-            list: u8::try_from(list).unwrap_or(u8::MAX),
-            position: u32::try_from(position).unwrap_or(u32::MAX),
-        })
-    };
-    for (message_index, message) in messages.iter().enumerate() {
-        let bucket_path = bucket_directories.of_message(message)?;
-        let names = by_directory.entry(bucket_path.clone()).or_default();
-        for (list, files) in [
-            &message.new_files,
-            &message.new_changelog_files,
-            &message.compact_after,
-            &message.compact_changelog_files,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            for (position, file) in files.iter().enumerate() {
-                if file.external_path.is_none() && file.extra_files.is_empty() {
-                    place(
-                        place_key(&bucket_path, &file.file_name),
-                        message_index,
-                        list,
-                        position,
-                    );
-                    names.push(file.file_name.clone());
-                } else {
-                    for path in file.collect_files(&bucket_path) {
-                        let key = path_key(&path);
-                        place(key, message_index, list, position);
-                        names_elsewhere.insert(key, file.file_name.clone());
-                        elsewhere.push(path);
-                    }
-                }
-            }
-        }
-        for (list, files) in [&message.new_index_files, &message.compact_new_index_files]
-            .into_iter()
-            .enumerate()
-        {
-            for (position, file) in files.iter().enumerate() {
-                let path = index_file_path(table, &bucket_path, file);
-                let key = path_key(&path);
-                place(key, message_index, 4 + list, position);
-                names_elsewhere.insert(key, file.file_name.clone());
-                elsewhere.push(path);
-            }
-        }
-    }
-    by_directory.retain(|_, names| !names.is_empty());
-    Ok(AddedFiles {
-        by_directory: by_directory.into_iter().collect(),
-        elsewhere,
-        places,
-        names_elsewhere,
-    })
 }
 
 /// One file name in one role only, across all messages: a data file is new, deleted or a
