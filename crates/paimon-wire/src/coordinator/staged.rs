@@ -302,8 +302,35 @@ impl Streamed {
             &origins,
         )
         .map_err(|error| in_payload(index, error))?;
+        // Files directly in their bucket directories are found by listing the directories
+        // at commit; the others (external paths, extra files) are checked by path, in
+        // batches of payloads.
         for (message, origin) in messages.iter().zip(&origins) {
-            self.batch.add(message)?;
+            let elsewhere = |f: &&paimon::spec::DataFileMeta| {
+                f.external_path.is_some() || !f.extra_files.is_empty()
+            };
+            if !message
+                .new_files
+                .iter()
+                .chain(&message.new_changelog_files)
+                .any(|f| elsewhere(&f))
+            {
+                continue;
+            }
+            let mut outside = CommitMessage::new(message.partition.clone(), message.bucket, vec![]);
+            outside.new_files = message
+                .new_files
+                .iter()
+                .filter(elsewhere)
+                .cloned()
+                .collect();
+            outside.new_changelog_files = message
+                .new_changelog_files
+                .iter()
+                .filter(elsewhere)
+                .cloned()
+                .collect();
+            self.batch.add(&outside)?;
             let message_index = u32::try_from(origin.message_index).unwrap_or(u32::MAX);
             self.batch_origins.push((index, message_index));
         }
@@ -524,6 +551,7 @@ async fn commit_streamed(
                 .map(Some);
         }
         // Rule `missing-file`, after the others as the materialized path's publication gate.
+        rules::check_streamed_existence(coordinator.context(), &facts, written.paths()).await?;
         match existence_refusal {
             Some(refusal) => Err(refusal),
             None => Ok(None),

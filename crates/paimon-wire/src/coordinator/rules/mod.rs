@@ -249,6 +249,8 @@ pub(crate) fn stage_streamed(
                             leaf: 0,
                             payload,
                             message: message_index,
+                            in_directory: file.external_path.is_none()
+                                && file.extra_files.is_empty(),
                         };
                         let fingerprint = added_file_fingerprint(&partition, message.bucket, &file);
                         facts.keep(key, here, leaf, fingerprint, &file);
@@ -303,4 +305,16 @@ pub(crate) async fn check_streamed_against_table(
     let touched = facts.buckets().iter().map(|b| b.key.clone()).collect();
     let state = read_state_of(context, &touched).await?;
     table_state::check_streamed(context, facts, &state)
+}
+
+/// Rule `missing-file` for a streamed commit's files directly in their bucket directories:
+/// each directory listed once ([`table_state::check_streamed_existence`]). `manifests` are
+/// the commit's written delta and changelog manifests, read back only to name a file the
+/// listings do not show.
+pub(crate) async fn check_streamed_existence(
+    context: TableContext<'_>,
+    facts: &StreamedFacts,
+    manifests: &[String],
+) -> CoordinatorResult<()> {
+    table_state::check_streamed_existence(context, facts, manifests).await
 }

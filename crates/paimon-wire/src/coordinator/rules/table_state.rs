@@ -521,6 +521,129 @@ impl ExistenceBatch {
     }
 }
 
+/// Rule `missing-file` for the files of a streamed commit that are directly in their bucket
+/// directories ([`super::shared::streamed::FileSeen::in_directory`]; the others are checked
+/// by path as their payloads arrive, [`ExistenceBatch`]). Each directory is listed once,
+/// at most 8 at a time, and the names listed are looked up among the commit's name keys: a
+/// directory that shows every file of its bucket confirms them. Where a listing shows fewer,
+/// the names are read back from the commit's own manifests (`manifests`) and the files not
+/// shown are checked one by one (a listing only ever confirms); the refusal names the first
+/// missing file in payload and message order.
+pub(super) async fn check_streamed_existence(
+    context: TableContext<'_>,
+    facts: &StreamedFacts,
+    manifests: &[String],
+) -> CoordinatorResult<()> {
+    use futures::{StreamExt, TryStreamExt};
+    let directories = BucketDirectories::of(context);
+    let file_io = context.table.file_io();
+    let table_name = context.rules.table_name();
+    let checking = |e| {
+        CoordinatorError::paimon(
+            format!(
+                "checking that the {} files the commit adds to table {table_name} exist",
+                facts.file_count()
+            ),
+            e,
+        )
+    };
+    let mut to_list = Vec::new();
+    for (id, bucket) in facts.buckets().iter().enumerate() {
+        if bucket.in_directory > 0 {
+            let directory = directories.of_bucket(&bucket.key.0, bucket.key.1)?;
+            to_list.push((u32::try_from(id).unwrap_or(u32::MAX), directory));
+        }
+    }
+    // Each listing keeps its keys only when it does not show every file.
+    let not_all_shown: HashMap<u32, HashSet<u128>> =
+        futures::stream::iter(to_list.iter().map(|(id, directory)| async move {
+            let shown = keys_listed(file_io, directory, facts, *id).await?;
+            let expected = facts.buckets()[*id as usize].in_directory;
+            Ok::<_, paimon::Error>(((shown.len() as u64) < expected).then_some((*id, shown)))
+        }))
+        .buffer_unordered(8)
+        .try_filter_map(|short| async move { Ok(short) })
+        .try_collect()
+        .await
+        .map_err(checking)?;
+    if not_all_shown.is_empty() {
+        return Ok(());
+    }
+    // The files the listings did not show, by name from the manifests, checked one by one.
+    let directory_of: HashMap<u32, &String> = to_list.iter().map(|(id, d)| (*id, d)).collect();
+    let mut unshown = Vec::new();
+    for manifest in manifests {
+        let entries = paimon::spec::Manifest::read(file_io, manifest)
+            .await
+            .map_err(checking)?;
+        for entry in entries {
+            let name = &entry.file().file_name;
+            let key = facts.names().key(name);
+            let Some(seen) = facts.seen(key).filter(|seen| seen.in_directory) else {
+                continue;
+            };
+            let Some(shown) = not_all_shown.get(&seen.bucket) else {
+                continue;
+            };
+            if !shown.contains(&key) {
+                let directory = directory_of[&seen.bucket].trim_end_matches('/');
+                unshown.push((
+                    seen.payload,
+                    seen.message,
+                    seen.list,
+                    name.clone(),
+                    format!("{directory}/{name}"),
+                ));
+            }
+        }
+    }
+    unshown.sort();
+    let paths: Vec<String> = unshown.iter().map(|u| u.4.clone()).collect();
+    let missing: HashSet<String> = file_io
+        .missing_files(paths)
+        .await
+        .map_err(checking)?
+        .into_iter()
+        .collect();
+    match unshown.into_iter().find(|u| missing.contains(&u.4)) {
+        None => Ok(()),
+        Some((payload, message, list, name, path)) => Err(refuse(
+            message as usize,
+            format!("{}.file_name", DATA_LISTS[usize::from(list)]),
+            Rule::MissingFile,
+            format!(
+                "payload {payload}: {name:?} is added by this commit, but {path} does not exist; \
+                 a file must be written before it is committed"
+            ),
+        )),
+    }
+}
+
+/// The name keys of the files directory `directory` shows that the streamed commit adds
+/// directly in bucket `bucket` (a directory that does not exist shows none).
+async fn keys_listed(
+    file_io: &paimon::io::FileIO,
+    directory: &str,
+    facts: &StreamedFacts,
+    bucket: u32,
+) -> paimon::Result<HashSet<u128>> {
+    if !file_io.exists(directory).await? {
+        return Ok(HashSet::new());
+    }
+    let mut shown = HashSet::new();
+    // Names only: on a local file system one `readdir` pass, without a `stat` per entry.
+    for name in file_io.list_file_names(directory).await? {
+        let key = facts.names().key(&name);
+        if facts
+            .seen(key)
+            .is_some_and(|seen| seen.bucket == bucket && seen.in_directory)
+        {
+            shown.insert(key);
+        }
+    }
+    Ok(shown)
+}
+
 /// The existence check (rule `missing-file`) running on a task of its own
 /// ([`start_added_files_check`]); dropped unfinished, the task is aborted.
 pub(crate) struct PendingExistenceCheck {
@@ -658,6 +781,16 @@ impl BucketDirectories {
 
     fn table(&self) -> &paimon::table::Table {
         &self.table
+    }
+
+    /// The directory of `bucket` in `partition` (its bytes; empty on an unpartitioned table).
+    fn of_bucket(&self, partition: &[u8], bucket: i32) -> CoordinatorResult<String> {
+        self.paths.bucket_path(partition, bucket).map_err(|e| {
+            CoordinatorError::paimon(
+                format!("computing a bucket directory of table {}", self.table_name),
+                e,
+            )
+        })
     }
 
     fn of_message(&self, message: &CommitMessage) -> CoordinatorResult<String> {

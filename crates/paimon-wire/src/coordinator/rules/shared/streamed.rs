@@ -48,6 +48,9 @@ pub(crate) struct FileSeen {
     pub(crate) payload: u32,
     /// The message of that payload it came in.
     pub(crate) message: u32,
+    /// Whether the file is directly in its bucket's directory (no external path, no extra
+    /// files): rule `missing-file` then finds it by listing that directory at commit.
+    pub(crate) in_directory: bool,
 }
 
 /// A file of a bucket that a streamed check may have to name: its name, and the number the
@@ -75,6 +78,8 @@ pub(crate) struct BucketFacts {
     pub(crate) lowest: Option<NamedNumber>,
     /// Its new data file with the highest `max_sequence_number` (rule `bounds`).
     pub(crate) highest: Option<NamedNumber>,
+    /// How many of its files are directly in its directory ([`FileSeen::in_directory`]).
+    pub(crate) in_directory: u64,
 }
 
 /// The compact state of a streamed commit (see the module docs).
@@ -123,6 +128,7 @@ impl StreamedFacts {
             writer: None,
             lowest: None,
             highest: None,
+            in_directory: 0,
         });
         id
     }
@@ -163,6 +169,9 @@ impl StreamedFacts {
         file: &DataFileMeta,
     ) {
         seen.leaf = u32::try_from(self.leaves.len()).unwrap_or(u32::MAX);
+        if seen.in_directory {
+            self.buckets[seen.bucket as usize].in_directory += 1;
+        }
         self.files.insert(key, seen);
         self.leaves.push(leaf);
         self.fingerprints.push(fingerprint);
