@@ -26,6 +26,30 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # Staged commits
+//!
+//! [`Coordinator::begin`] starts a commit whose payloads are added one at a time
+//! ([`StagedCommit::add_payload`]) and committed once ([`StagedCommit::commit`]), with the
+//! checks and answers of `deserialize`, `merge` and `commit`. When the payloads only add
+//! files (append mode, no row tracking, no dynamic buckets) it is streamed: each payload's
+//! files are written into delta manifests as it arrives and its messages dropped, so a commit
+//! of 10^6 files holds about 300 MB instead of 1.6 GB (`docs/SCALE.md`).
+//!
+//! ```no_run
+//! # async fn run(payloads: Vec<Vec<u8>>) -> Result<(), paimon_wire::coordinator::CoordinatorError> {
+//! use paimon_wire::coordinator::{open_table, Binding, Coordinator};
+//! use paimon_wire::SerializerVersion;
+//!
+//! let table = open_table("/warehouse", "db.orders").await?;
+//! let coordinator = Coordinator::bind(table, Binding::append("job-42")).await?;
+//! let mut staged = coordinator.begin(7);
+//! for payload in &payloads {
+//!     staged.add_payload(SerializerVersion::CURRENT, payload).await?;
+//! }
+//! let outcome = staged.commit().await?;
+//! # let _ = outcome; Ok(()) }
+//! ```
+//!
 //! # Trust model
 //!
 //! A payload is untrusted input: it comes over the network from a worker that may be buggy,

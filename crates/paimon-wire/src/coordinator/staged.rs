@@ -27,8 +27,8 @@ use super::rules::shared::streamed::StreamedFacts;
 use super::rules::table_state::{ExistenceBatch, PendingExistenceCheck};
 use super::rules::{self, shared::limits::BucketMode};
 use super::{
-    BoundMessages, CommitMode, CommitOutcome, Coordinator, CoordinatorError, CoordinatorResult,
-    MessageOrigin, WriteKind,
+    AbortReport, BoundMessages, CommitMode, CommitOutcome, Coordinator, CoordinatorError,
+    CoordinatorResult, MessageOrigin, WriteKind,
 };
 
 /// Files whose existence (rule `missing-file`) is checked together: a batch of payloads
@@ -184,7 +184,9 @@ impl StagedCommit<'_> {
         let (bound, _) = coordinator.bind_checked(&view, &duplicates);
         drop(view);
         if matches!(self.path, Path::Streamed(_)) && !bound.messages.iter().all(rules::streamable) {
-            self.materialize().await?;
+            // Boxed, as are the other large futures here: a staged commit's future stays
+            // small on the caller's stack.
+            Box::pin(self.materialize()).await?;
         }
         self.payloads = self.payloads.saturating_add(1);
         match &mut self.path {
@@ -192,7 +194,7 @@ impl StagedCommit<'_> {
                 parts.push(bound);
                 Ok(())
             }
-            Path::Streamed(streamed) => streamed.stage(coordinator, index, bound).await,
+            Path::Streamed(streamed) => Box::pin(streamed.stage(coordinator, index, bound)).await,
         }
     }
 
@@ -218,7 +220,15 @@ impl StagedCommit<'_> {
                 e,
             )
         };
-        let written = writer.finish().await.map_err(writing)?;
+        let written = match writer.finish().await {
+            Ok(written) => written,
+            Err(error) => {
+                // A writer that cannot finish (its batch was refused) can only delete what it
+                // wrote.
+                let _ = writer.abort().await;
+                return Err(writing(error));
+            }
+        };
         let parts = read_back(coordinator, &facts, &written, self.payloads).await;
         delete_manifests(coordinator, &written).await;
         self.path = Path::Materialized(parts.map_err(writing)?);
@@ -236,10 +246,10 @@ impl StagedCommit<'_> {
         match self.path {
             Path::Materialized(parts) => {
                 let merged = coordinator.merge(parts)?;
-                coordinator.commit(merged, identifier).await
+                Box::pin(coordinator.commit(merged, identifier)).await
             }
             Path::Streamed(streamed) => {
-                let outcome = commit_streamed(coordinator, *streamed, identifier).await;
+                let outcome = Box::pin(commit_streamed(coordinator, *streamed, identifier)).await;
                 coordinator.record_outcome(identifier, &outcome);
                 outcome
             }
@@ -247,27 +257,24 @@ impl StagedCommit<'_> {
     }
 
     /// Abandons the commit: deletes the manifests it wrote, and the files of its payloads as
-    /// [`Coordinator::abort`] deletes them (materialized); a streamed commit no longer holds
-    /// its payloads' files, so abort them with [`Coordinator::abort`] on the payloads if
-    /// they are to go.
-    pub async fn abort(self) -> CoordinatorResult<()> {
-        match self.path {
-            Path::Materialized(parts) => {
-                for part in &parts {
-                    self.coordinator.abort(part).await?;
-                }
-                Ok(())
-            }
-            Path::Streamed(streamed) => streamed.writer.abort().await.map_err(|e| {
-                CoordinatorError::paimon(
-                    format!(
-                        "deleting the manifests of a staged commit to table {}",
-                        self.coordinator.rules.table_name()
-                    ),
-                    e,
-                )
-            }),
+    /// [`Coordinator::abort`] deletes them (never a file a snapshot references; nothing while
+    /// an unknown outcome of this coordinator may still land). A streamed commit reads its
+    /// files back from its manifests first.
+    pub async fn abort(mut self) -> CoordinatorResult<AbortReport> {
+        Box::pin(self.materialize()).await?;
+        let Path::Materialized(parts) = self.path else {
+            return Ok(AbortReport::default());
+        };
+        let mut all = BoundMessages {
+            coordinator: self.coordinator.id,
+            messages: Vec::new(),
+            origins: Vec::new(),
+        };
+        for part in parts {
+            all.messages.extend(part.messages);
+            all.origins.extend(part.origins);
         }
+        Box::pin(self.coordinator.abort(&all)).await
     }
 
     fn refused_error(&self) -> CoordinatorError {

@@ -12,8 +12,8 @@ use paimon_wire::coordinator::{Binding, CommitOutcome, CoordinatorError, Rule, S
 use paimon_wire::{serialize_list, SerializerVersion};
 
 use super::support::{
-    append_coordinator, bind, commit_payloads, expected, read_rows, rule_of, worker_messages,
-    worker_payload, Kind, Warehouse, USER,
+    append_coordinator, bind, commit_payloads, expected, find_files, read_rows, rule_of,
+    worker_messages, worker_payload, Kind, Warehouse, USER,
 };
 
 const V: SerializerVersion = SerializerVersion::CURRENT;
@@ -145,9 +145,29 @@ async fn an_aborted_staged_commit_deletes_its_manifests() {
         manifests(&table).len() > before.len(),
         "no manifest was written while staging"
     );
-    staged.abort().await.unwrap();
+    // And one payload of a worker's real files.
+    let payload = worker_payload(&table, &[(1, "b")]).await;
+    staged.add_payload(V, &payload).await.unwrap();
+    let report = staged.abort().await.unwrap();
     assert_eq!(manifests(&table), before);
     assert!(read_rows(&table).await.is_empty());
+    // The payloads' files too, read back from the manifests: the 2,500 named ones and the
+    // workers' real files, which are gone from storage.
+    assert!(
+        report.deleted.len() > 2_500,
+        "{} deleted",
+        report.deleted.len()
+    );
+    assert!(report.skipped.is_empty(), "{:?}", report.skipped);
+    let real = report
+        .deleted
+        .iter()
+        .find(|name| !name.starts_with("data-staged-"))
+        .expect("a worker's file");
+    assert!(
+        find_files(warehouse.dir.path(), real).is_empty(),
+        "{real} is still in storage"
+    );
 }
 
 #[tokio::test]

@@ -353,8 +353,8 @@ pub async fn commit_payloads(
         .map(|messages| serialize_list(messages, SerializerVersion::CURRENT))
         .collect::<Result<Vec<_>, _>>()?;
     let twin = Twin::of(coordinator).await;
-    let materialized = commit_materialized(coordinator, &bytes, identifier).await;
-    let (staged, path) = commit_staged(&twin.coordinator, &bytes, identifier).await;
+    let materialized = Box::pin(commit_materialized(coordinator, &bytes, identifier)).await;
+    let (staged, path) = Box::pin(commit_staged(&twin.coordinator, &bytes, identifier)).await;
     let streamable = coordinator.binding().mode == paimon_wire::coordinator::CommitMode::Append
         && coordinator.bucket_mode() != paimon_wire::coordinator::BucketMode::Dynamic
         && payloads.iter().flatten().all(|m| {

@@ -34,8 +34,8 @@ pub enum Stage {
 ///
 /// The streamed path admits commits whose messages carry only `new_files` and
 /// `new_changelog_files` ([`STREAMED_LISTS`]), in append mode, on a table without row tracking
-/// and without dynamic buckets. Today every commit takes the materialized path, which reads
-/// every form.
+/// and without dynamic buckets: a staged commit ([`crate::coordinator::StagedCommit`]) of such
+/// payloads. Every other commit takes the materialized path, which reads every form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reads {
     /// One message, with the bound table's schema and options: checked per payload as it is

@@ -295,7 +295,7 @@ impl TableCommit {
     }
 
     /// [`Self::delta_manifest_writer`] owning this commit: for a caller that keeps the writer
-    /// beside other state and commits through [`DeltaManifestWriter::commit`].
+    /// beside other state of its own.
     pub fn into_delta_manifest_writer(self) -> Result<DeltaManifestWriter<'static>> {
         Self::writer_of(CommitHandle::Owned(Box::new(self)))
     }
