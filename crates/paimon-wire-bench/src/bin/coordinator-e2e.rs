@@ -154,14 +154,9 @@ fn create_listed_files(dir: &Path, table_dir: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// One commit of every payload file on a fresh table: the timed part and the data files
-/// committed.
-async fn commit_once(
-    kind: &str,
-    dir: &Path,
-    files: &[PathBuf],
-    version: SerializerVersion,
-) -> Result<(Duration, usize), Error> {
+/// A fresh table of workload `kind` in a new temp warehouse, holding the (empty) files the
+/// payloads in `dir` add; and the table's name.
+async fn fresh_table(kind: &str, dir: &Path) -> Result<(tempfile::TempDir, &'static str), Error> {
     let warehouse = tempfile::tempdir()?;
     let path = warehouse.path().to_str().ok_or("temp dir is not UTF-8")?;
     let name = match kind {
@@ -171,6 +166,19 @@ async fn commit_once(
     };
     let table_dir = name.split_once('.').map_or(name, |(_, table)| table);
     create_listed_files(dir, &warehouse.path().join("db.db").join(table_dir))?;
+    Ok((warehouse, name))
+}
+
+/// One commit of every payload file on a fresh table: the timed part and the data files
+/// committed.
+async fn commit_once(
+    kind: &str,
+    dir: &Path,
+    files: &[PathBuf],
+    version: SerializerVersion,
+) -> Result<(Duration, usize), Error> {
+    let (warehouse, name) = fresh_table(kind, dir).await?;
+    let path = warehouse.path().to_str().ok_or("temp dir is not UTF-8")?;
     let start = Instant::now();
     let table = open_table(path, name).await?;
     let coordinator = Coordinator::bind(table, Binding::append("coordinator-e2e")).await?;
@@ -233,15 +241,8 @@ async fn commit_staged(
     files: &[PathBuf],
     version: SerializerVersion,
 ) -> Result<(Duration, usize), Error> {
-    let warehouse = tempfile::tempdir()?;
+    let (warehouse, name) = fresh_table(kind, dir).await?;
     let path = warehouse.path().to_str().ok_or("temp dir is not UTF-8")?;
-    let name = match kind {
-        "append" => create_w3_table(path).await?,
-        "pk" => create_pk_table(path).await?,
-        _ => return Err(format!("unknown workload {kind}").into()),
-    };
-    let table_dir = name.split_once('.').map_or(name, |(_, table)| table);
-    create_listed_files(dir, &warehouse.path().join("db.db").join(table_dir))?;
     let start = Instant::now();
     let table = open_table(path, name).await?;
     let coordinator = Coordinator::bind(table, Binding::append("coordinator-e2e")).await?;
