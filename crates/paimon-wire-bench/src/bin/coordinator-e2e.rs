@@ -16,7 +16,8 @@
 //! With `--staged` the payloads go through a staged commit (`Coordinator::begin`, then
 //! `StagedCommit::add_payload` for each payload file as it is read, then `commit`): the
 //! streamed path, for the workloads here, which only add files. The line printed then says
-//! `impl=paimon-wire-staged`.
+//! `impl=paimon-wire-staged`, and its `files` counts changelog files too
+//! (`StagedCommit::file_count`).
 //!
 //! `run` reads a directory of `part-<index>-of-<count>.bin` files (a split set, as
 //! `paimon-wire split` writes it) as one worker's set with `Coordinator::deserialize_parts`.
@@ -169,6 +170,28 @@ async fn fresh_table(kind: &str, dir: &Path) -> Result<(tempfile::TempDir, &'sta
     Ok((warehouse, name))
 }
 
+/// A coordinator bound to a fresh table of workload `kind` ([`fresh_table`]), the warehouse
+/// holding it, and the time the timed part started: just before the table was opened.
+async fn bound_to_fresh_table(
+    kind: &str,
+    dir: &Path,
+) -> Result<(tempfile::TempDir, Instant, Coordinator), Error> {
+    let (warehouse, name) = fresh_table(kind, dir).await?;
+    let path = warehouse.path().to_str().ok_or("temp dir is not UTF-8")?;
+    let start = Instant::now();
+    let table = open_table(path, name).await?;
+    let coordinator = Coordinator::bind(table, Binding::append("coordinator-e2e")).await?;
+    Ok((warehouse, start, coordinator))
+}
+
+/// A commit on a fresh table publishes snapshot 1.
+fn expect_first_snapshot(outcome: CommitOutcome) -> Result<(), Error> {
+    if outcome != (CommitOutcome::Committed { snapshot_id: 1 }) {
+        return Err(format!("expected snapshot 1 committed, got {outcome:?}").into());
+    }
+    Ok(())
+}
+
 /// One commit of every payload file on a fresh table: the timed part and the data files
 /// committed.
 async fn commit_once(
@@ -177,11 +200,7 @@ async fn commit_once(
     files: &[PathBuf],
     version: SerializerVersion,
 ) -> Result<(Duration, usize), Error> {
-    let (warehouse, name) = fresh_table(kind, dir).await?;
-    let path = warehouse.path().to_str().ok_or("temp dir is not UTF-8")?;
-    let start = Instant::now();
-    let table = open_table(path, name).await?;
-    let coordinator = Coordinator::bind(table, Binding::append("coordinator-e2e")).await?;
+    let (_warehouse, start, coordinator) = bound_to_fresh_table(kind, dir).await?;
     let mut parts = Vec::with_capacity(files.len());
     let split_set = split_set_parts(files);
     if let Some(indexes) = split_set {
@@ -227,9 +246,7 @@ async fn commit_once(
         (merged_at - decoded).as_secs_f64(),
         (elapsed - merged_at).as_secs_f64()
     );
-    if outcome != (CommitOutcome::Committed { snapshot_id: 1 }) {
-        return Err(format!("expected snapshot 1 committed, got {outcome:?}").into());
-    }
+    expect_first_snapshot(outcome)?;
     Ok((elapsed, data_files))
 }
 
@@ -241,11 +258,7 @@ async fn commit_staged(
     files: &[PathBuf],
     version: SerializerVersion,
 ) -> Result<(Duration, usize), Error> {
-    let (warehouse, name) = fresh_table(kind, dir).await?;
-    let path = warehouse.path().to_str().ok_or("temp dir is not UTF-8")?;
-    let start = Instant::now();
-    let table = open_table(path, name).await?;
-    let coordinator = Coordinator::bind(table, Binding::append("coordinator-e2e")).await?;
+    let (_warehouse, start, coordinator) = bound_to_fresh_table(kind, dir).await?;
     let mut staged = coordinator.begin(1);
     for file in files {
         let bytes = std::fs::read(file)?;
@@ -261,9 +274,7 @@ async fn commit_staged(
         added.as_secs_f64(),
         (elapsed - added).as_secs_f64()
     );
-    if outcome != (CommitOutcome::Committed { snapshot_id: 1 }) {
-        return Err(format!("expected snapshot 1 committed, got {outcome:?}").into());
-    }
+    expect_first_snapshot(outcome)?;
     Ok((elapsed, data_files))
 }
 

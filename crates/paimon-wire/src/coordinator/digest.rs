@@ -126,13 +126,8 @@ pub(crate) enum Lists {
 pub(crate) fn commit_digest(messages: &[CommitMessage], partitioned: bool, lists: Lists) -> String {
     let mut hashes: Vec<[u8; 32]> = Vec::new();
     for message in messages {
-        let place = |list: &str| {
-            let mut c = Canonical::default();
-            c.str(list)
-                .bytes(partition_key(partitioned, &message.partition))
-                .int(i64::from(message.bucket));
-            c
-        };
+        let partition = partition_key(partitioned, &message.partition);
+        let place = |list: &str| LeafPlace::new(list, partition, message.bucket);
         let data_lists: [&[DataFileMeta]; 6] = [
             &message.new_files,
             &message.deleted_files,
@@ -146,7 +141,7 @@ pub(crate) fn commit_digest(messages: &[CommitMessage], partitioned: bool, lists
                 continue;
             }
             let place = place(list);
-            hashes.extend(files.iter().map(|file| data_file(&place, file)));
+            hashes.extend(files.iter().map(|file| place.leaf(file)));
         }
         let index_lists: [&[IndexFileMeta]; 4] = [
             &message.new_index_files,
@@ -159,24 +154,30 @@ pub(crate) fn commit_digest(messages: &[CommitMessage], partitioned: bool, lists
                 continue;
             }
             let place = place(list);
-            hashes.extend(files.iter().map(|file| index_file(&place, file)));
+            hashes.extend(files.iter().map(|file| index_file(&place.0, file)));
         }
     }
     digest_of_leaves(hashes)
 }
 
-/// The leaf of the commit digest for data file `file` in `list` (one of [`DATA_LISTS`]) of
-/// the message at `partition` (its [`partition_key`]) and `bucket`: what [`commit_digest`]
-/// hashes for it. The streamed commit keeps these instead of the messages.
-pub(crate) fn data_file_leaf(
-    list: &str,
-    partition: &[u8],
-    bucket: i32,
-    file: &DataFileMeta,
-) -> [u8; 32] {
-    let mut place = Canonical::default();
-    place.str(list).bytes(partition).int(i64::from(bucket));
-    data_file(&place, file)
+/// Where data files sit in a commit, for their leaves of the commit digest: a list (one of
+/// [`DATA_LISTS`]) of the message at a partition (its [`partition_key`]) and a bucket. Made
+/// once per message and list, as [`commit_digest`] makes it; the streamed commit keeps the
+/// leaves instead of the messages.
+pub(crate) struct LeafPlace(Canonical);
+
+impl LeafPlace {
+    /// The place of `list` of the message at `partition` and `bucket`.
+    pub(crate) fn new(list: &str, partition: &[u8], bucket: i32) -> Self {
+        let mut place = Canonical::default();
+        place.str(list).bytes(partition).int(i64::from(bucket));
+        Self(place)
+    }
+
+    /// The leaf of `file` here: what [`commit_digest`] hashes for it.
+    pub(crate) fn leaf(&self, file: &DataFileMeta) -> [u8; 32] {
+        data_file(&self.0, file)
+    }
 }
 
 /// The commit digest (hex) of every file's leaf, in any order: the leaves are sorted and

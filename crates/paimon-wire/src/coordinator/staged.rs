@@ -142,13 +142,16 @@ impl StagedCommit<'_> {
         self.payloads as usize
     }
 
-    /// How many files the payloads added so far add to the table, each once: on the
-    /// streamed path the new data and changelog files, on the materialized path the new
-    /// data files ([`BoundMessages::data_file_count`]).
+    /// How many new data and changelog files the payloads added so far carry, each file
+    /// once within a payload (on the streamed path also across payloads).
     pub fn file_count(&self) -> usize {
         match &self.path {
             Path::Streamed(streamed) => streamed.facts.file_count(),
-            Path::Materialized(parts) => parts.iter().map(BoundMessages::data_file_count).sum(),
+            Path::Materialized(parts) => parts
+                .iter()
+                .flat_map(|part| &part.messages)
+                .map(|m| m.new_files.len() + m.new_changelog_files.len())
+                .sum(),
         }
     }
 
@@ -239,7 +242,12 @@ impl StagedCommit<'_> {
     /// [`Coordinator::commit`] for the [`Coordinator::merge`] of the same payloads.
     pub async fn commit(self) -> CoordinatorResult<CommitOutcome> {
         if self.refused {
-            return Err(self.refused_error());
+            let refused = self.refused_error();
+            // Nothing is published: the manifests written so far go.
+            if let Path::Streamed(streamed) = self.path {
+                let _ = streamed.writer.abort().await;
+            }
+            return Err(refused);
         }
         let coordinator = self.coordinator;
         let identifier = self.identifier;
@@ -384,13 +392,13 @@ impl Streamed {
 /// and message), naming the payload and the message in it.
 fn in_batch(origins: &[(u32, u32)], error: CoordinatorError) -> CoordinatorError {
     match error {
-        CoordinatorError::Validation(mut refusal) => {
-            if let Some(&(payload, message)) = origins.get(refusal.message_index) {
+        CoordinatorError::Validation(mut refusal) => match origins.get(refusal.message_index) {
+            Some(&(payload, message)) => {
                 refusal.message_index = message as usize;
-                refusal.reason = format!("payload {payload}: {}", refusal.reason);
+                in_payload(payload, CoordinatorError::Validation(refusal))
             }
-            CoordinatorError::Validation(refusal)
-        }
+            None => CoordinatorError::Validation(refusal),
+        },
         other => other,
     }
 }

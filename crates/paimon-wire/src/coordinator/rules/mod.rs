@@ -224,14 +224,16 @@ pub(crate) fn stage_streamed(
     messages: &mut [CommitMessage],
     origins: &[MessageOrigin],
 ) -> CoordinatorResult<()> {
-    use crate::coordinator::digest::{added_file_fingerprint, data_file_leaf};
+    use crate::coordinator::digest::{added_file_fingerprint, LeafPlace};
     let partitioned = !rules.partition_fields().is_empty();
     for (message, origin) in messages.iter_mut().zip(origins) {
         let message_index = u32::try_from(origin.message_index).unwrap_or(u32::MAX);
-        let partition = shared::buckets::partition_key(partitioned, &message.partition).to_vec();
-        let bucket = facts.bucket_id(&(partition.clone(), message.bucket));
+        let key = shared::buckets::bucket_key(partitioned, &message.partition, message.bucket);
+        let bucket = facts.bucket_id(&key);
+        let partition = key.0;
         for slot in [NEW_FILES, NEW_CHANGELOG_FILES] {
             let list = DATA_LISTS[slot];
+            let place = LeafPlace::new(list, &partition, message.bucket);
             let files = if slot == NEW_FILES {
                 &mut message.new_files
             } else {
@@ -240,7 +242,7 @@ pub(crate) fn stage_streamed(
             let mut kept = Vec::with_capacity(files.len());
             for file in files.drain(..) {
                 let key = facts.names().key(&file.file_name);
-                let leaf = data_file_leaf(list, &partition, message.bucket, &file);
+                let leaf = place.leaf(&file);
                 match facts.seen(key) {
                     None => {
                         let here = FileSeen {

@@ -65,22 +65,13 @@ pub(super) fn check_added_files_are_new(
                     continue;
                 }
                 let reason = if let Some(live) = state.live_data(&key, &file.file_name) {
-                    format!(
-                        "{:?} (sent at level {}) is already live in {} at level(s) {:?}; a file \
-                          is committed once",
-                        file.file_name,
-                        file.level,
-                        where_(),
-                        live.iter().map(|f| f.level).collect::<Vec<_>>()
+                    already_live_reason(
+                        &format!("{:?} (sent at level {})", file.file_name, file.level),
+                        &where_(),
+                        live,
                     )
                 } else if state.history.has_data(&key, &file.file_name) {
-                    format!(
-                        "{:?} was committed to {} before and is still referenced by a retained \
-                          snapshot, tag or branch; a file removed from the table is not added \
-                          again",
-                        file.file_name,
-                        where_()
-                    )
+                    referenced_before_reason(&format!("{:?}", file.file_name), &where_())
                 } else {
                     continue;
                 };
@@ -342,15 +333,11 @@ pub(super) fn check_sequence_headroom(
                     index,
                     format!("{list}[{i}].max_sequence_number"),
                     Rule::Bounds,
-                    format!(
-                        "{} for {:?}: {} reaches sequence number {floor}, and one commit may \
-                          raise it by at most {MAX_SEQUENCE_STEP} (2^40); a higher number would \
-                          leave the bucket's next writers no room below the bound \
-                          {MAX_SEQUENCE_OR_ROW_ID}, and every later commit to it would be \
-                          refused",
+                    past_headroom_reason(
                         file.max_sequence_number,
-                        file.file_name,
-                        bucket_name(state.partitioned, message.bucket)
+                        &format!("{:?}", file.file_name),
+                        &bucket_name(state.partitioned, message.bucket),
+                        floor,
                     ),
                 ));
             }
@@ -794,14 +781,7 @@ impl BucketDirectories {
     }
 
     fn of_message(&self, message: &CommitMessage) -> CoordinatorResult<String> {
-        self.paths
-            .bucket_path(&message.partition, message.bucket)
-            .map_err(|e| {
-                CoordinatorError::paimon(
-                    format!("computing a bucket directory of table {}", self.table_name),
-                    e,
-                )
-            })
+        self.of_bucket(&message.partition, message.bucket)
     }
 }
 
@@ -1016,16 +996,11 @@ pub(super) fn check_sequence_numbers(
                             index,
                             format!("new_files[{i}].min_sequence_number"),
                             Rule::SequenceNumbers,
-                            format!(
-                                "{} for {:?}, but the live files of {} reach sequence number \
-                                 {highest}: its rows would merge as older than rows already \
-                                 committed. It was written by an overwrite writer, or by a \
-                                 writer made before another commit wrote this bucket; commit \
-                                 an overwrite writer's payload with an overwrite coordinator, \
-                                 or write again with a new writer",
+                            below_live_reason(
                                 file.min_sequence_number,
-                                file.file_name,
-                                bucket_name(partitioned, message.bucket)
+                                &format!("{:?}", file.file_name),
+                                &bucket_name(partitioned, message.bucket),
+                                highest,
                             ),
                         ));
                     }
@@ -1070,6 +1045,46 @@ pub(super) fn check_sequence_numbers(
         }
     }
     Ok(())
+}
+
+/// Rule `already-live`'s reason for `file` (its name, and where it was sent) live in
+/// `bucket` at the levels of `live`.
+fn already_live_reason(file: &str, bucket: &str, live: &[DataFileMeta]) -> String {
+    format!(
+        "{file} is already live in {bucket} at level(s) {:?}; a file is committed once",
+        live.iter().map(|f| f.level).collect::<Vec<_>>()
+    )
+}
+
+/// Rule `already-live`'s reason for `file`, no longer live in `bucket` but still referenced.
+fn referenced_before_reason(file: &str, bucket: &str) -> String {
+    format!(
+        "{file} was committed to {bucket} before and is still referenced by a retained \
+         snapshot, tag or branch; a file removed from the table is not added again"
+    )
+}
+
+/// Rule `sequence-numbers`' reason for `file`, whose first sequence number `sequence` is not
+/// above `highest`, the highest of `bucket`'s live files.
+fn below_live_reason(sequence: i64, file: &str, bucket: &str, highest: i64) -> String {
+    format!(
+        "{sequence} for {file}, but the live files of {bucket} reach sequence number {highest}: \
+         its rows would merge as older than rows already committed. It was written by an \
+         overwrite writer, or by a writer made before another commit wrote this bucket; commit \
+         an overwrite writer's payload with an overwrite coordinator, or write again with a new \
+         writer"
+    )
+}
+
+/// Rule `bounds`' reason for `file`, whose last sequence number `sequence` raises `bucket`'s
+/// (`floor` now) by more than one commit may.
+fn past_headroom_reason(sequence: i64, file: &str, bucket: &str, floor: i64) -> String {
+    format!(
+        "{sequence} for {file}: {bucket} reaches sequence number {floor}, and one commit may \
+         raise it by at most {MAX_SEQUENCE_STEP} (2^40); a higher number would leave the \
+         bucket's next writers no room below the bound {MAX_SEQUENCE_OR_ROW_ID}, and every \
+         later commit to it would be refused"
+    )
 }
 
 /// Rule `two-roles` on a streamed commit: file `file_name`, in `list` of message `message` of
@@ -1175,16 +1190,11 @@ pub(super) fn check_streamed(
                     lowest.message as usize,
                     "new_files.min_sequence_number".into(),
                     Rule::SequenceNumbers,
-                    format!(
-                        "{} for {:?} (payload {}), but the live files of {} reach sequence \
-                         number {highest}: its rows would merge as older than rows already \
-                         committed. It was written by an overwrite writer, or by a writer made \
-                         before another commit wrote this bucket; commit an overwrite writer's \
-                         payload with an overwrite coordinator, or write again with a new writer",
+                    below_live_reason(
                         lowest.value,
-                        lowest.file_name,
-                        lowest.payload,
-                        bucket_name(partitioned, bucket.key.1)
+                        &format!("{:?} (payload {})", lowest.file_name, lowest.payload),
+                        &bucket_name(partitioned, bucket.key.1),
+                        highest,
                     ),
                 ));
             }
@@ -1196,15 +1206,11 @@ pub(super) fn check_streamed(
                 highest.message as usize,
                 "new_files.max_sequence_number".into(),
                 Rule::Bounds,
-                format!(
-                    "{} for {:?} (payload {}): {} reaches sequence number {floor}, and one \
-                     commit may raise it by at most {MAX_SEQUENCE_STEP} (2^40); a higher number \
-                     would leave the bucket's next writers no room below the bound \
-                     {MAX_SEQUENCE_OR_ROW_ID}, and every later commit to it would be refused",
+                past_headroom_reason(
                     highest.value,
-                    highest.file_name,
-                    highest.payload,
-                    bucket_name(partitioned, bucket.key.1)
+                    &format!("{:?} (payload {})", highest.file_name, highest.payload),
+                    &bucket_name(partitioned, bucket.key.1),
+                    floor,
                 ),
             ));
         }
@@ -1232,20 +1238,13 @@ pub(super) fn check_streamed(
         };
         let list = DATA_LISTS[usize::from(seen.list)];
         let where_ = bucket_name(partitioned, key.1);
+        let file = format!(
+            "{name:?} (payload {}, message {})",
+            seen.payload, seen.message
+        );
         let reason = match live_entries {
-            Some(entries) => format!(
-                "{name:?} (payload {}, message {}) is already live in {where_} at level(s) {:?}; \
-                 a file is committed once",
-                seen.payload,
-                seen.message,
-                entries.iter().map(|f| f.level).collect::<Vec<_>>()
-            ),
-            None => format!(
-                "{name:?} (payload {}, message {}) was committed to {where_} before and is still \
-                 referenced by a retained snapshot, tag or branch; a file removed from the table \
-                 is not added again",
-                seen.payload, seen.message
-            ),
+            Some(entries) => already_live_reason(&file, &where_, entries),
+            None => referenced_before_reason(&file, &where_),
         };
         return Err(refuse(
             seen.message as usize,
