@@ -14,8 +14,8 @@
 //! ```
 //!
 //! With `--staged` the payloads go through a staged commit (`Coordinator::begin`, then
-//! `StagedCommit::add_payload` for each payload file as it is read, then `commit`): the
-//! streamed path, for the workloads here, which only add files. The line printed then says
+//! `StagedCommit::add_payload` for each payload file, read a few ahead by a thread, then
+//! `commit`): the streamed path, for the workloads here, which only add files. The line printed then says
 //! `impl=paimon-wire-staged`, and its `files` counts changelog files too
 //! (`StagedCommit::file_count`).
 //!
@@ -250,8 +250,13 @@ async fn commit_once(
     Ok((elapsed, data_files))
 }
 
-/// [`commit_once`] through a staged commit: each payload file read, added and dropped in
-/// turn.
+/// Payload files a staged commit's reader thread reads ahead of the commit.
+const PAYLOADS_READ_AHEAD: usize = 8;
+
+/// [`commit_once`] through a staged commit: each payload added and dropped in turn. A thread
+/// reads the files a few ahead ([`PAYLOADS_READ_AHEAD`]), as an engine's transport receives
+/// the next payloads while the coordinator takes one (the one-shot form reads them on the
+/// coordinator's helper thread likewise).
 async fn commit_staged(
     kind: &str,
     dir: &Path,
@@ -260,10 +265,25 @@ async fn commit_staged(
 ) -> Result<(Duration, usize), Error> {
     let (_warehouse, start, coordinator) = bound_to_fresh_table(kind, dir).await?;
     let mut staged = coordinator.begin(1);
-    for file in files {
-        let bytes = std::fs::read(file)?;
-        staged.add_payload(version, &bytes).await?;
+    let (read, payloads) = std::sync::mpsc::sync_channel(PAYLOADS_READ_AHEAD);
+    let to_read = files.to_vec();
+    let reader = std::thread::spawn(move || {
+        for file in to_read {
+            let bytes =
+                std::fs::read(&file).map_err(|error| format!("{}: {error}", file.display()));
+            let failed = bytes.is_err();
+            // The commit stopped taking payloads: nothing is left to read for.
+            if read.send(bytes).is_err() || failed {
+                return;
+            }
+        }
+    });
+    for bytes in payloads {
+        staged.add_payload(version, &bytes?).await?;
     }
+    reader
+        .join()
+        .map_err(|_| "the payload reader thread panicked")?;
     let path_taken = staged.path();
     let data_files = staged.file_count();
     let added = start.elapsed();

@@ -9,9 +9,12 @@
 //! min_ns=T max_ns=T vmhwm_kb=R load=L1/L5/L15` (`scripts/bench` appends the load average
 //! read right after the process ended). Prints two Markdown tables: the end-to-end rows of
 //! `--e2e` with the ratio of Java's median to paimon-wire's for the same workload, and the
-//! scale curve of `--scale` (paimon-wire and Java side by side where both ran, with the JVM's
-//! heap; a `commit-bench-failed` line is a run that did not finish, shown with its reason). With `--svg`, also draws the scale curve (time and peak RSS
-//! against files, both axes logarithmic) as a self-contained SVG.
+//! scale curve of `--scale` (paimon-wire's commit forms, `paimon-wire` one-shot and
+//! `paimon-wire-staged`, and Java side by side where they ran, with the JVM's heap; a
+//! `commit-bench-failed` line is a run that did not finish, shown with its reason), then each
+//! form's projection to 10^7 files and the scale targets it met or missed. With `--svg`, also
+//! draws the scale curve (time and peak RSS against files, both axes logarithmic) as a
+//! self-contained SVG.
 
 use std::fmt::Write as _;
 
@@ -112,11 +115,17 @@ fn workload_name(kind: &str) -> &str {
     }
 }
 
-/// The speed-up column of `row`: Java's median over paimon-wire's on paimon-wire's row, `1×` on
+/// Whether `row` is one of paimon-wire's commit forms (`paimon-wire` for the one-shot commit,
+/// `paimon-wire-staged` for the staged one), not Java's.
+fn is_ours(row: &Row) -> bool {
+    row.implementation.starts_with("paimon-wire")
+}
+
+/// The speed-up column of `row`: Java's median over paimon-wire's on paimon-wire's rows, `1×` on
 /// Java's, `—` without a Java row to compare with.
 fn speed_up_cell(row: &Row, java: Option<&Row>) -> String {
     match java {
-        Some(java) if row.implementation == "paimon-wire" => {
+        Some(java) if is_ours(row) => {
             format!("{:.2}×", java.median_s / row.median_s)
         }
         Some(_) => "1×".to_string(),
@@ -211,15 +220,29 @@ const TARGET_MB_AT_1M: f64 = 1024.0;
 /// (flat).
 const TARGET_LINEARITY: f64 = 0.10;
 
-/// The projection of paimon-wire's scale curve to 10^7 files, and the scale targets met or
-/// missed: time and peak RSS are fitted as `fixed + per_file × files` through the two largest
-/// sizes paimon-wire ran; the targets are checked on the 10^6 row and, above it, on the largest
-/// size (time per file against 10^6's, peak memory against 10^6's). Empty without two sizes.
-fn projection(rows: &[Row]) -> String {
-    let mut ours: Vec<&Row> = rows
+/// [`projection_of`] each of paimon-wire's commit forms on the scale curve, in the order
+/// they first appear.
+fn projections(rows: &[Row]) -> String {
+    let mut forms: Vec<&str> = Vec::new();
+    for row in rows.iter().filter(|r| is_ours(r)) {
+        if !forms.contains(&row.implementation.as_str()) {
+            forms.push(&row.implementation);
+        }
+    }
+    forms
         .iter()
-        .filter(|r| r.implementation == "paimon-wire")
-        .collect();
+        .map(|form| projection_of(form, rows))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The projection of the scale curve of paimon-wire's commit form `form` to 10^7 files, and
+/// the scale targets met or missed: time and peak RSS are fitted as `fixed + per_file × files`
+/// through the two largest sizes it ran; the targets are checked on the 10^6 row and, above
+/// it, on the largest size (time per file against 10^6's, peak memory against 10^6's). Empty
+/// without two sizes.
+fn projection_of(form: &str, rows: &[Row]) -> String {
+    let mut ours: Vec<&Row> = rows.iter().filter(|r| r.implementation == form).collect();
     ours.sort_by_key(|r| r.files);
     let [.., small, large] = ours.as_slice() else {
         return String::new();
@@ -232,7 +255,7 @@ fn projection(rows: &[Row]) -> String {
     let (mb_fixed, mb_per_file) = fit(|r| r.peak_rss_mb);
     let ten_million = 1e7;
     let mut out = format!(
-        "Projection to 10^7 files (a line through the {} and {} file runs): \
+        "`{form}`: projection to 10^7 files (a line through the {} and {} file runs): \
          **{:.1} s and {:.1} GB** (time {:.2} µs and memory {:.2} KB per file, plus {:.2} s and \
          {:.0} MB fixed).\n\n",
         small.files,
@@ -465,7 +488,7 @@ fn main() -> Result<(), Error> {
         let failures = parse_failures(&text)?;
         println!("### Scale curve (append table, 100 files per payload)\n");
         println!("{}", scale_table(&rows, &failures));
-        println!("{}", projection(&rows));
+        println!("{}", projections(&rows));
         if let Some(out) = svg {
             let loads: Vec<&str> = rows.iter().map(|r| r.load.as_str()).collect();
             let caption = format!(

@@ -797,18 +797,27 @@ impl FileIO {
                 format!("Failed to list files in '{path}'"),
             )
         };
-        let mut entries = tokio::fs::read_dir(&directory).await.map_err(io_error)?;
-        let mut names = Vec::new();
-        while let Some(entry) = entries.next_entry().await.map_err(io_error)? {
-            // The type comes with the directory entry on Linux: no `stat`.
-            if entry.file_type().await.map_err(io_error)?.is_dir() {
-                continue;
+        // One blocking task for the whole directory: `tokio::fs::read_dir` would take a round
+        // trip to the blocking pool for every 32 entries.
+        let listing = tokio::task::spawn_blocking(move || {
+            let mut names = Vec::new();
+            for entry in std::fs::read_dir(&directory)? {
+                let entry = entry?;
+                // The type comes with the directory entry on Linux: no `stat`.
+                if entry.file_type()?.is_dir() {
+                    continue;
+                }
+                if let Ok(name) = entry.file_name().into_string() {
+                    names.push(name);
+                }
             }
-            if let Ok(name) = entry.file_name().into_string() {
-                names.push(name);
-            }
+            Ok(names)
+        });
+        match listing.await {
+            Ok(names) => names.map_err(io_error),
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            Err(error) => Err(io_error(std::io::Error::other(error))),
         }
-        Ok(names)
     }
 
     /// The paths among `paths` that do not exist, sorted.

@@ -1944,16 +1944,16 @@ impl TableCommit {
 
     /// Places one encoded manifest file under `file_name` in `manifest_dir`: its metadata with
     /// the name and the sidecar's name, its paths added to `created_files`, and the write of
-    /// its bytes (not started).
-    fn place_manifest_file<'io>(
-        file_io: &'io FileIO,
+    /// its bytes (not started; it owns what it writes, so it can run as a task of its own).
+    fn place_manifest_file(
+        file_io: &FileIO,
         manifest_dir: &str,
         file_name: String,
         file: EncodedManifestFile,
         created_files: &mut Vec<String>,
     ) -> (
         ManifestFileMeta,
-        impl std::future::Future<Output = Result<()>> + 'io,
+        impl std::future::Future<Output = Result<()>> + Send + 'static,
     ) {
         let path = format!("{manifest_dir}/{file_name}");
         let sidecar_name = file
@@ -1972,12 +1972,11 @@ impl TableCommit {
         if let Some(sidecar_path) = &sidecar_path {
             created_files.push(sidecar_path.clone());
         }
-        let write = Self::write_manifest_file_bytes(
-            file_io,
-            path,
-            file.bytes,
-            sidecar_path.zip(file.sidecar),
-        );
+        let file_io = file_io.clone();
+        let sidecar = sidecar_path.zip(file.sidecar);
+        let write = async move {
+            Self::write_manifest_file_bytes(&file_io, path, file.bytes, sidecar).await
+        };
         (meta, write)
     }
 

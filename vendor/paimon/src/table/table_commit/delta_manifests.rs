@@ -49,7 +49,8 @@ use crate::spec::{IdentifierRef, Manifest};
 use crate::Result;
 use apache_avro::Schema;
 use std::collections::hash_map::RandomState;
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::future::Future;
 use std::hash::BuildHasher;
 use std::sync::Arc;
 
@@ -217,6 +218,78 @@ mod encoder;
 
 use encoder::{Encoded, ManifestEncoder, OpenFiles};
 
+/// Manifest file writes started and not yet waited for, at most this many at once.
+const WRITES_IN_FLIGHT: usize = 2;
+
+/// The manifest files being written, oldest first. Each write runs as a task of its own, so
+/// the caller goes on producing batches while the bytes go to storage; at most
+/// [`WRITES_IN_FLIGHT`] run at once, which bounds the bytes held to that many files.
+#[derive(Default)]
+struct WritesInFlight {
+    tasks: VecDeque<tokio::task::JoinHandle<Result<()>>>,
+}
+
+impl WritesInFlight {
+    /// Starts `write` as a task, then waits for the oldest writes while more than
+    /// [`WRITES_IN_FLIGHT`] run. Outside a Tokio runtime it writes in place.
+    async fn start(
+        &mut self,
+        write: impl Future<Output = Result<()>> + Send + 'static,
+    ) -> Result<()> {
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => self.tasks.push_back(runtime.spawn(write)),
+            Err(_) => return write.await,
+        }
+        while self.tasks.len() > WRITES_IN_FLIGHT {
+            self.wait_oldest().await?;
+        }
+        Ok(())
+    }
+
+    /// Gives the writes a turn (on a single-threaded runtime they run only when the caller
+    /// yields), then collects those that have ended, reporting the first that failed.
+    async fn collect_ended(&mut self) -> Result<()> {
+        if self.tasks.is_empty() {
+            return Ok(());
+        }
+        tokio::task::yield_now().await;
+        while self
+            .tasks
+            .front()
+            .is_some_and(tokio::task::JoinHandle::is_finished)
+        {
+            self.wait_oldest().await?;
+        }
+        Ok(())
+    }
+
+    /// Waits for every write, reporting the first that failed once all have ended: after it,
+    /// no write is left running that a deletion could race.
+    async fn wait_all(&mut self) -> Result<()> {
+        let mut first_error = None;
+        while !self.tasks.is_empty() {
+            if let Err(error) = self.wait_oldest().await {
+                first_error.get_or_insert(error);
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+
+    async fn wait_oldest(&mut self) -> Result<()> {
+        let Some(task) = self.tasks.pop_front() else {
+            return Ok(());
+        };
+        match task.await {
+            Ok(written) => written,
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            Err(error) => Err(crate::Error::UnexpectedError {
+                message: "a manifest file write was cancelled".into(),
+                source: Some(Box::new(error)),
+            }),
+        }
+    }
+}
+
 /// The manifest file of one list being filled.
 struct OpenManifest {
     writer: OcfWriter,
@@ -255,6 +328,8 @@ pub struct DeltaManifestWriter<'c> {
     encoder: ManifestEncoder,
     lists: [ListWriter; 2],
     pub(super) paths: Vec<String>,
+    /// Files of `paths` still being written.
+    writes: WritesInFlight,
     pub(super) facts: DeltaFacts,
     /// The postponed fixed buckets that have a writer ([`validate_bucket_ownership_into`]).
     bucket_owners: HashSet<(Vec<u8>, i32)>,
@@ -316,6 +391,7 @@ impl TableCommit {
                 ListWriter::new(format!("manifest-{}-changelog", uuid::Uuid::new_v4())),
             ],
             paths: Vec::new(),
+            writes: WritesInFlight::default(),
             facts,
             bucket_owners: HashSet::new(),
             failed: false,
@@ -397,6 +473,7 @@ impl DeltaManifestWriter<'_> {
         validate_fixed_bucket_commit_mode(&messages, false)?;
         self.failed = true;
         validate_bucket_ownership_into(&messages, &mut self.bucket_owners)?;
+        self.writes.collect_ended().await?;
         let entries = self.commit.messages_into_entries(messages);
         self.check_delta_entries(&entries.data).await?;
         self.append(DELTA, entries.data).await?;
@@ -507,6 +584,7 @@ impl DeltaManifestWriter<'_> {
                 self.write(list, open).await?;
             }
         }
+        self.writes.wait_all().await?;
         let [delta, changelog] = &mut self.lists;
         // The next commit of this writer starts with no entries, keyed as before.
         let next = DeltaFacts::new(self.facts.manifest_dir.clone(), self.facts.hasher.clone());
@@ -522,9 +600,11 @@ impl DeltaManifestWriter<'_> {
         })
     }
 
-    /// Deletes every file written so far. A failed deletion is reported after the others are
-    /// tried.
-    pub async fn abort(self) -> Result<()> {
+    /// Deletes every file written so far, once the writes still running have ended. A failed
+    /// deletion is reported after the others are tried.
+    pub async fn abort(mut self) -> Result<()> {
+        // A write that failed leaves at most a partial file, deleted with the others.
+        let _ = self.writes.wait_all().await;
         let file_io = self.commit.snapshot_manager.file_io();
         let mut first_error = None;
         for path in &self.paths {
@@ -564,13 +644,16 @@ impl DeltaManifestWriter<'_> {
         Ok(())
     }
 
-    /// Waits until the encoder thread has encoded every batch queued, writes the full files,
-    /// and takes the open files back from it.
+    /// Waits until the encoder thread has encoded every batch queued and every full file is
+    /// written, and takes the open files back from the thread.
     async fn take_open(&mut self) -> Result<OpenFiles> {
         self.encoder.request_open().await?;
         loop {
             match self.encoder.next().await? {
-                Encoded::Open(open) => return Ok(*open),
+                Encoded::Open(open) => {
+                    self.writes.wait_all().await?;
+                    return Ok(*open);
+                }
                 full => self.write_full(full).await?,
             }
         }
@@ -595,7 +678,7 @@ impl DeltaManifestWriter<'_> {
         }
     }
 
-    /// Writes one filled manifest file of `list` and records it.
+    /// Starts the write of one filled manifest file of `list` and records it.
     async fn write(&mut self, list: usize, open: OpenManifest) -> Result<()> {
         let bytes = open.writer.into_bytes()?;
         let file = self.commit.encoded_manifest_file(&open.entries, bytes)?;
@@ -611,6 +694,71 @@ impl DeltaManifestWriter<'_> {
             &mut self.paths,
         );
         writer.written.push(meta);
-        write.await
+        self.writes.start(write).await
+    }
+}
+
+#[cfg(test)]
+mod writes_in_flight_tests {
+    use super::WritesInFlight;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    /// A write that ends after a few turns of the runtime, counted in `ended`; write 1 fails.
+    fn slow_write(
+        index: usize,
+        ended: &Arc<AtomicUsize>,
+    ) -> impl std::future::Future<Output = crate::Result<()>> + Send + 'static {
+        let ended = ended.clone();
+        async move {
+            for _ in 0..10 {
+                tokio::task::yield_now().await;
+            }
+            ended.fetch_add(1, Ordering::SeqCst);
+            if index == 1 {
+                return Err(crate::Error::UnexpectedError {
+                    message: "write 1 failed".into(),
+                    source: None,
+                });
+            }
+            Ok(())
+        }
+    }
+
+    /// At most two writes run at once: starting a third waits for the oldest, and a failure of
+    /// the one waited for is reported there.
+    #[tokio::test]
+    async fn starting_a_write_past_the_bound_waits_for_the_oldest() {
+        let ended = Arc::new(AtomicUsize::new(0));
+        let mut writes = WritesInFlight::default();
+        writes.start(slow_write(0, &ended)).await.unwrap();
+        writes.start(slow_write(1, &ended)).await.unwrap();
+        assert_eq!(writes.tasks.len(), 2);
+        writes.start(slow_write(2, &ended)).await.unwrap();
+        assert_eq!(writes.tasks.len(), 2);
+        assert!(ended.load(Ordering::SeqCst) >= 1);
+        let error = writes.start(slow_write(3, &ended)).await.unwrap_err();
+        assert!(error.to_string().contains("write 1 failed"), "{error}");
+        writes.wait_all().await.unwrap();
+        assert_eq!(ended.load(Ordering::SeqCst), 4);
+    }
+
+    /// `wait_all` returns once every write has ended, failed or not, with the first failure:
+    /// nothing is left running that a deletion after it could race.
+    #[tokio::test]
+    async fn waiting_for_all_writes_outlasts_a_failure() {
+        let ended = Arc::new(AtomicUsize::new(0));
+        let mut writes = WritesInFlight::default();
+        writes.start(slow_write(1, &ended)).await.unwrap();
+        writes.start(slow_write(2, &ended)).await.unwrap();
+        assert_eq!(
+            ended.load(Ordering::SeqCst),
+            0,
+            "the writes ran before they were waited for"
+        );
+        let error = writes.wait_all().await.unwrap_err();
+        assert!(error.to_string().contains("write 1 failed"), "{error}");
+        assert_eq!(ended.load(Ordering::SeqCst), 2);
+        assert!(writes.tasks.is_empty());
     }
 }
