@@ -529,6 +529,8 @@ fn a_compactor_killed_mid_task_leaves_nothing_referenced_behind() {
             ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            // The kill leaves the compactor's task directory: in the test's own, removed with it.
+            .env("TMPDIR", dir.path())
             .process_group(0)
             .spawn()
             .unwrap();
