@@ -37,11 +37,7 @@ fn delta_writer_messages() -> Vec<CommitMessage> {
 fn unnamed(metas: &[ManifestFileMeta]) -> Vec<ManifestFileMeta> {
     metas
         .iter()
-        .map(|meta| {
-            meta.clone()
-                .with_file_name(String::new())
-                .with_extra_files(None)
-        })
+        .map(|meta| meta.clone().with_file_name(String::new()).with_extra_files(None))
         .collect()
 }
 
@@ -51,12 +47,7 @@ async fn read_entries(io: &FileIO, dir: &str, metas: &[ManifestFileMeta]) -> Vec
         let read = crate::spec::Manifest::read(io, &format!("{dir}/{}", meta.file_name()))
             .await
             .unwrap();
-        assert_eq!(
-            read.len() as i64,
-            meta.num_added_files(),
-            "{}",
-            meta.file_name()
-        );
+        assert_eq!(read.len() as i64, meta.num_added_files(), "{}", meta.file_name());
         entries.extend(read);
     }
     entries
@@ -104,11 +95,7 @@ async fn delta_manifests_written_in_batches_match_the_whole_list_written_at_once
     let whole_changelog = whole.pop().unwrap();
     let whole_delta = whole.pop().unwrap();
 
-    assert!(
-        written.delta.len() > 1,
-        "{} delta files",
-        written.delta.len()
-    );
+    assert!(written.delta.len() > 1, "{} delta files", written.delta.len());
     assert_eq!(unnamed(&written.delta), unnamed(&whole_delta));
     assert_eq!(unnamed(&written.changelog), unnamed(&whole_changelog));
     let delta = read_entries(&io, &dir, &written.delta).await;
@@ -123,11 +110,7 @@ async fn delta_manifests_written_in_batches_match_the_whole_list_written_at_once
     assert_eq!(names(&delta), names(&expected.data));
     assert_eq!(
         written.delta_record_count,
-        expected
-            .data
-            .iter()
-            .map(|e| e.file().row_count)
-            .sum::<i64>()
+        expected.data.iter().map(|e| e.file().row_count).sum::<i64>()
     );
     assert_eq!(written.changelog_record_count, 2 * 500);
     let mut paths: Vec<String> = written
@@ -157,10 +140,7 @@ async fn the_delta_manifest_writer_refuses_lists_that_depend_on_the_base_snapsho
         message
     };
     let cases: [(&str, CommitMessage); 4] = [
-        (
-            "check_from_snapshot",
-            with(|m| m.check_from_snapshot = Some(1)),
-        ),
+        ("check_from_snapshot", with(|m| m.check_from_snapshot = Some(1))),
         (
             "deleted_files",
             with(|m| m.deleted_files = vec![test_data_file("old.parquet", 1)]),
@@ -185,10 +165,7 @@ async fn the_delta_manifest_writer_refuses_lists_that_depend_on_the_base_snapsho
             "{list}: {error}"
         );
         let written = writer.finish().await.unwrap();
-        assert!(
-            written.delta.is_empty() && written.paths.is_empty(),
-            "{list}"
-        );
+        assert!(written.delta.is_empty() && written.paths.is_empty(), "{list}");
     }
 }
 
@@ -227,16 +204,10 @@ async fn a_finished_delta_manifest_writer_no_longer_owns_its_files() {
     setup_dirs(&io, path).await;
     let commit = setup_commit(&io, path);
     let mut writer = commit.delta_manifest_writer().unwrap();
-    writer
-        .add(vec![append_message("first.parquet")])
-        .await
-        .unwrap();
+    writer.add(vec![append_message("first.parquet")]).await.unwrap();
     let first = writer.finish().await.unwrap();
     assert_eq!(first.paths.len(), 1);
-    writer
-        .add(vec![append_message("second.parquet")])
-        .await
-        .unwrap();
+    writer.add(vec![append_message("second.parquet")]).await.unwrap();
     let second = writer.finish().await.unwrap();
     assert_eq!(second.paths.len(), 1);
     assert_ne!(first.paths, second.paths);
